@@ -1,0 +1,273 @@
+"""The one module that speaks HTTP to the catalog.
+
+`HttpCatalog` sends read-only `GET` requests below the configured API base and
+returns parsed JSON or validated Markdown chunks. It owns every transport rule of
+the catalog contract: URL joining and path encoding, query encoding, headers, the
+per-request timeout, the streamed body cap and the redirect policy. Failures leave
+it as the typed errors of `pwc_local.catalog.errors`, never as httpx exceptions.
+
+The query layer talks to the `CatalogSource` protocol rather than to this class,
+so a caching source can stand in front of it without the queries noticing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import quote, urlencode, urlsplit
+
+import anyio
+import httpx
+
+from pwc_local import __version__
+from pwc_local.catalog.errors import (
+    HTTPStatusError,
+    InvalidResponse,
+    PaperChanged,
+    ResponseTooLarge,
+    UpstreamTimeout,
+    UpstreamUnreachable,
+)
+
+DEFAULT_API_URL = "https://paperswithcode.co/api/v1"
+DEFAULT_TIMEOUT = 25.0
+MAX_BODY_BYTES = 2 * 1024 * 1024
+ERROR_DETAIL_BYTES = 4096
+MAX_REDIRECTS = 5
+USER_AGENT = f"pwc-mcp-local/{__version__}"
+ACCEPT = "application/json, text/plain;q=0.9"
+
+_CONTENT_VERSION = re.compile(r"[0-9a-f]{64}")
+
+QueryValue = str | int | float | bool | None | Sequence[str | int | float]
+
+
+def segment(value: str) -> str:
+    """Percent-encode one path segment: everything but letters, digits and `_.-~`.
+
+    A legacy arXiv ID keeps its dot and loses its slash (`math.GT/0309136` becomes
+    `math.GT%2F0309136`); a task name keeps nothing else (`Image%20Classification`).
+    """
+    return quote(value, safe="")
+
+
+def encode_query(params: Mapping[str, QueryValue] | None) -> str:
+    """Form-encode a parameter mapping the way the catalog expects.
+
+    `None` drops the parameter, booleans become `true`/`false`, sequences repeat the
+    key once per element, everything else is its decimal or text form.
+    """
+    if not params:
+        return ""
+    pairs: list[tuple[str, str]] = []
+    for key, value in params.items():
+        if value is None:
+            continue
+        values = value if isinstance(value, list | tuple) else [value]
+        for item in values:
+            pairs.append((key, _query_text(item)))
+    return urlencode(pairs)
+
+
+def _query_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class MarkdownChunk:
+    """One validated piece of a paper's stored Markdown.
+
+    `next_offset` is the byte offset of the following chunk, or `None` when this
+    chunk reaches the end of the document (`truncated` is then false).
+    """
+
+    text: str
+    content_version: str
+    truncated: bool
+    next_offset: int | None
+
+
+class CatalogSource(Protocol):
+    """What the query layer needs from the catalog: JSON documents and Markdown chunks."""
+
+    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+        """Fetch `path` (relative to the API base, already encoded) and parse its JSON."""
+        ...
+
+    async def read_markdown(
+        self, paper: str, *, offset: int, limit: int, content_version: str | None
+    ) -> MarkdownChunk:
+        """Read `limit` bytes of a paper's Markdown at byte `offset`."""
+        ...
+
+
+@dataclass(frozen=True)
+class _Response:
+    status: int
+    headers: httpx.Headers
+    body: bytes
+
+
+class HttpCatalog:
+    """The live catalog over httpx.
+
+    `transport` exists for tests that want to replace the network with an
+    `httpx.MockTransport`; production code leaves it unset.
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_API_URL,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.max_body_bytes = max_body_bytes
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout),
+            follow_redirects=False,
+            headers={"Accept": ACCEPT, "User-Agent": USER_AGENT},
+            transport=transport,
+            trust_env=True,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def __aenter__(self) -> HttpCatalog:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def url_for(self, path: str, params: Mapping[str, QueryValue] | None = None) -> str:
+        """Join the API base, one slash, the relative path and the query string."""
+        url = f"{self.base_url}/{path.lstrip('/')}"
+        query = encode_query(params)
+        return f"{url}?{query}" if query else url
+
+    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+        response = await self._get(self.url_for(path, params))
+        if response.status >= 300:
+            raise _status_error(response)
+        try:
+            return json.loads(response.body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise InvalidResponse("catalog returned invalid JSON") from exc
+
+    async def read_markdown(
+        self, paper: str, *, offset: int, limit: int, content_version: str | None
+    ) -> MarkdownChunk:
+        params: dict[str, QueryValue] = {
+            "offset": offset,
+            "limit": limit,
+            "content_version": content_version,
+        }
+        url = self.url_for(f"research/papers/{segment(paper)}/read", params)
+        response = await self._get(url)
+        if response.status == 409 and content_version is not None:
+            raise PaperChanged("the paper's Markdown changed since the cursor was issued")
+        if response.status >= 300:
+            raise _status_error(response)
+        return _validate_chunk(response, offset=offset, requested_version=content_version)
+
+    async def _get(self, url: str) -> _Response:
+        """GET with the body cap enforced while streaming; same-origin redirects only."""
+        origin = _origin(url)
+        for _ in range(MAX_REDIRECTS + 1):
+            response = await self._send(url)
+            location = response.headers.get("location")
+            if response.status not in (301, 302, 303, 307, 308) or not location:
+                return response
+            url = str(httpx.URL(url).join(location))
+            if _origin(url) != origin:
+                raise InvalidResponse("catalog redirected to another host")
+        raise InvalidResponse("catalog redirected too many times")
+
+    async def _send(self, url: str) -> _Response:
+        # httpx bounds each phase; the outer deadline also bounds a slow trickle of bytes.
+        try:
+            with anyio.fail_after(self.timeout):
+                return await self._stream(url)
+        except TimeoutError as exc:
+            raise UpstreamTimeout("catalog request timed out") from exc
+
+    async def _stream(self, url: str) -> _Response:
+        try:
+            async with self._client.stream("GET", url) as response:
+                declared = response.headers.get("content-length")
+                if (
+                    declared is not None
+                    and declared.isdigit()
+                    and int(declared) > self.max_body_bytes
+                ):
+                    raise ResponseTooLarge("catalog response exceeds the client byte limit")
+                limit = self.max_body_bytes if response.is_success else ERROR_DETAIL_BYTES
+                body = bytearray()
+                async for piece in response.aiter_raw():
+                    body += piece
+                    if len(body) > limit:
+                        if response.is_success:
+                            raise ResponseTooLarge("catalog response exceeds the client byte limit")
+                        del body[limit:]
+                        break  # an error body is only read for its detail
+                return _Response(response.status_code, response.headers, bytes(body))
+        except httpx.TimeoutException as exc:
+            raise UpstreamTimeout("catalog request timed out") from exc
+        except (httpx.ConnectError, httpx.NetworkError, httpx.UnsupportedProtocol) as exc:
+            raise UpstreamUnreachable(f"catalog unreachable ({type(exc).__name__})") from exc
+        except httpx.HTTPError as exc:
+            raise InvalidResponse(f"catalog transport failed ({type(exc).__name__})") from exc
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def _status_error(response: _Response) -> HTTPStatusError:
+    detail = response.body[:ERROR_DETAIL_BYTES].decode("utf-8", errors="replace")
+    return HTTPStatusError(response.status, detail, retry_after=response.headers.get("retry-after"))
+
+
+def _validate_chunk(
+    response: _Response, *, offset: int, requested_version: str | None
+) -> MarkdownChunk:
+    """Apply the chunk rules of the read protocol; any breach is an invalid response."""
+    headers = response.headers
+    version = headers.get("x-pwc-content-version", "")
+    if not _CONTENT_VERSION.fullmatch(version):
+        raise InvalidResponse("chunk has a missing or malformed content version")
+    if requested_version is not None and version != requested_version:
+        raise InvalidResponse("chunk content version differs from the requested one")
+    truncated_header = headers.get("x-pwc-truncated")
+    if truncated_header not in ("0", "1"):
+        raise InvalidResponse("chunk has a missing or malformed truncation flag")
+    truncated = truncated_header == "1"
+    next_header = headers.get("x-pwc-next-offset")
+    next_offset: int | None = None
+    if truncated:
+        if next_header is None or not next_header.isdigit():
+            raise InvalidResponse("truncated chunk has no valid next offset")
+        next_offset = int(next_header)
+        if next_offset <= offset:
+            raise InvalidResponse("chunk offset did not advance")
+        if next_offset - offset != len(response.body):
+            raise InvalidResponse("chunk next offset does not match its length")
+    elif next_header is not None:
+        raise InvalidResponse("final chunk carries a next offset")
+    try:
+        text = response.body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidResponse("chunk is not valid UTF-8") from exc
+    return MarkdownChunk(
+        text=text, content_version=version, truncated=truncated, next_offset=next_offset
+    )

@@ -1,0 +1,84 @@
+"""The `pwc-mcp-local` command line.
+
+With no subcommand it serves MCP over stdio, which is what MCP clients spawn.
+Subcommands that are not `serve` load their modules only when they run, so the
+server's start-up pays for none of them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pwc_local import __version__
+from pwc_local.config import LOG_LEVELS, ConfigError, Settings, load_settings
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+def _server_options(fn: Any) -> Any:
+    """Options shared by the group (default `serve`) and the explicit `serve`."""
+    fn = click.option(
+        "--config",
+        "config_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Read settings from this TOML file instead of ~/.config/pwc/mcp-local.toml.",
+    )(fn)
+    fn = click.option(
+        "--log-level",
+        type=click.Choice(LOG_LEVELS, case_sensitive=False),
+        help="Log verbosity on stderr (default: warning).",
+    )(fn)
+    fn = click.option(
+        "--api-url",
+        metavar="URL",
+        help="Catalog API base URL (default: $PWC_API_URL or https://paperswithcode.co/api/v1).",
+    )(fn)
+    return fn
+
+
+def resolve_settings(**flags: Any) -> Settings:
+    """Load settings or stop with one line on stderr and exit status 2."""
+    config_file = flags.pop("config_file", None)
+    try:
+        return load_settings(flags, config_file=config_file)
+    except ConfigError as exc:
+        click.echo(f"pwc-mcp-local: configuration error: {exc}", err=True)
+        sys.exit(2)
+
+
+@click.group(invoke_without_command=True, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "--version", "-V", prog_name="pwc-mcp-local")
+@_server_options
+@click.pass_context
+def main(ctx: click.Context, **flags: Any) -> None:
+    """Papers With Code research catalog as a local MCP server (stdio).
+
+    Run without a command to serve MCP on stdin/stdout; MCP clients do this for you.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["flags"] = flags
+    if ctx.invoked_subcommand is None:
+        _serve(resolve_settings(**flags))
+
+
+@main.command(context_settings=CONTEXT_SETTINGS)
+@_server_options
+@click.pass_context
+def serve(ctx: click.Context, **flags: Any) -> None:
+    """Serve MCP over stdio (the default when no command is given)."""
+    inherited = ctx.obj.get("flags", {}) if ctx.obj else {}
+    merged = {k: v if v is not None else inherited.get(k) for k, v in flags.items()}
+    _serve(resolve_settings(**merged))
+
+
+def _serve(settings: Settings) -> None:
+    from pwc_local.logs import configure_logging
+
+    configure_logging(settings.log_level, settings.log_file)
+    from pwc_local.server.app import run_stdio
+
+    sys.exit(run_stdio(settings))

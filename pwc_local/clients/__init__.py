@@ -1,0 +1,1 @@
+"""Registration of pwc-mcp-local in MCP client configuration files."""

@@ -1,0 +1,240 @@
+"""Settings: where each value comes from and what makes it valid.
+
+Precedence, highest first: command-line flags, environment variables
+(`PWC_API_URL` exactly as the `pwc` CLI reads it, `PWC_MCP_LOCAL_*` for our own
+settings), the optional `mcp-local.toml` in the pwc CLI's configuration directory,
+then built-in defaults. Any bad value raises `ConfigError`, whose message is one
+line a person can act on; the command line turns it into exit status 2 before any
+protocol traffic.
+
+This module is imported before the MCP handshake, so it imports nothing heavy:
+platformdirs and the TOML parser load only when they are needed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+APP_NAME = "pwc-mcp-local"
+DEFAULT_API_URL = "https://paperswithcode.co/api/v1"
+DEFAULT_TIMEOUT = 25.0
+DEFAULT_LOG_LEVEL = "warning"
+DEFAULT_CACHE_SIZE = 1024**3
+DEFAULT_CURSOR_TTL = 24 * 3600
+CONFIG_FILE_NAME = "mcp-local.toml"
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+ENV_API_URL = "PWC_API_URL"
+ENV_PREFIX = "PWC_MCP_LOCAL_"
+
+# setting name -> environment variable; the TOML file uses the setting names as keys.
+ENV_NAMES = {
+    "api_url": ENV_API_URL,
+    "timeout": ENV_PREFIX + "TIMEOUT",
+    "log_level": ENV_PREFIX + "LOG_LEVEL",
+    "log_file": ENV_PREFIX + "LOG_FILE",
+    "cache_dir": ENV_PREFIX + "CACHE_DIR",
+    "cache_size": ENV_PREFIX + "CACHE_SIZE",
+    "cursor_ttl": ENV_PREFIX + "CURSOR_TTL",
+}
+ENV_CONFIG_FILE = ENV_PREFIX + "CONFIG"
+
+
+class ConfigError(ValueError):
+    """A setting is missing, malformed or unreadable; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved configuration of one process. `sources` names each value's origin."""
+
+    api_url: str = DEFAULT_API_URL
+    timeout: float = DEFAULT_TIMEOUT
+    log_level: str = DEFAULT_LOG_LEVEL
+    log_file: Path | None = None
+    cache_dir: Path | None = None
+    cache_size: int = DEFAULT_CACHE_SIZE
+    cursor_ttl: int = DEFAULT_CURSOR_TTL
+    config_file: Path | None = None
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def resolved_cache_dir(self) -> Path:
+        """The cache directory: the configured one, else platformdirs' user cache dir."""
+        if self.cache_dir is not None:
+            return self.cache_dir
+        from platformdirs import user_cache_dir
+
+        return Path(user_cache_dir(APP_NAME, appauthor=False))
+
+
+def pwc_config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The `pwc` CLI's configuration directory: `$XDG_CONFIG_HOME/pwc` or `~/.config/pwc`."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "pwc"
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    config_file: Path | None = None,
+) -> Settings:
+    """Resolve every setting from flags, environment, config file and defaults.
+
+    `flags` holds command-line values (`None` means "not given"). `config_file`
+    names an explicit file, which must then exist; otherwise `PWC_MCP_LOCAL_CONFIG`
+    or the default location is used, and a missing default file is fine.
+    """
+    env = os.environ if environ is None else environ
+    given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    path, required = _config_path(config_file, env)
+    file_values = _read_config_file(path, required=required)
+
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for name, env_name in ENV_NAMES.items():
+        if name in given_flags:
+            raw, origin = given_flags[name], "command line"
+        elif env.get(env_name, "") != "":
+            raw, origin = env[env_name], f"environment {env_name}"
+        elif name in file_values:
+            raw, origin = file_values[name], f"config file {path}"
+        else:
+            sources[name] = "default"
+            continue
+        try:
+            values[name] = _PARSERS[name](raw)
+        except ConfigError as exc:
+            raise ConfigError(f"invalid {name} from {origin}: {exc}") from None
+        sources[name] = origin
+    return Settings(**values, config_file=path if file_values else None, sources=sources)
+
+
+def _config_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, bool]:
+    if explicit is not None:
+        return Path(explicit).expanduser(), True
+    if env.get(ENV_CONFIG_FILE):
+        return Path(env[ENV_CONFIG_FILE]).expanduser(), True
+    return pwc_config_dir(env) / CONFIG_FILE_NAME, False
+
+
+def _read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"config file {path} does not exist") from None
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    unknown = sorted(set(document) - set(ENV_NAMES))
+    if unknown:
+        known = ", ".join(ENV_NAMES)
+        raise ConfigError(f"config file {path} has unknown setting {unknown[0]!r} (known: {known})")
+    return document
+
+
+def parse_api_url(raw: Any) -> str:
+    """An absolute http(s) URL with a host; trailing slashes are removed, as `pwc` does."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise ConfigError("expected an http:// or https:// URL")
+    url = raw.strip().rstrip("/")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        raise ConfigError(f"{raw!r} is not a valid URL") from None
+    if parts.scheme not in ("http", "https"):
+        raise ConfigError(f"{raw!r} must start with http:// or https://")
+    if not parts.hostname:
+        raise ConfigError(f"{raw!r} has no host name")
+    if parts.query or parts.fragment:
+        raise ConfigError(f"{raw!r} must not carry a query or fragment")
+    return url
+
+
+def parse_timeout(raw: Any) -> float:
+    """Seconds per catalog request: a positive, finite number."""
+    value = _number(raw, "a number of seconds")
+    if not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{raw!r} must be a positive number of seconds")
+    return value
+
+
+def parse_log_level(raw: Any) -> str:
+    level = str(raw).strip().lower()
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"{raw!r} is not one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def parse_path(raw: Any) -> Path:
+    if not isinstance(raw, str) or not raw.strip():
+        raise ConfigError("expected a file system path")
+    return Path(raw.strip()).expanduser()
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:([kmgt])(i?)b?|b)?", re.IGNORECASE)
+_SIZE_POWERS = {"k": 1, "m": 2, "g": 3, "t": 4}
+
+
+def parse_size(raw: Any) -> int:
+    """A byte count: `1073741824`, `500MB`, `1GiB`, `2g` (binary units with `i`)."""
+    if isinstance(raw, bool):
+        raise ConfigError(f"{raw!r} is not a size")
+    if isinstance(raw, int):
+        value = raw
+    else:
+        match = _SIZE.fullmatch(str(raw).strip())
+        if not match:
+            raise ConfigError(f"{raw!r} is not a size such as 1GiB or 500MB")
+        number, prefix, binary = match.groups()
+        power = _SIZE_POWERS[prefix.lower()] if prefix else 0
+        value = int(float(number) * (1024 if binary else 1000) ** power)
+    if value < 1024 * 1024:
+        raise ConfigError(f"{raw!r} is below the 1 MiB minimum")
+    return value
+
+
+def parse_cursor_ttl(raw: Any) -> int:
+    """Cursor lifetime in seconds: 1 minute to 30 days."""
+    value = _number(raw, "a number of seconds")
+    if not math.isfinite(value) or not 60 <= value <= 30 * 24 * 3600:
+        raise ConfigError(f"{raw!r} must be between 60 and 2592000 seconds")
+    return int(value)
+
+
+def _number(raw: Any, what: str) -> float:
+    if isinstance(raw, bool):
+        raise ConfigError(f"{raw!r} is not {what}")
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{raw!r} is not {what}") from None
+
+
+_PARSERS = {
+    "api_url": parse_api_url,
+    "timeout": parse_timeout,
+    "log_level": parse_log_level,
+    "log_file": parse_path,
+    "cache_dir": parse_path,
+    "cache_size": parse_size,
+    "cursor_ttl": parse_cursor_ttl,
+}

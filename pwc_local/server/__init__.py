@@ -1,0 +1,1 @@
+"""The MCP layer: tool, resource and prompt declarations over the catalog layer."""

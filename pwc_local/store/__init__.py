@@ -1,0 +1,1 @@
+"""Local state on disk: the response cache, cursor signing and the per-machine key."""
