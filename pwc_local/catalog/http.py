@@ -212,7 +212,8 @@ class HttpCatalog:
                     raise ResponseTooLarge("catalog response exceeds the client byte limit")
                 limit = self.max_body_bytes if response.is_success else ERROR_DETAIL_BYTES
                 body = bytearray()
-                async for piece in response.aiter_raw():
+                # Decoded bytes: the cap also bounds what a compressed body expands to.
+                async for piece in response.aiter_bytes():
                     body += piece
                     if len(body) > limit:
                         if response.is_success:
