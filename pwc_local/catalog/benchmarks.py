@@ -1,0 +1,518 @@
+"""Benchmark commands: one leaderboard (`get_benchmark`) and benchmark listings.
+
+`get_benchmark` finds a benchmark by exact name and returns its leaderboard, either one
+catalog page as stored (ordered by best rank) or, when metric options are given, the
+whole leaderboard scanned, merged and selected locally (catalog-api §6.5):
+
+    answer = await get_benchmark(catalog, "COCO", pareto=["mAP:higher", "FPS:higher"])
+    [row["model_name"] for row in answer.payload["results"]]   # the Pareto frontier
+
+A metric the leaderboard does not report does not fail the call: the plain leaderboard
+comes back and `answer.metric_note` says which metrics exist (tools.md §2.20).
+
+`list_benchmarks` serves three uses with one set of parameters — a task's benchmarks
+in trend order, a filtered flat listing, or top benchmarks grouped by area and task —
+and repairs contradictory parameter combinations instead of rejecting them, reporting
+each repair in `answer.notes` (tools.md §2.21, catalog-api §6.6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pwc_local.catalog.envelopes import next_page_after, require_object, result_rows, result_total
+from pwc_local.catalog.errors import InvalidResponse, UnknownMetric, UsageError
+from pwc_local.catalog.http import CatalogSource, QueryValue, segment
+from pwc_local.catalog.leaderboard import (
+    MetricRequest,
+    merge_rows,
+    metric_request,
+    parse_parameter_size,
+    select_rows,
+)
+from pwc_local.catalog.lookup import (
+    areas_matching,
+    check_page,
+    closest_names,
+    exact_match,
+    listing_payload,
+    not_found,
+    optional_text,
+    require_reference,
+    translate_404,
+)
+
+__all__ = [
+    "DEFAULT_BENCHMARKS_PER_TASK",
+    "DEFAULT_LEADERBOARD_LIMIT",
+    "SCAN_PAGE_SIZE",
+    "SCAN_ROW_LIMIT",
+    "BenchmarkAnswer",
+    "BenchmarkListAnswer",
+    "find_benchmark",
+    "get_benchmark",
+    "list_benchmarks",
+]
+
+DEFAULT_LEADERBOARD_LIMIT = 20
+DEFAULT_LIST_LIMIT = 25  # MCP rows-per-response default for the flat listing
+DEFAULT_BENCHMARKS_PER_TASK = 3
+GROUPED_MIN_EVALUATIONS = 2  # the grouped endpoint's own default minimum
+SCAN_PAGE_SIZE = 100
+SCAN_ROW_LIMIT = 1000  # a metric scan stops with an error rather than read more rows
+_MAX_PAGE = 100  # the catalog serves pages 1-100; a scan never asks beyond that
+
+_BENCHMARK_FIELDS = ("name", "full_name", "slug", "id")
+_LIST_ORDER = ("trending", "name", "full_name", "created_at", "paper_count")
+
+
+@dataclass(frozen=True)
+class BenchmarkAnswer:
+    """The result of `get_benchmark`.
+
+    `payload` is `{benchmark, count, matched_count, page, next_page, results}`:
+    the matched benchmark row, the leaderboard's stored row count, the merged rows
+    that passed the metric selection (on this page when no metric option was given),
+    the page, the next page or `None`, and the merged evaluation rows of this page.
+    `metric_note` is set only when an unknown metric made the call fall back to the
+    unfiltered leaderboard.
+    """
+
+    payload: dict[str, Any]
+    metric_note: str | None = None
+
+
+@dataclass(frozen=True)
+class BenchmarkListAnswer:
+    """The result of `list_benchmarks`.
+
+    `payload` is the grouped document `{"results": [area, ...]}` when `grouped` is
+    true (areas hold `tasks`, tasks hold `benchmarks`), otherwise a flat page with
+    `count`, `next_page` and `results` of benchmark rows. `notes` lists, in order,
+    every parameter repair that was applied.
+    """
+
+    payload: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    grouped: bool = False
+
+
+# -- get_benchmark ---------------------------------------------------------------------
+
+
+async def find_benchmark(catalog: CatalogSource, benchmark: str) -> dict[str, Any]:
+    """The benchmark (dataset) row whose name, full name, slug or ID is `benchmark`.
+
+    One `datasets/?q=` search, then an exact match. Raises
+    `NotFound("Benchmark not found: X; closest results: ...")`.
+    """
+    reference = require_reference(benchmark, "benchmark")
+    params: dict[str, QueryValue] = {"q": reference, "page": 1, "page_size": 100}
+    rows = result_rows(await catalog.get_json("datasets/", params), what="benchmark search")
+    match = exact_match(rows, reference, _BENCHMARK_FIELDS)
+    if match is None:
+        raise not_found("Benchmark", reference, closest_names(rows, reference, ("name",)))
+    return match
+
+
+async def get_benchmark(
+    catalog: CatalogSource,
+    benchmark: str,
+    *,
+    page: int = 1,
+    limit: int = DEFAULT_LEADERBOARD_LIMIT,
+    is_open: bool | None = None,
+    max_parameters: str | None = None,
+    require_metrics: list[str] | None = None,
+    minimum_metrics: dict[str, float] | None = None,
+    maximum_metrics: dict[str, float] | None = None,
+    sort_metric: str | None = None,
+    pareto: list[str] | None = None,
+) -> BenchmarkAnswer:
+    """One benchmark and a page of its leaderboard.
+
+    Without metric options this is one catalog page (`page`, `limit` rows) in
+    best-rank order. With any of `require_metrics`, `minimum_metrics`,
+    `maximum_metrics`, `sort_metric` or `pareto`, every stored row is read (100 per
+    request, at most 1 000), merged, filtered (thresholds inclusive), thinned to the
+    Pareto frontier, sorted (`sort_metric`, default descending; else the first Pareto
+    objective) and paged locally.
+
+    `max_parameters` (`"500M"`, `"1.5B"`, `"3000000000"`) keeps models with at most
+    that many parameters; the catalog must confirm it applied the filter and every
+    returned row must carry a consistent count within the limit, otherwise the call
+    fails with `InvalidResponse` rather than show unfiltered models.
+
+    Malformed options raise `UsageError` before any request. A requested metric the
+    leaderboard does not report is not an error: the leaderboard is returned without
+    metric options and `metric_note` names the metrics it does report.
+    """
+    reference = require_reference(benchmark, "benchmark")
+    check_page(page, limit)
+    size = None if max_parameters is None else parse_parameter_size(max_parameters)
+    request = metric_request(
+        require_metrics=require_metrics,
+        minimum_metrics=minimum_metrics,
+        maximum_metrics=maximum_metrics,
+        sort_metric=sort_metric,
+        pareto=pareto,
+    )
+    row = await find_benchmark(catalog, reference)
+    board = _Leaderboard(catalog, row, reference=reference, is_open=is_open, size=size)
+    try:
+        return BenchmarkAnswer(await board.answer(page, limit, request))
+    except UnknownMetric as exc:
+        plain = await board.answer(page, limit, MetricRequest())
+        note = f"{exc}; the leaderboard was returned without metric filters or metric sorting"
+        return BenchmarkAnswer(plain, metric_note=note)
+
+
+class _Leaderboard:
+    """Reads one benchmark's evaluation rows from the right endpoint.
+
+    Without a size limit the rows come from `datasets/{id}/evaluations/`; with one
+    from `evaluations/?dataset_id=...&max_parameters_exclusive=limit+1`, whose answers
+    must confirm the filter with integer parameter-coverage counts.
+    """
+
+    def __init__(
+        self,
+        catalog: CatalogSource,
+        row: dict[str, Any],
+        *,
+        reference: str,
+        is_open: bool | None,
+        size: int | None,
+    ) -> None:
+        if row.get("id") is None:
+            raise InvalidResponse("matched benchmark has no id")
+        self.catalog = catalog
+        self.row = row
+        self.missing = f"Benchmark not found: {reference}"
+        self.benchmark_id = str(row["id"])
+        self.is_open = is_open
+        self.size = size
+
+    async def fetch(self, page: int, page_size: int) -> tuple[Any, list[dict[str, Any]]]:
+        params: dict[str, QueryValue] = {"page": page, "page_size": page_size}
+        if self.size is None:
+            path = f"datasets/{segment(self.benchmark_id)}/evaluations/"
+            params.update(ordering="best_rank", is_open=self.is_open)
+        else:
+            path = "evaluations/"
+            params.update(
+                dataset_id=self.benchmark_id,
+                ordering="best_rank",
+                is_open=self.is_open,
+                max_parameters_exclusive=self.size + 1,
+            )
+        with translate_404(self.missing):  # the benchmark vanished since the lookup
+            document = await self.catalog.get_json(path, params)
+        rows = result_rows(document, what="leaderboard")
+        if self.size is not None:
+            _require_coverage(document)
+        return document, rows
+
+    async def answer(self, page: int, limit: int, request: MetricRequest) -> dict[str, Any]:
+        if not request:
+            return await self._one_page(page, limit)
+        rows, total = await self._scan()
+        merged = self._guarded(merge_rows(rows))
+        selected = select_rows(merged, request)
+        start = (page - 1) * limit
+        return self._payload(
+            count=total,
+            matched=len(selected),
+            page=page,
+            next_page=page + 1 if len(selected) > start + limit else None,
+            results=selected[start : start + limit],
+        )
+
+    async def _one_page(self, page: int, limit: int) -> dict[str, Any]:
+        document, rows = await self.fetch(page, limit)
+        total = result_total(document)
+        merged = self._guarded(merge_rows(rows))
+        return self._payload(
+            count=total if total is not None else len(rows),
+            matched=len(merged),
+            page=page,
+            next_page=next_page_after(document, page),
+            results=merged[:limit],
+        )
+
+    async def _scan(self) -> tuple[list[dict[str, Any]], int]:
+        """Every stored row, page by page, refusing pagination that would never end."""
+        collected: list[dict[str, Any]] = []
+        page = 1
+        while True:
+            document, rows = await self.fetch(page, SCAN_PAGE_SIZE)
+            collected.extend(rows)
+            declared = result_total(document)
+            total = declared if declared is not None else len(collected)
+            if self.size is None:
+                # The plain leaderboard is read until the declared count is reached.
+                if len(collected) >= total:
+                    return collected, total
+                if not rows:
+                    raise InvalidResponse("leaderboard page was empty before its declared count")
+                following = page + 1
+            else:
+                # The size-filtered listing says itself whether another page exists.
+                following_value = document.get("next_page") if isinstance(document, dict) else None
+                if following_value is None:
+                    return collected, total
+                following = next_page_after(document, page)
+                if following is None:
+                    raise InvalidResponse("invalid evaluation pagination")
+            if len(collected) >= SCAN_ROW_LIMIT:
+                raise InvalidResponse("leaderboard scan reached its safety limit of 1000 rows")
+            if following > _MAX_PAGE:
+                raise InvalidResponse("leaderboard scan ran past the last catalog page")
+            page = following
+
+    def _guarded(self, merged: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """With a size limit, every merged row must carry a known count within it."""
+        if self.size is None:
+            return merged
+        for row in merged:
+            count = row.get("num_parameters")
+            if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= self.size:
+                raise InvalidResponse("API returned a model outside the requested parameter limit")
+        return merged
+
+    def _payload(
+        self,
+        *,
+        count: int,
+        matched: int,
+        page: int,
+        next_page: int | None,
+        results: list[dict[str, Any]],
+    ) -> dict[str, Any]:
+        return {
+            "benchmark": self.row,
+            "count": count,
+            "matched_count": matched,
+            "page": page,
+            "next_page": next_page,
+            "results": results,
+        }
+
+
+def _require_coverage(document: Any) -> None:
+    """The size filter is only trusted when the catalog reports its coverage counts."""
+    if not isinstance(document, dict) or not all(
+        isinstance(document.get(key), int) and not isinstance(document.get(key), bool)
+        for key in ("parameter_coverage_known", "parameter_coverage_total")
+    ):
+        raise InvalidResponse(
+            "parameter filtering requires a compatible catalog API (no coverage counts)"
+        )
+
+
+# -- list_benchmarks -------------------------------------------------------------------
+
+
+@dataclass
+class _ListRequest:
+    """`list_benchmarks` arguments after the MCP-level repairs (tools.md §2.21)."""
+
+    search: str | None
+    task: str | None
+    include_descendants: bool
+    minimum_evaluations: int | None
+    is_open: bool | None
+    area: str | None
+    order_by: str | None
+    descending: bool
+    grouped: bool
+    notes: list[str]
+
+
+def _normalise(
+    *,
+    search: str | None,
+    task: str | None,
+    include_descendants: bool,
+    minimum_evaluations: int | None,
+    is_open: bool | None,
+    group_by_area: bool,
+    area: str | None,
+    order_by: str | None,
+    order_direction: str,
+) -> _ListRequest:
+    """Repair contradictory combinations (never raising), noting each repair in order."""
+    notes: list[str] = []
+    if order_by == "trending" and task is None:
+        order_by = None
+        notes.append("order_by=trending needs task; ordered by name instead")
+    filtered = bool(
+        task
+        or search
+        or include_descendants
+        or is_open is not None
+        or order_by is not None
+        or order_direction != "asc"
+    )
+    if area is not None and filtered:
+        area = None
+        notes.append("area cannot be combined with filters; returned the filtered list")
+    grouped = group_by_area or area is not None
+    if grouped and filtered:
+        # Only reachable through group_by_area: the filters win, as in the CLI, and the
+        # answer says it is flat so callers read its rows rather than an empty grouping.
+        grouped = False
+        notes.append("group_by_area cannot be combined with filters; returned the filtered list")
+    if minimum_evaluations is not None and minimum_evaluations < 1:
+        # The grouped endpoint accepts 0 (its default is 2); the flat one rejects it.
+        minimum_evaluations = 0 if grouped else None
+    return _ListRequest(
+        search=search,
+        task=task,
+        include_descendants=include_descendants,
+        minimum_evaluations=minimum_evaluations,
+        is_open=is_open,
+        area=area,
+        order_by=order_by,
+        descending=order_direction == "desc",
+        grouped=grouped,
+        notes=notes,
+    )
+
+
+async def list_benchmarks(
+    catalog: CatalogSource,
+    *,
+    search: str | None = None,
+    task: str | None = None,
+    include_descendants: bool = False,
+    minimum_evaluations: int | None = None,
+    is_open: bool | None = None,
+    group_by_area: bool = False,
+    area: str | None = None,
+    benchmarks_per_task: int = DEFAULT_BENCHMARKS_PER_TASK,
+    order_by: str | None = None,
+    order_direction: str = "asc",
+    page: int = 1,
+    limit: int | None = None,
+) -> BenchmarkListAnswer:
+    """List benchmarks in one of three modes, chosen from the arguments.
+
+    * **Grouped** (`group_by_area`, or `area`): the top `benchmarks_per_task`
+      benchmarks of every visible task, grouped by area (only the matching area when
+      `area` is given; `Area not found` lists the real ones). Unpaginated; tasks'
+      benchmarks need `minimum_evaluations` evaluations (default 2).
+    * **Task trend** (`task` with `order_by` unset or `trending`): the task's
+      benchmarks in trend order, filtered locally by `search` (name, full name, slug)
+      and `minimum_evaluations` (all-time paper count), then paged.
+    * **Flat**: one page of the catalog's benchmark listing ordered by `order_by`
+      (default name).
+
+    Contradictions are repaired, not rejected, each with a note in
+    `answer.notes`: `trending` without a task orders by name; `area` with filters is
+    dropped; `group_by_area` with filters returns the flat list (`grouped` false);
+    `minimum_evaluations` below 1 means none. Flat pages hold `limit` rows (default 25).
+    """
+    if order_by is not None and order_by not in _LIST_ORDER:
+        raise UsageError(f"order_by must be one of: {', '.join(_LIST_ORDER)}")
+    if order_direction not in ("asc", "desc"):
+        raise UsageError("order_direction must be asc or desc")
+    check_page(page, limit)
+    if isinstance(benchmarks_per_task, bool) or not 1 <= benchmarks_per_task <= 10:
+        raise UsageError("benchmarks_per_task must be an integer from 1 to 10")
+    request = _normalise(
+        search=optional_text(search),
+        task=optional_text(task),
+        include_descendants=include_descendants,
+        minimum_evaluations=minimum_evaluations,
+        is_open=is_open,
+        group_by_area=group_by_area,
+        area=optional_text(area),
+        order_by=order_by,
+        order_direction=order_direction,
+    )
+    if request.grouped:
+        payload = await _grouped(catalog, request, benchmarks_per_task)
+    elif request.task is not None and request.order_by in (None, "trending"):
+        payload = await _task_trend(
+            catalog, request.task, request, page, limit or DEFAULT_LIST_LIMIT
+        )
+    else:
+        payload = await _flat(catalog, request, page, limit or DEFAULT_LIST_LIMIT)
+    return BenchmarkListAnswer(payload, notes=request.notes, grouped=request.grouped)
+
+
+async def _grouped(
+    catalog: CatalogSource, request: _ListRequest, benchmarks_per_task: int
+) -> dict[str, Any]:
+    minimum = request.minimum_evaluations
+    params: dict[str, QueryValue] = {
+        "benchmarks_per_task": benchmarks_per_task,
+        "min_eval_count": GROUPED_MIN_EVALUATIONS if minimum is None else minimum,
+    }
+    document = await catalog.get_json("areas/with-task-benchmarks/", params)
+    areas = result_rows(document, what="grouped benchmark list")
+    return {"results": areas_matching(areas, request.area)}
+
+
+def _mentions(row: dict[str, Any], needle: str) -> bool:
+    haystack = " ".join(str(row.get(key) or "") for key in ("name", "full_name", "slug"))
+    return needle.casefold() in haystack.casefold()
+
+
+def _paper_count_at_least(row: dict[str, Any], minimum: int) -> bool:
+    count = row.get("all_time_paper_count")
+    return isinstance(count, int | float) and not isinstance(count, bool) and count >= minimum
+
+
+async def _task_trend(
+    catalog: CatalogSource, task: str, request: _ListRequest, page: int, limit: int
+) -> dict[str, Any]:
+    """The task's trending benchmarks, filtered and paged locally.
+
+    The payload keeps the trend document's keys (`task_id`, `recent_days`, ...) with
+    `count` = rows kept by the filters, `results` = this page of them, and `next_page`
+    recomputed from them (the catalog's trend list is not paged).
+    """
+    params: dict[str, QueryValue] = {
+        "limit": 100,
+        "min_recent_papers": 0,
+        "include_descendants": request.include_descendants,
+        "is_open": request.is_open,
+    }
+    with translate_404(f"Task not found: {task}"):
+        document = await catalog.get_json(f"tasks/{segment(task)}/trending-benchmarks", params)
+    trend = require_object(document, what="trending benchmarks")
+    rows = trend.get("results")
+    if not isinstance(rows, list):
+        raise InvalidResponse("trending benchmarks response has no result list")
+    kept = [row for row in rows if isinstance(row, dict)]
+    if request.search is not None:
+        kept = [row for row in kept if _mentions(row, request.search)]
+    if request.minimum_evaluations is not None:
+        kept = [row for row in kept if _paper_count_at_least(row, request.minimum_evaluations)]
+    start = (page - 1) * limit
+    return {
+        **trend,
+        "count": len(kept),
+        "next_page": page + 1 if len(kept) > start + limit else None,
+        "results": kept[start : start + limit],
+    }
+
+
+async def _flat(
+    catalog: CatalogSource, request: _ListRequest, page: int, limit: int
+) -> dict[str, Any]:
+    ordering = request.order_by or "name"
+    params: dict[str, QueryValue] = {
+        "page": page,
+        "page_size": limit,
+        "q": request.search,
+        "task": request.task,
+        "include_descendants": request.include_descendants,
+        "min_eval_count": request.minimum_evaluations,
+        "is_open": request.is_open,
+        "ordering": f"-{ordering}" if request.descending else ordering,
+    }
+    return listing_payload(await catalog.get_json("datasets/", params), "benchmark list")

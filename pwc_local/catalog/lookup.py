@@ -1,0 +1,229 @@
+"""Finding one catalog entity by the exact name a caller gave, and resolving areas.
+
+The catalog's list endpoints search loosely (substring, relevance order), but the
+`get_<entity>` commands promise an *exact* match. So the commands fetch candidate rows
+and pick the one whose name, slug or ID equals the reference here, case-insensitively
+and ignoring surrounding blanks. Fields are tried in priority order and each field is
+checked on every row before the next field is tried, so a row *named* `OCR` beats an
+earlier row whose *slug* is `ocr`:
+
+    >>> rows = [{"name": "Optical Reading", "slug": "ocr"}, {"name": "OCR", "slug": "ocr-2"}]
+    >>> exact_match(rows, " ocr ", ("name", "slug"))["name"]
+    'OCR'
+
+When nothing matches, `not_found` builds the stable message the MCP layer passes
+through (`Task not found: X; closest results: a, b, c`).
+
+Areas (`Vision`, `Audio`, ...) are resolved the same way against `areas/`. The few
+argument checks every command shares (blank references, page bounds) live here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from difflib import SequenceMatcher
+from typing import Any
+
+from pwc_local.catalog.envelopes import result_rows
+from pwc_local.catalog.errors import HTTPStatusError, NotFound, UsageError
+from pwc_local.catalog.http import CatalogSource
+
+__all__ = [
+    "AREA_PARAMS",
+    "area_named",
+    "area_not_found",
+    "areas_matching",
+    "check_page",
+    "closest_names",
+    "exact_match",
+    "fetch_areas",
+    "is_numeric_id",
+    "listing_payload",
+    "not_found",
+    "optional_text",
+    "require_reference",
+    "resolve_area",
+    "translate_404",
+]
+
+# `areas/` is small; one page of 500 always holds all of it (catalog-api §2.12).
+AREA_PARAMS: dict[str, str | int] = {"page": 1, "page_size": 500, "ordering": "name"}
+
+
+def _folded(value: Any) -> str | None:
+    if value is None or isinstance(value, bool | dict | list):
+        return None
+    return str(value).strip().casefold()
+
+
+def exact_match(
+    rows: Iterable[Mapping[str, Any]], reference: str, fields: Sequence[str]
+) -> dict[str, Any] | None:
+    """The first row whose `fields` (tried in order) equal `reference`, else `None`.
+
+    Comparison is on trimmed, case-folded text, so IDs sent as JSON numbers match
+    their decimal form. A blank reference matches nothing.
+    """
+    wanted = reference.strip().casefold()
+    if not wanted:
+        return None
+    candidates = list(rows)
+    for name in fields:
+        for row in candidates:
+            if _folded(row.get(name)) == wanted:
+                return dict(row)
+    return None
+
+
+def closest_names(
+    rows: Iterable[Mapping[str, Any]],
+    reference: str,
+    fields: Sequence[str] = ("name",),
+    *,
+    limit: int = 3,
+    cutoff: float = 0.0,
+) -> list[str]:
+    """Up to `limit` labels of `rows` that look most like `reference`.
+
+    A row's label is its first non-empty field among `fields` (e.g. name, else slug).
+    Labels containing the reference (or contained in it) come first, then by string
+    similarity; ties keep the catalog's order, which is already relevance-ranked for
+    searched lists. Labels scoring below `cutoff` are left out, which keeps complete
+    unranked lists (conferences, organizations) from suggesting unrelated names.
+    """
+    wanted = reference.strip().casefold()
+    scored: list[tuple[float, str]] = []
+    seen: set[str] = set()
+    for row in rows:
+        label = next((str(row[key]).strip() for key in fields if _folded(row.get(key))), None)
+        if label is None or label.casefold() in seen:
+            continue
+        seen.add(label.casefold())
+        folded = label.casefold()
+        similarity = SequenceMatcher(None, wanted, folded).ratio()
+        contained = bool(wanted) and (wanted in folded or folded in wanted)
+        if not contained and similarity < cutoff:
+            continue
+        scored.append((similarity + (1.0 if contained else 0.0), label))
+    scored.sort(key=lambda item: -item[0])  # stable: equal scores keep catalog order
+    return [label for _, label in scored[:limit]]
+
+
+def not_found(label: str, reference: str, suggestions: Sequence[str]) -> NotFound:
+    """`<Label> not found: <ref>`, plus `; closest results: a, b, c` when there are any."""
+    message = f"{label} not found: {reference.strip()}"
+    if suggestions:
+        message += f"; closest results: {', '.join(suggestions)}"
+    return NotFound(message)
+
+
+def require_reference(value: str, parameter: str) -> str:
+    """`value` without surrounding blanks; a blank value is a `UsageError`."""
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f"{parameter} must be a non-empty name, slug or ID")
+    return value.strip()
+
+
+def optional_text(value: str | None) -> str | None:
+    """`value` trimmed, or `None` when it is missing or blank (an unset filter)."""
+    if value is None or not value.strip():
+        return None
+    return value.strip()
+
+
+def check_page(page: int, limit: int | None, *, max_limit: int = 100) -> None:
+    """Reject a page outside 1-100 or a `limit` outside 1-`max_limit` before any request."""
+    if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= 100:
+        raise UsageError("page must be an integer from 1 to 100")
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit
+    ):
+        raise UsageError(f"limit must be an integer from 1 to {max_limit}")
+
+
+def listing_payload(document: Any, what: str) -> dict[str, Any]:
+    """A list response as a command payload: the document itself, checked to hold rows.
+
+    A bare JSON array (which the envelope rules allow) becomes `{count, results}`, so
+    every payload is an object.
+    """
+    rows = result_rows(document, what=what)
+    if isinstance(document, dict):
+        return document
+    return {"count": len(rows), "results": rows}
+
+
+def is_numeric_id(reference: str) -> bool:
+    """True for ASCII digits only, the form that skips search and fetches by ID."""
+    return reference.isascii() and reference.isdigit()
+
+
+@contextmanager
+def translate_404(message: str) -> Iterator[None]:
+    """Turn a catalog 404 raised inside the block into `NotFound(message)`.
+
+    Detail endpoints answer 404 for records that do not exist; callers should see the
+    same stable `<Kind> not found: X` text as after a failed search.
+    """
+    try:
+        yield
+    except HTTPStatusError as exc:
+        if exc.status == 404:
+            raise NotFound(message) from exc
+        raise
+
+
+async def fetch_areas(catalog: CatalogSource) -> list[dict[str, Any]]:
+    """All research areas (`areas/` rows, each with at least `id` and `name`)."""
+    return result_rows(await catalog.get_json("areas/", AREA_PARAMS), what="area list")
+
+
+def area_named(rows: Iterable[Mapping[str, Any]], area_id: Any) -> dict[str, Any] | None:
+    """The area row whose ID equals `area_id` (compared as text), else `None`."""
+    if area_id is None:
+        return None
+    wanted = str(area_id)
+    for row in rows:
+        if row.get("id") is not None and str(row.get("id")) == wanted:
+            return dict(row)
+    return None
+
+
+def area_not_found(area: str, names: Iterable[Any]) -> NotFound:
+    """`Area not found: X; available areas: ...` with the names sorted case-insensitively."""
+    available = sorted({str(name) for name in names if name is not None}, key=str.casefold)
+    return NotFound(
+        f"Area not found: {area.strip()}; available areas: {', '.join(available) or 'none'}"
+    )
+
+
+async def resolve_area(catalog: CatalogSource, area: str) -> tuple[str, list[dict[str, Any]]]:
+    """Resolve an area name or ID to its catalog ID; returns `(area_id, area_rows)`.
+
+    The reference is compared, trimmed and case-folded, with each area's ID and name;
+    the first hit wins. No hit raises `NotFound("Area not found: X; available areas:
+    ...")` listing every area name, so the caller can retry with a real one.
+    """
+    rows = await fetch_areas(catalog)
+    wanted = area.strip().casefold()
+    named = [row for row in rows if row.get("id") is not None and row.get("name") is not None]
+    for row in named:
+        if wanted in (_folded(row["id"]), _folded(row["name"])):
+            return str(row["id"]), rows
+    raise area_not_found(area, (row["name"] for row in named))
+
+
+def areas_matching(areas: list[dict[str, Any]], area: str | None) -> list[dict[str, Any]]:
+    """Grouped-taxonomy areas whose ID or name equals `area` (all of them for `None`).
+
+    Several areas may match. None matching raises `Area not found` with the names of
+    the areas that were there.
+    """
+    if area is None:
+        return areas
+    wanted = area.strip().casefold()
+    kept = [row for row in areas if wanted in (_folded(row.get("id")), _folded(row.get("name")))]
+    if not kept:
+        raise area_not_found(area, (row.get("name") for row in areas))
+    return kept

@@ -1,0 +1,546 @@
+"""The paper commands: search, listings, paper detail, evaluations, related, lineage.
+
+Each function mirrors one read-only command of the `pwc` CLI (catalog-api.md §6.1)
+and returns its JSON payload: plain dicts and lists, ready to be the `data` of a
+tool result. They take a `CatalogSource`, check their arguments before any request,
+resolve paper references (`references.resolve_paper`) and raise the typed errors of
+`pwc_local.catalog.errors`; nothing here knows about MCP.
+
+Filters are fail-closed (§6.3): when a caller asks for a filter, the catalog must
+echo it in `applied_filters`, otherwise no rows are shown at all. An unfiltered list
+presented as filtered would be a wrong answer that looks right.
+
+Messages name the MCP parameters (`published_after`, `authors`), not CLI flags.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from pwc_local.catalog.envelopes import (
+    next_page_after,
+    require_object,
+    result_rows,
+    result_total,
+)
+from pwc_local.catalog.errors import (
+    HTTPStatusError,
+    InvalidResponse,
+    NotFound,
+    PaperMissing,
+    UsageError,
+)
+from pwc_local.catalog.http import CatalogSource, QueryValue, segment
+from pwc_local.catalog.leaderboard import merge_rows
+from pwc_local.catalog.references import resolve_paper, shown
+
+SEARCH_MODES = ("hybrid", "keyword", "semantic")
+ORDER_FIELDS = ("trending", "date_published", "citation_count")
+ORDER_DIRECTIONS = ("asc", "desc")
+MAX_AUTHORS = 10
+EVALUATION_PAGE_SIZE = 100
+MAX_PAGE = 100
+# Filters `list_papers` must see echoed, in the order they are reported.
+CONFIRMED_FILTERS = (
+    "task",
+    "method",
+    "conference",
+    "framework",
+    "organization",
+    "start_date",
+    "end_date",
+    "has_official_implementation",
+)
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DIGITS = re.compile(r"\d+")
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+# -- search and listings ------------------------------------------------------------
+
+
+async def search_papers(
+    catalog: CatalogSource,
+    query: str,
+    *,
+    mode: str = "hybrid",
+    page: int = 1,
+    limit: int = 10,
+    published_after: str | None = None,
+    published_before: str | None = None,
+    has_official_implementation: bool = False,
+) -> dict[str, Any]:
+    """`papers/search`: relevance-ranked search; the catalog document as is.
+
+    With `has_official_implementation` the answer must confirm the filter.
+    """
+    text = _required_text("query", query)
+    _check_choice("mode", mode, SEARCH_MODES)
+    _check_range("page", page, 1, MAX_PAGE)
+    _check_range("limit", limit, 1, 100)
+    start, end = check_dates(published_after, published_before)
+    document = require_object(
+        await catalog.get_json(
+            "papers/search",
+            {
+                "q": text,
+                "page": page,
+                "page_size": limit,
+                "mode": mode,
+                "start_date": start,
+                "end_date": end,
+                "has_official_implementation": True if has_official_implementation else None,
+            },
+        ),
+        what="paper search response",
+    )
+    result_rows(document, what="paper search response")
+    if has_official_implementation:
+        _confirm_official(document)
+    return document
+
+
+async def list_papers(
+    catalog: CatalogSource,
+    *,
+    search: str | None = None,
+    task: str | None = None,
+    method: str | None = None,
+    conference: str | None = None,
+    framework: str | None = None,
+    organization: str | None = None,
+    authors: Sequence[str] | None = None,
+    published_after: str | None = None,
+    published_before: str | None = None,
+    all_versions: bool = False,
+    order_by: str = "trending",
+    order_direction: str = "desc",
+    include_resources: bool = False,
+    has_official_implementation: bool = False,
+    page: int = 1,
+    limit: int = 20,
+) -> dict[str, Any]:
+    """`papers/`: deterministic, filtered listing; the catalog document as is.
+
+    Blank text filters count as not given, like an empty `authors` list. Every
+    given filter must be confirmed by the catalog (see module docstring).
+    """
+    _check_choice("order_by", order_by, ORDER_FIELDS)
+    _check_choice("order_direction", order_direction, ORDER_DIRECTIONS)
+    _check_range("page", page, 1, MAX_PAGE)
+    _check_range("limit", limit, 1, 100)
+    start, end = check_dates(published_after, published_before)
+    author_list = _check_authors(authors)
+    filters = {
+        "task": _optional_text("task", task),
+        "method": _optional_text("method", method),
+        "conference": _optional_text("conference", conference),
+        "framework": _optional_text("framework", framework),
+        "organization": _optional_text("organization", organization),
+    }
+    params: dict[str, QueryValue] = {
+        "page": page,
+        "page_size": limit,
+        "search": _optional_text("search", search),
+        "start_date": start,
+        "end_date": end,
+        **filters,
+        "author": author_list or None,
+        "latest_only": not all_versions,
+        "order_by": order_by,
+        "order_dir": order_direction,
+        "include_resources": include_resources,
+        "has_official_implementation": True if has_official_implementation else None,
+    }
+    try:
+        raw = await catalog.get_json("papers/", params)
+    except HTTPStatusError as exc:
+        if author_list and exc.status in (404, 409, 422):
+            raise _author_error(exc) from exc
+        raise
+    document = require_object(raw, what="paper list response")
+    result_rows(document, what="paper list response")
+    requested = {name: value for name, value in filters.items() if value is not None}
+    if start:
+        requested["start_date"] = start
+    if end:
+        requested["end_date"] = end
+    if has_official_implementation:
+        _confirm_official(document)
+        requested["has_official_implementation"] = "true"
+    _confirm_filters(document, requested)
+    if author_list:
+        _confirm_authors(document, author_list)
+    return document
+
+
+async def list_recent_papers(catalog: CatalogSource, *, limit: int = 10) -> list[dict[str, Any]]:
+    """`papers/recent`: the most recently added papers, as a list of rows."""
+    _check_range("limit", limit, 1, 100)
+    document = await catalog.get_json("papers/recent", {"limit": limit})
+    return result_rows(document, what="recent papers response")
+
+
+async def list_trending_papers(
+    catalog: CatalogSource,
+    *,
+    limit: int = 20,
+    max_age_days: int = 180,
+    min_velocity: float | None = None,
+) -> list[dict[str, Any]]:
+    """`papers/trending`: papers ranked by repository velocity, as a list of rows."""
+    _check_range("limit", limit, 1, 100)
+    _check_range("max_age_days", max_age_days, 1, 365)
+    if min_velocity is not None and (
+        isinstance(min_velocity, bool)
+        or not isinstance(min_velocity, int | float)
+        or not math.isfinite(min_velocity)
+    ):
+        raise UsageError("min_velocity must be a finite number")
+    document = await catalog.get_json(
+        "papers/trending",
+        {"limit": limit, "max_age_days": max_age_days, "min_velocity": min_velocity},
+    )
+    return result_rows(document, what="trending papers response")
+
+
+# -- one paper -------------------------------------------------------------------------
+
+
+async def get_paper_info(
+    catalog: CatalogSource, paper: str, *, include_evaluations: bool = False
+) -> dict[str, Any]:
+    """`papers/<id>` with resources, plus every evaluation row when asked.
+
+    Resources are always requested so official repositories are known; trimming
+    them is the caller's projection. With `include_evaluations` the payload gains
+    `evaluations: {count, results}` holding the raw (unmerged) rows of all pages.
+    """
+    canonical = await resolve_paper(catalog, paper)
+    record = await fetch_paper(catalog, canonical, paper, include_resources=True)
+    payload = dict(record)
+    if include_evaluations:
+        count, rows = await _all_evaluations(catalog, _paper_id(record))
+        payload["evaluations"] = {"count": count, "results": rows}
+    return payload
+
+
+async def get_paper_evaluations(
+    catalog: CatalogSource, paper: str, *, page: int = 1, limit: int = 20
+) -> dict[str, Any]:
+    """One page of a paper's evaluations: `{count, page, next_page, results}`.
+
+    `results` are merged rows (same model, benchmark, harness, split and shots with
+    compatible metrics become one row carrying every task-scoped rank); `count` is
+    the catalog total, or the row count when the catalog gives none.
+    """
+    _check_range("page", page, 1, MAX_PAGE)
+    _check_range("limit", limit, 1, 100)
+    canonical = await resolve_paper(catalog, paper)
+    record = await fetch_paper(catalog, canonical, paper, include_resources=False)
+    document = await catalog.get_json(
+        "evaluations/",
+        {
+            "page": page,
+            "page_size": limit,
+            "paper_id": _paper_id(record),
+            "ordering": "-benchmark_popularity",
+        },
+    )
+    rows = result_rows(document, what="evaluation response")
+    return {
+        "count": result_total(document) or len(rows),
+        "page": page,
+        "next_page": next_page_after(document, page),
+        "results": merge_rows(rows),
+    }
+
+
+async def get_related_papers(
+    catalog: CatalogSource, paper: str, *, limit: int = 4
+) -> dict[str, Any]:
+    """`papers/<id>/related`: catalog papers related to one paper, as `{results, ...}`.
+
+    A bare array from the catalog is wrapped as `{"results": [...]}`.
+    """
+    _check_range("limit", limit, 1, 20)
+    canonical = await resolve_paper(catalog, paper)
+    document = await _paper_json(
+        catalog, f"papers/{segment(canonical)}/related", paper, {"limit": limit}
+    )
+    rows = result_rows(document, what="related papers response")
+    return document if isinstance(document, dict) else {"results": rows}
+
+
+async def get_paper_lineage(catalog: CatalogSource, paper: str) -> dict[str, Any]:
+    """`research/papers/<id>/lineage`: explicit predecessors and successors.
+
+    The document must hold a `paper` object; it is returned as is.
+    """
+    canonical = await resolve_paper(catalog, paper)
+    document = require_object(
+        await _paper_json(catalog, f"research/papers/{segment(canonical)}/lineage", paper),
+        what="lineage response",
+    )
+    if not isinstance(document.get("paper"), dict):
+        raise InvalidResponse("lineage response did not contain a paper object")
+    return document
+
+
+async def fetch_paper(
+    catalog: CatalogSource, canonical: str, reference: str, *, include_resources: bool
+) -> dict[str, Any]:
+    """The `papers/<canonical>` record; a 404 becomes `PaperMissing` naming `reference`."""
+    document = await _paper_json(
+        catalog,
+        f"papers/{segment(canonical)}",
+        reference,
+        {"include_resources": include_resources},
+    )
+    return require_object(document, what="paper response")
+
+
+async def _paper_json(
+    catalog: CatalogSource,
+    path: str,
+    reference: str,
+    params: Mapping[str, QueryValue] | None = None,
+) -> Any:
+    try:
+        return await catalog.get_json(path, params)
+    except HTTPStatusError as exc:
+        if exc.status == 404:
+            raise PaperMissing(f"Paper not found: {shown(reference)}") from exc
+        raise
+
+
+def _paper_id(record: Mapping[str, Any]) -> str:
+    value = record.get("id")
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).strip():
+        raise InvalidResponse("paper response did not contain an id")
+    return str(value).strip()
+
+
+async def _all_evaluations(catalog: CatalogSource, paper_id: str) -> tuple[int, list[dict]]:
+    """Every evaluation row of a paper, 100 per request.
+
+    Stops at an empty page, when the total is unknown, once the rows reach the
+    total announced by the first page, or at the catalog's last page number.
+    """
+    rows: list[dict[str, Any]] = []
+    total: int | None = None
+    for page in range(1, MAX_PAGE + 1):
+        document = await catalog.get_json(
+            "evaluations/",
+            {
+                "page": page,
+                "page_size": EVALUATION_PAGE_SIZE,
+                "paper_id": paper_id,
+                "ordering": "-benchmark_popularity",
+            },
+        )
+        batch = result_rows(document, what="evaluation response")
+        if page == 1:
+            total = result_total(document)
+        if not batch:
+            break
+        rows.extend(batch)
+        if total is None or len(rows) >= total:
+            break
+    return (total if total is not None else len(rows)), rows
+
+
+# -- argument checks -----------------------------------------------------------------
+
+
+def check_dates(
+    published_after: str | None, published_before: str | None
+) -> tuple[str | None, str | None]:
+    """Validate the date range; return the ISO dates to send (`None` = not given)."""
+    start = _parse_date("published_after", published_after)
+    end = _parse_date("published_before", published_before)
+    if start and end and start > end:
+        raise UsageError(
+            "published_after must be on or before published_before; swap or correct the dates"
+        )
+    return (start.isoformat() if start else None, end.isoformat() if end else None)
+
+
+def _parse_date(name: str, value: str | None) -> date | None:
+    if value is None:
+        return None
+    text = value.strip() if isinstance(value, str) else "?"
+    if not text:
+        return None  # an empty string means "not given", like null
+    # fromisoformat alone also takes `20240131` and week dates on Python 3.11.
+    if _ISO_DATE.fullmatch(text):
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            pass
+    raise UsageError(f"{name} must be a calendar date written YYYY-MM-DD, e.g. 2024-01-31")
+
+
+def _check_range(name: str, value: int, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise UsageError(f"{name} must be a whole number from {low} to {high}")
+
+
+def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise UsageError(f"{name} must be one of: {', '.join(choices)}")
+
+
+def _required_text(name: str, value: str) -> str:
+    text = value.strip() if isinstance(value, str) else ""
+    if not text:
+        raise UsageError(f"{name} must not be empty")
+    return text
+
+
+def _optional_text(name: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{name} must be text")
+    return value.strip() or None
+
+
+def _check_authors(authors: Sequence[str] | None) -> list[str]:
+    if authors is None:
+        return []
+    if isinstance(authors, str):
+        raise UsageError("authors must be a list of author names, numeric IDs or @usernames")
+    cleaned = [entry.strip() if isinstance(entry, str) else "" for entry in authors]
+    if any(not entry for entry in cleaned):
+        raise UsageError("authors entries must be non-empty names, numeric IDs or @usernames")
+    if len(cleaned) > MAX_AUTHORS:
+        raise UsageError(f"authors accepts at most {MAX_AUTHORS} entries")
+    return cleaned
+
+
+# -- fail-closed confirmation (§6.3) ---------------------------------------------------
+
+
+def _applied(document: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    applied = document.get("applied_filters")
+    return applied if isinstance(applied, dict) else None
+
+
+def _confirm_official(document: Mapping[str, Any]) -> None:
+    applied = _applied(document)
+    value = applied.get("has_official_implementation") if applied is not None else None
+    if not (value is True or (isinstance(value, str) and value.strip().lower() == "true")):
+        raise NotFound(
+            "Papers API did not confirm has_official_implementation; no results are shown "
+            "because they might include papers without official code"
+        )
+
+
+def _confirm_filters(document: Mapping[str, Any], requested: Mapping[str, str]) -> None:
+    if not requested:
+        return
+    applied = _applied(document)
+    unconfirmed = [
+        name
+        for name, value in requested.items()
+        if applied is None or _echo_text(applied.get(name)) != value.casefold()
+    ]
+    if unconfirmed:
+        raise NotFound(
+            "Papers API did not confirm the requested catalog filters "
+            f"({', '.join(unconfirmed)}); no results are shown because they might be "
+            "unfiltered; check the filter values against the list tools"
+        )
+
+
+def _echo_text(value: Any) -> str:
+    # str(True) is "True": both boolean spellings of the official flag fold to "true".
+    return "" if value is None else str(value).casefold()
+
+
+def _confirm_authors(document: Mapping[str, Any], requested: Sequence[str]) -> None:
+    applied = _applied(document)
+    entries = applied.get("authors") if applied is not None else None
+    failure = NotFound(
+        "Papers API did not confirm the requested author filters; no results are shown "
+        "because they might not be filtered by these authors"
+    )
+    if not isinstance(entries, list) or not entries:
+        raise failure
+    confirmed: list[tuple[int, str, str]] = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise failure
+        raw_id, name = entry.get("id"), entry.get("name")
+        id_text = "" if isinstance(raw_id, bool) or raw_id is None else str(raw_id).strip()
+        if not _DIGITS.fullmatch(id_text) or not isinstance(name, str) or not name.strip():
+            raise failure
+        username = entry.get("hf_username")
+        confirmed.append(
+            (
+                int(id_text),
+                " ".join(name.split()).casefold(),
+                username.strip().casefold() if isinstance(username, str) else "",
+            )
+        )
+    for reference in requested:
+        if not any(_author_matches(reference, *entry) for entry in confirmed):
+            raise failure
+
+
+def _author_matches(reference: str, author_id: int, name: str, username: str) -> bool:
+    if _DIGITS.fullmatch(reference):
+        return int(reference) == author_id
+    if reference.startswith("@"):
+        wanted = reference[1:].strip().casefold()
+        return bool(wanted) and wanted == username
+    return " ".join(reference.split()).casefold() == name
+
+
+def _author_error(exc: HTTPStatusError) -> UsageError:
+    """The catalog's own explanation of a rejected author filter, as a usage error."""
+    try:
+        detail = json.loads(exc.detail).get("detail")
+    except (ValueError, AttributeError, RecursionError):
+        detail = None
+    if isinstance(detail, str) and _clean(detail):
+        return UsageError(f"authors: {_clean(detail)}")
+    if isinstance(detail, dict) and detail.get("code") == "ambiguous_author":
+        reference = detail.get("reference")
+        name = _clean(reference) if isinstance(reference, str) else "an author"
+        hints = []
+        candidates = detail.get("candidates")
+        for candidate in candidates if isinstance(candidates, list) else []:
+            if not isinstance(candidate, dict):
+                continue
+            raw_id = candidate.get("id")
+            id_text = "" if isinstance(raw_id, bool) or raw_id is None else str(raw_id).strip()
+            if not _DIGITS.fullmatch(id_text):
+                continue
+            labels = []
+            for key, prefix in (("name", ""), ("hf_username", "@")):
+                value = candidate.get(key)
+                if isinstance(value, str) and _clean(value):
+                    labels.append(prefix + _clean(value))
+            hint = f'authors=["{id_text}"]'
+            hints.append(f"{hint} ({', '.join(labels)})" if labels else hint)
+        message = f'author "{name}" is ambiguous'
+        if hints:
+            message += "; retry with one of: " + "; ".join(hints)
+        return UsageError(message)
+    return UsageError(
+        f"the catalog rejected the author filter (HTTP {exc.status}); check the authors values"
+    )
+
+
+def _clean(text: str) -> str:
+    """Upstream text made safe to show: printable, one line, at most 200 characters."""
+    flat = " ".join(_UNPRINTABLE.sub(" ", text).split())
+    return flat[:200]

@@ -1,0 +1,257 @@
+"""`read_paper`: a paper's stored Markdown, one chunk per call, resumable by cursor.
+
+A call without a cursor resolves the reference, reads the first chunk (64 KiB by
+default) and, when more follows, returns a signed `next_cursor`. A call with that
+cursor continues exactly where the previous one stopped, pinned to the same content
+version, so a paper that changes in between fails with "paper changed" rather than
+splicing two versions together. Every call makes exactly one Markdown read
+(tools.md §5.1, with the local lifetime of §9).
+
+Decisions worth knowing:
+
+* Placeholder cursors (`next`, `start`, `0`, ...) and empty strings mean "no cursor":
+  a model that invents one gets the beginning instead of an error.
+* A cursor may be presented with another spelling of its paper (the catalog ID
+  instead of the arXiv ID); the spelling is resolved and compared by canonical ID.
+* Legacy arXiv IDs (`math.GT/0309136`) are valid in cursors, so long legacy papers
+  can be continued (the hosted server cannot).
+* The expiry set at the first chunk carries over to every later cursor; if the
+  configured lifetime has since been shortened, the shorter limit applies.
+* On a first read, a paper the catalog does not hold goes through the public-metadata
+  fallback (`pwc_local.catalog.public`); on a continuation it is just not found.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from pwc_local.catalog.errors import (
+    CatalogError,
+    CursorMismatch,
+    HTTPStatusError,
+    InvalidCursor,
+    InvalidResponse,
+    NoMarkdown,
+    NotFound,
+    PaperChanged,
+    PaperMissing,
+    UsageError,
+)
+from pwc_local.catalog.http import CatalogSource, segment
+from pwc_local.catalog.public import Link, fall_back, is_catalog_miss, public_markdown
+from pwc_local.catalog.references import resolve_paper, shown
+from pwc_local.store.cursors import (
+    INVALID_MESSAGE,
+    MAX_CHUNK_LIMIT,
+    MAX_REFERENCE_CHARS,
+    MISMATCH_MESSAGE,
+    CursorCodec,
+    CursorReferenceMismatch,
+    CursorState,
+    source_for,
+)
+
+DEFAULT_CHUNK_LIMIT = 65536
+PLACEHOLDER_CURSORS = frozenset(
+    {"next", "start", "begin", "beginning", "first", "0", "1", "none", "null"}
+)
+CHANGED_MESSAGE = (
+    "paper changed since this cursor was issued; call read_paper again without cursor "
+    "to restart from the beginning"
+)
+NO_MARKDOWN_MESSAGE = (
+    "no stored Markdown is available for this paper; use get_paper_info for its metadata and links"
+)
+
+
+@dataclass
+class ReadResult:
+    """One `read_paper` answer.
+
+    `paper` is the trimmed reference this read was made with (for a public-metadata
+    retry, the catalog ID that was followed); `next_cursor` is set exactly when
+    `truncated` is true. `in_catalog` is false, with `available_at` links, when the
+    Markdown is the public-metadata page of a paper outside the catalog.
+    """
+
+    paper: str
+    markdown: str
+    truncated: bool
+    next_cursor: str | None
+    in_catalog: bool = True
+    available_at: list[Link] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The one chunk a call is about to read, and the read it belongs to."""
+
+    paper: str
+    version: str | None
+    offset: int
+    limit: int
+    exp: int
+    first: bool
+
+
+async def read_paper(
+    catalog: CatalogSource,
+    codec: CursorCodec,
+    paper: str,
+    cursor: str | None = None,
+    *,
+    now: float | None = None,
+    chunk_limit: int = DEFAULT_CHUNK_LIMIT,
+) -> ReadResult:
+    """Read one chunk of a paper's Markdown, from the start or from `cursor`.
+
+    `now` (Unix seconds) defaults to the clock; `chunk_limit` is the size of a first
+    read (continuations keep the size their cursor carries).
+
+    Raises `InvalidCursor` and `ExpiredCursor` without any catalog request,
+    `CursorMismatch` when the cursor names another paper than `paper` resolves to,
+    `PaperChanged` when the content moved on, `NoMarkdown` when the paper exists
+    without Markdown, and the usual reference and upstream errors. A paper the
+    catalog does not hold is answered from public metadata on a first read.
+    """
+    reference = paper.strip() if isinstance(paper, str) else ""
+    if not reference:
+        raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
+    if len(reference) > MAX_REFERENCE_CHARS:
+        raise UsageError(f"paper must be at most {MAX_REFERENCE_CHARS} characters")
+    if isinstance(chunk_limit, bool) or not 1 <= chunk_limit <= MAX_CHUNK_LIMIT:
+        raise UsageError(f"chunk limit must be from 1 to {MAX_CHUNK_LIMIT} bytes")
+    instant = time.time() if now is None else now
+    token = _cursor_token(cursor)
+    if token is None:
+        return await _first_read_or_public(catalog, codec, reference, instant, chunk_limit)
+    state = await _verified_state(catalog, codec, token, reference, instant)
+    plan = _Plan(
+        paper=state.paper,
+        version=state.version,
+        offset=state.offset,
+        limit=state.limit,
+        exp=min(state.exp, codec.expiry_for_new_read(instant)),
+        first=False,
+    )
+    return await _read(catalog, codec, reference, plan, instant)
+
+
+def _cursor_token(cursor: object) -> str | None:
+    """The token to verify, or `None` when the call starts from the beginning."""
+    if cursor is None:
+        return None
+    if not isinstance(cursor, str):
+        raise InvalidCursor(INVALID_MESSAGE)
+    token = cursor.strip()
+    return None if token.casefold() in PLACEHOLDER_CURSORS or not token else token
+
+
+async def _verified_state(
+    catalog: CatalogSource, codec: CursorCodec, cursor: str, reference: str, now: float
+) -> CursorState:
+    try:
+        return codec.verify(cursor, reference=reference, now=now)
+    except CursorReferenceMismatch as mismatch:
+        # Another spelling of the same paper is fine; find out which paper it names.
+        canonical = await resolve_paper(catalog, reference)
+        if canonical.casefold() != mismatch.state.paper.casefold():
+            raise CursorMismatch(MISMATCH_MESSAGE) from None
+        return mismatch.state
+
+
+async def _first_read_or_public(
+    catalog: CatalogSource, codec: CursorCodec, reference: str, now: float, limit: int
+) -> ReadResult:
+    async def first_read(spelling: str) -> ReadResult:
+        canonical = await resolve_paper(catalog, spelling)
+        plan = _Plan(
+            paper=canonical,
+            version=None,
+            offset=0,
+            limit=limit,
+            exp=codec.expiry_for_new_read(now),
+            first=True,
+        )
+        return await _read(catalog, codec, spelling, plan, now)
+
+    try:
+        return await first_read(reference)
+    except (PaperMissing, HTTPStatusError) as exc:
+        if not is_catalog_miss(exc):
+            raise
+        outcome = await fall_back(catalog, reference, exc, first_read)
+    if isinstance(outcome, ReadResult):
+        return outcome
+    return ReadResult(
+        paper=reference,
+        markdown=public_markdown(outcome),
+        truncated=False,
+        next_cursor=None,
+        in_catalog=False,
+        available_at=list(outcome.links),
+    )
+
+
+async def _read(
+    catalog: CatalogSource, codec: CursorCodec, reference: str, plan: _Plan, now: float
+) -> ReadResult:
+    """The one upstream Markdown read of a call, and the cursor that continues it."""
+    try:
+        chunk = await catalog.read_markdown(
+            plan.paper, offset=plan.offset, limit=plan.limit, content_version=plan.version
+        )
+    except PaperChanged:
+        raise PaperChanged(CHANGED_MESSAGE) from None
+    except HTTPStatusError as exc:
+        if exc.status == 409 and plan.version is not None:
+            raise PaperChanged(CHANGED_MESSAGE) from exc
+        if exc.status != 404:
+            raise
+        raise await _missing_markdown_error(catalog, reference, plan) from exc
+    # A source that served another version than the one pinned has drifted.
+    if plan.version is not None and chunk.content_version != plan.version:
+        raise PaperChanged(CHANGED_MESSAGE)
+    next_cursor = None
+    if chunk.truncated:
+        if chunk.next_offset is None or chunk.next_offset <= plan.offset:
+            raise InvalidResponse("chunk offset did not advance")
+        state = CursorState(
+            ref=reference,
+            paper=plan.paper,
+            source=source_for(plan.paper),
+            version=chunk.content_version,
+            offset=chunk.next_offset,
+            limit=plan.limit,
+            exp=plan.exp,
+        )
+        try:
+            next_cursor = codec.mint(state, now=now)
+        except ValueError as exc:
+            # References and canonical IDs were checked before; what is left is chunk data.
+            raise InvalidResponse("chunk cannot be continued by a cursor") from exc
+    return ReadResult(
+        paper=reference,
+        markdown=chunk.text,
+        truncated=chunk.truncated,
+        next_cursor=next_cursor,
+    )
+
+
+async def _missing_markdown_error(
+    catalog: CatalogSource, reference: str, plan: _Plan
+) -> CatalogError:
+    """After a read 404: is the paper missing, or only its Markdown? One probe decides."""
+    try:
+        await catalog.get_json(f"papers/{segment(plan.paper)}")
+    except HTTPStatusError as exc:
+        if exc.status != 404:
+            raise
+        if plan.first:
+            return PaperMissing(f"Paper not found: {shown(reference)}")
+        return NotFound(
+            f"Paper not found: {shown(reference)}; it is no longer in the catalog, so the "
+            "cursor cannot be continued"
+        )
+    return NoMarkdown(NO_MARKDOWN_MESSAGE)

@@ -1,0 +1,314 @@
+"""Paper references: what a caller may type, and the canonical ID it names.
+
+Every paper tool accepts the same spellings of a paper (spec tools.md §2.0.6,
+catalog-api.md §4):
+
+* a modern arXiv ID, `1706.03762`, optionally with a version (`1706.03762v7`);
+* a legacy arXiv ID, `hep-th/9901001` or `math.GT/0309136`, optionally versioned;
+* a numeric catalog ID, `755`;
+* an arXiv URL (`https://arxiv.org/abs/...`, `.../pdf/....pdf`), a Hugging Face
+  paper URL (`https://huggingface.co/papers/<id>`) or a Papers With Code paper URL
+  (`https://paperswithcode.co/paper/<id-or-slug>`);
+* the exact title, in any case and spacing.
+
+`parse_reference` classifies the text without any request; `resolve_paper` turns it
+into the one canonical ID the catalog stores the paper under: the arXiv ID without
+version when the paper has one, else its numeric catalog ID. That is the key of the
+Markdown store too, which is why numeric IDs are canonicalised through the catalog.
+
+Deliberate difference from the hosted server: a version suffix is removed from
+identifiers only. The hosted server also strips it from titles, so a title ending in
+`YOLOv3` was searched as `YOLO`; here titles are searched as typed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from pwc_local.catalog.envelopes import next_page_after, require_object, result_rows
+from pwc_local.catalog.errors import Ambiguous, HTTPStatusError, NotFound, PaperMissing
+from pwc_local.catalog.http import CatalogSource, segment
+
+TITLE_PAGE_SIZE = 100
+TITLE_PAGE_BUDGET = 10
+MAX_SHOWN_CANDIDATES = 10
+MAX_SHOWN_CHARS = 200
+
+_MODERN = re.compile(r"(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
+_LEGACY = re.compile(r"([a-z][a-z0-9.\-]*/\d{7})(?:v\d+)?", re.IGNORECASE)
+_NUMERIC = re.compile(r"\d{1,20}")
+_SLUG_CHARS = re.compile(r"[^a-z0-9]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+_ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org"})
+_HF_HOSTS = frozenset({"huggingface.co"})
+_PWC_HOSTS = frozenset({"paperswithcode.co", "www.paperswithcode.co"})
+
+ARXIV = "arxiv"
+LEGACY = "legacy"
+NUMERIC = "numeric"
+TITLE = "title"
+SLUG = "slug"
+
+
+@dataclass(frozen=True)
+class ParsedReference:
+    """A classified paper reference.
+
+    `kind` is one of `arxiv`, `legacy`, `numeric` (identifiers, `candidate` is the
+    ID without version), `title` (`candidate` is the title as typed, trimmed) or
+    `slug` (`candidate` is the slug of a Papers With Code URL).
+    """
+
+    kind: str
+    candidate: str
+
+    @property
+    def is_identifier(self) -> bool:
+        return self.kind in (ARXIV, LEGACY, NUMERIC)
+
+    @property
+    def search_text(self) -> str:
+        """What a title search sends: a slug's hyphens read as spaces."""
+        return self.candidate.replace("-", " ") if self.kind == SLUG else self.candidate
+
+
+def parse_reference(text: str) -> ParsedReference:
+    """Classify a paper reference without asking the catalog.
+
+    Raises `NotFound` for an empty reference and `PaperMissing` ("Paper URL not
+    supported") for an http(s) URL that is not an arXiv, Hugging Face or Papers
+    With Code paper URL.
+    """
+    reference = text.strip() if isinstance(text, str) else ""
+    if not reference:
+        raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
+    if reference.lower().startswith(("http://", "https://")):
+        return _parse_url(reference)
+    identifier = classify_identifier(reference)
+    if identifier is not None:
+        return identifier
+    return ParsedReference(TITLE, reference)
+
+
+def classify_identifier(text: str) -> ParsedReference | None:
+    """`text` as an arXiv or catalog identifier (version removed), or `None`."""
+    match = _MODERN.fullmatch(text)
+    if match:
+        return ParsedReference(ARXIV, match.group(1))
+    match = _LEGACY.fullmatch(text)
+    if match:
+        return ParsedReference(LEGACY, match.group(1))
+    if _NUMERIC.fullmatch(text):
+        return ParsedReference(NUMERIC, text)
+    return None
+
+
+def arxiv_without_version(value: object) -> str | None:
+    """A catalog `arxiv_id` field as a version-free arXiv ID, or `None` if it is not one."""
+    if not isinstance(value, str):
+        return None
+    parsed = classify_identifier(value.strip())
+    if parsed is None or parsed.kind == NUMERIC:
+        return None
+    return parsed.candidate
+
+
+def shown(text: str) -> str:
+    """A reference as echoed in messages: one line, bounded length."""
+    flat = " ".join(_CONTROL.sub(" ", text).split())
+    return flat if len(flat) <= MAX_SHOWN_CHARS else flat[: MAX_SHOWN_CHARS - 1] + "…"
+
+
+def unsupported_url(reference: str) -> PaperMissing:
+    return PaperMissing(
+        f"Paper URL not supported: {shown(reference)}; pass an arxiv.org, huggingface.co/papers "
+        "or paperswithcode.co/paper URL, an arXiv ID, a catalog ID or the exact title"
+    )
+
+
+def _parse_url(reference: str) -> ParsedReference:
+    try:
+        parts = urlsplit(reference)
+    except ValueError:
+        raise unsupported_url(reference) from None
+    # netloc, not hostname: a port or user part means it is not one of the known hosts.
+    host = parts.netloc.lower()
+    segments = [unquote(piece) for piece in parts.path.split("/") if piece]
+    if len(segments) >= 2:
+        head, rest = segments[0], "/".join(segments[1:])
+        if host in _ARXIV_HOSTS and head in ("abs", "pdf"):
+            if rest.lower().endswith(".pdf"):
+                rest = rest[:-4]
+            parsed = classify_identifier(rest)
+            if parsed is not None and parsed.kind != NUMERIC:
+                return parsed
+        elif host in _HF_HOSTS and head == "papers" and len(segments) == 2:
+            parsed = classify_identifier(rest)
+            if parsed is not None and parsed.kind != NUMERIC:
+                return parsed
+        elif host in _PWC_HOSTS and head == "paper":
+            parsed = classify_identifier(rest)
+            if parsed is not None:
+                return parsed
+            if len(segments) == 2 and segments[1].strip():
+                return ParsedReference(SLUG, segments[1].strip())
+    raise unsupported_url(reference)
+
+
+async def resolve_paper(catalog: CatalogSource, reference: str) -> str:
+    """The canonical catalog ID of a paper reference.
+
+    arXiv IDs (modern or legacy) are returned without a request. A numeric ID costs
+    one `papers/<id>` lookup: the paper's arXiv ID replaces it when it has one.
+    Titles and slugs are resolved by search (`resolve_title`).
+
+    Raises `PaperMissing` when nothing matches (the public-metadata fallback
+    trigger), `Ambiguous` when several papers match a title, `NotFound` for an empty
+    reference or a title search that cannot be settled within its page budget.
+    """
+    parsed = parse_reference(reference)
+    if parsed.kind in (ARXIV, LEGACY):
+        return parsed.candidate
+    if parsed.kind == NUMERIC:
+        return await _canonical_numeric(catalog, parsed.candidate, reference)
+    return await resolve_title(catalog, parsed)
+
+
+async def _canonical_numeric(catalog: CatalogSource, paper_id: str, reference: str) -> str:
+    try:
+        record = require_object(
+            await catalog.get_json(f"papers/{segment(paper_id)}"), what="paper response"
+        )
+    except HTTPStatusError as exc:
+        if exc.status == 404:
+            raise PaperMissing(f"Paper not found: {shown(reference)}") from exc
+        raise
+    arxiv_id = arxiv_without_version(record.get("arxiv_id"))
+    if arxiv_id is not None:
+        return arxiv_id
+    # The record's own ID is canonical (`0755` and `755` are one paper).
+    own = record.get("id")
+    own_text = str(own) if isinstance(own, int | str) and not isinstance(own, bool) else ""
+    return own_text if _NUMERIC.fullmatch(own_text) else paper_id
+
+
+def normalize_title(text: str) -> str:
+    """Titles compare with whitespace runs collapsed and case folded."""
+    return " ".join(text.split()).casefold()
+
+
+def _derived_slug(normalized_title: str) -> str:
+    return _SLUG_CHARS.sub("-", normalized_title).strip("-")
+
+
+def row_key(row: dict[str, Any]) -> str | None:
+    """The canonical ID a search row stands for: arXiv ID without version, else catalog ID."""
+    arxiv_id = arxiv_without_version(row.get("arxiv_id"))
+    if arxiv_id is not None:
+        return arxiv_id
+    value = row.get("id")
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    text = str(value).strip()
+    return text if _NUMERIC.fullmatch(text) else None
+
+
+@dataclass
+class _TitleScan:
+    """What one paged query found: exact matches by key, first rows, budget left over."""
+
+    matches: dict[str, str]
+    first_rows: list[tuple[str, str]]
+    exhausted: bool
+
+
+async def resolve_title(catalog: CatalogSource, parsed: ParsedReference) -> str:
+    """Resolve a title (or Papers With Code slug) by keyword search.
+
+    First a quoted-phrase query, then (only if that found no exact match) the plain
+    text; each query pages `papers/search` 100 rows at a time for at most 10 pages.
+    One matching paper resolves, several are `Ambiguous`; none is `PaperMissing`
+    ("Paper title not found"), or `NotFound` ("Too many results ...") when the plain
+    query still had pages left after the budget.
+    """
+    text = parsed.search_text
+    wanted = normalize_title(text)
+    slug = parsed.candidate.casefold() if parsed.kind == SLUG else None
+    scans: list[_TitleScan] = []
+    # A title holding a double quote cannot be written as a phrase; go straight to plain.
+    queries = [text] if '"' in text else [f'"{text}"', text]
+    for query in queries:
+        scan = await _scan_title_query(catalog, query, wanted, slug)
+        scans.append(scan)
+        if scan.matches:
+            return _single_match(text, scan.matches)
+    plain = scans[-1]
+    if plain.exhausted:
+        raise NotFound(
+            f"Too many results to resolve paper title safely: {shown(text)}; "
+            "pass the paper's arXiv ID or catalog ID instead"
+        )
+    closest = plain.first_rows or scans[0].first_rows
+    message = f"Paper title not found: {shown(text)}"
+    if closest:
+        message += "; closest results: " + ", ".join(
+            f"{shown(title)} ({key})" for title, key in closest
+        )
+    raise PaperMissing(message)
+
+
+def _single_match(text: str, matches: dict[str, str]) -> str:
+    if len(matches) == 1:
+        return next(iter(matches))
+    listed = [f"{shown(title)} ({key})" for key, title in matches.items()]
+    extra = len(listed) - MAX_SHOWN_CANDIDATES
+    shown_list = "; ".join(listed[:MAX_SHOWN_CANDIDATES])
+    if extra > 0:
+        shown_list += f"; and {extra} more"
+    raise Ambiguous(
+        f"Paper title is ambiguous: {shown(text)}; {shown_list}; "
+        "pass one of the IDs in parentheses as paper"
+    )
+
+
+async def _scan_title_query(
+    catalog: CatalogSource, query: str, wanted: str, slug: str | None
+) -> _TitleScan:
+    matches: dict[str, str] = {}
+    first_rows: list[tuple[str, str]] = []
+    page = 1
+    for _ in range(TITLE_PAGE_BUDGET):
+        document = await catalog.get_json(
+            "papers/search",
+            {"q": query, "page": page, "page_size": TITLE_PAGE_SIZE, "mode": "keyword"},
+        )
+        for row in result_rows(document, what="paper search response"):
+            key = row_key(row)
+            title = row.get("title")
+            if key is None or not isinstance(title, str):
+                continue
+            if len(first_rows) < 3 and all(key != seen for _, seen in first_rows):
+                first_rows.append((title, key))
+            if key not in matches and _is_exact(row, title, wanted, slug):
+                matches[key] = title
+        following = next_page_after(document, page)
+        if following is None:
+            return _TitleScan(matches, first_rows, exhausted=False)
+        page = following
+    return _TitleScan(matches, first_rows, exhausted=True)
+
+
+def _is_exact(row: dict[str, Any], title: str, wanted: str, slug: str | None) -> bool:
+    normalized = normalize_title(title)
+    if normalized == wanted:
+        return True
+    if slug is None:
+        return False
+    row_slug = row.get("slug")
+    if not isinstance(row_slug, str) or not row_slug.strip():
+        row_slug = _derived_slug(normalized)
+    return row_slug.strip().casefold() == slug

@@ -1,0 +1,160 @@
+"""Exact entity matching, suggestions, not-found messages and area resolution."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
+from pwc_local.catalog.lookup import (
+    areas_matching,
+    check_page,
+    closest_names,
+    exact_match,
+    is_numeric_id,
+    listing_payload,
+    not_found,
+    optional_text,
+    require_reference,
+    resolve_area,
+    translate_404,
+)
+from tests.mock_catalog import run_against
+
+TASKS = [
+    {"id": "2", "name": "Optical Character Recognition", "slug": "ocr"},
+    {"id": "17", "name": "Scene Text Recognition", "slug": "scene-text-recognition"},
+    {"id": "99", "name": "OCR", "slug": "ocr-benchmarks"},
+]
+
+AREAS = {"results": [{"id": "1", "name": "Vision"}, {"id": "6", "name": "audio"}, {"id": "3"}]}
+
+
+def test_name_beats_an_earlier_slug_match() -> None:
+    assert exact_match(TASKS, "OCR", ("name", "slug", "id"))["id"] == "99"
+
+
+def test_fields_are_tried_in_order() -> None:
+    assert exact_match(TASKS, "scene-text-recognition", ("name", "slug", "id"))["id"] == "17"
+    assert exact_match(TASKS, "17", ("name", "slug", "id"))["name"] == "Scene Text Recognition"
+    assert exact_match(TASKS, "17", ("name", "slug")) is None
+
+
+def test_matching_trims_and_case_folds() -> None:
+    assert exact_match(TASKS, "  scene TEXT recognition ", ("name",))["id"] == "17"
+    assert exact_match([{"name": "Straße"}], "STRASSE", ("name",)) is not None
+
+
+def test_numeric_ids_match_their_text() -> None:
+    assert exact_match([{"id": 42, "name": "X"}], "42", ("name", "id")) == {"id": 42, "name": "X"}
+
+
+def test_blank_and_substring_references_match_nothing() -> None:
+    assert exact_match(TASKS, "   ", ("name", "slug")) is None
+    assert exact_match(TASKS, "Scene Text", ("name", "slug")) is None
+    assert exact_match([{"name": None, "slug": ""}], "", ("name", "slug")) is None
+
+
+def test_match_is_a_copy() -> None:
+    rows = [{"name": "A"}]
+    exact_match(rows, "a", ("name",))["name"] = "changed"
+    assert rows == [{"name": "A"}]
+
+
+def test_closest_names_put_containing_names_first() -> None:
+    rows = [
+        {"name": "Text Detection"},
+        {"name": "Scene Text Recognition"},
+        {"name": "Scene Text Detection"},
+        {"name": "Speech Recognition"},
+    ]
+    assert closest_names(rows, "scene text")[:2] == [
+        "Scene Text Detection",
+        "Scene Text Recognition",
+    ]
+    assert closest_names(rows, "scene text", limit=1) == ["Scene Text Detection"]
+
+
+def test_closest_names_fall_back_to_slug_and_skip_duplicates() -> None:
+    rows = [{"name": "", "slug": "vllm"}, {"name": "vLLM"}, {"slug": None}]
+    assert closest_names(rows, "vlm", ("name", "slug")) == ["vllm"]
+
+
+def test_closest_names_cutoff_drops_unrelated_names() -> None:
+    rows = [{"name": "NVIDIA"}, {"name": "Google"}, {"name": "Meta"}]
+    assert closest_names(rows, "nvidea", cutoff=0.5) == ["NVIDIA"]
+    assert closest_names(rows, "zzzz", cutoff=0.5) == []
+    assert len(closest_names(rows, "zzzz")) == 3
+
+
+def test_not_found_messages_keep_the_stable_prefix() -> None:
+    assert str(not_found("Task", " ocrx ", ["OCR", "Text"])) == (
+        "Task not found: ocrx; closest results: OCR, Text"
+    )
+    assert str(not_found("Benchmark", "nothing", [])) == "Benchmark not found: nothing"
+
+
+def test_reference_and_paging_checks() -> None:
+    assert require_reference("  OCR ", "task") == "OCR"
+    with pytest.raises(UsageError, match="task"):
+        require_reference(" ", "task")
+    assert optional_text("  ") is None
+    assert optional_text(" x ") == "x"
+    assert is_numeric_id("17")
+    assert not is_numeric_id("17a")
+    assert not is_numeric_id("²")
+    check_page(100, 100)
+    for page, limit in ((0, None), (101, None), (True, None), (1, 0), (1, 101)):
+        with pytest.raises(UsageError):
+            check_page(page, limit)
+
+
+def test_listing_payload_wraps_bare_arrays_and_rejects_other_shapes() -> None:
+    document = {"count": 1, "results": [{"id": "1"}]}
+    assert listing_payload(document, "x") is document
+    assert listing_payload([{"id": "1"}, 3], "x") == {"count": 1, "results": [{"id": "1"}]}
+    with pytest.raises(InvalidResponse):
+        listing_payload({"results": "no"}, "x")
+
+
+def test_translate_404_only_touches_404() -> None:
+    with (
+        pytest.raises(NotFound, match=r"^Method not found: x$"),
+        translate_404("Method not found: x"),
+    ):
+        raise HTTPStatusError(404, "gone")
+    with pytest.raises(HTTPStatusError), translate_404("Method not found: x"):
+        raise HTTPStatusError(500, "boom")
+
+
+def test_resolve_area_by_name_or_id() -> None:
+    (area_id, rows), seen = run_against({"areas/": AREAS}, lambda c: resolve_area(c, " AUDIO "))
+    assert area_id == "6"
+    assert len(rows) == 3
+    assert [(s.path, s.params) for s in seen] == [
+        ("areas/", {"page": "1", "page_size": "500", "ordering": "name"})
+    ]
+    (area_id, _), _ = run_against({"areas/": AREAS}, lambda c: resolve_area(c, "1"))
+    assert area_id == "1"
+
+
+def test_unknown_area_lists_available_names_sorted() -> None:
+    with pytest.raises(NotFound) as caught:
+        run_against({"areas/": AREAS}, lambda c: resolve_area(c, "Robotics"))
+    assert str(caught.value) == "Area not found: Robotics; available areas: audio, Vision"
+
+
+def test_areas_matching_keeps_every_match() -> None:
+    areas = [{"id": "1", "name": "Vision"}, {"id": "vision", "name": "Other"}, {"id": "6"}]
+    assert [a["name"] for a in areas_matching(areas, "VISION")] == ["Vision", "Other"]
+    assert areas_matching(areas, None) is areas
+    with pytest.raises(NotFound, match=r"available areas: Other, Vision$"):
+        areas_matching(areas, "Audio")
+
+
+def test_area_endpoint_failure_is_not_an_area_error() -> None:
+    with pytest.raises(HTTPStatusError):
+        run_against(
+            {"areas/": httpx.Response(503, json={"detail": "busy"})},
+            lambda c: resolve_area(c, "Vision"),
+        )
