@@ -1,0 +1,124 @@
+"""The MCP server: identity, instructions, tools, resources and prompts, served on stdio.
+
+`build_server(settings)` assembles an `MCPServer` and does nothing else: no network,
+no cache, no key file. The catalog source and the cursor codec are built on the
+first tool call (`pwc_local.runtime.LazyRuntime`) and closed when the session ends
+(the server lifespan), so a client's spawn-to-`initialize` time stays close to that
+of a bare SDK server.
+
+`PwcServer` adjusts three SDK behaviours in `call_tool`, the SDK's public entry
+point for a `tools/call`, so that every tool error carries a code:
+
+* arguments that fail the input schema are reported as
+  `invalid_argument: limit must be at most 25` instead of pydantic's text, which has
+  no code and echoes the rejected values;
+* an unknown tool name is reported as `not_found: unknown tool ...`;
+* a crash the SDK catches outside a tool body is `internal_error: ...`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from mcp.server.caching import CacheHint
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from pwc_local import __version__
+from pwc_local.config import Settings
+from pwc_local.runtime import LazyRuntime
+from pwc_local.server import text
+from pwc_local.server.errors import error_message, unknown_tool_message, validation_message
+from pwc_local.server.prompts import register_prompts
+from pwc_local.server.resources import register_resources
+from pwc_local.server.tools import CatalogTools, register_tools
+
+HOUR_MS = 3_600_000
+# tools.md §1.3: listings are static for an hour; resource contents for five minutes.
+CACHE_HINTS = {
+    "server/discover": CacheHint(ttl_ms=HOUR_MS, scope="public"),
+    "tools/list": CacheHint(ttl_ms=HOUR_MS, scope="public"),
+    "resources/templates/list": CacheHint(ttl_ms=HOUR_MS, scope="public"),
+    "resources/read": CacheHint(ttl_ms=300_000, scope="public"),
+}
+
+
+class PwcServer(MCPServer):
+    """`MCPServer` whose every tool-call failure, inside a tool or not, carries a code."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.tool_names: set[str] = set()
+        super().__init__(*args, **kwargs)
+
+    def add_tool(self, fn: Callable[..., Any], name: str | None = None, **kwargs: Any) -> None:
+        super().add_tool(fn, name=name, **kwargs)
+        self.tool_names.add(name or fn.__name__)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        if name not in self.tool_names:
+            raise ToolError(unknown_tool_message(name))
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            # A crash outside the tool body (say, its result failed output validation);
+            # tool bodies map their own failures. Logged here, without arguments.
+            message = error_message(exc.__cause__ or exc)
+            raise ToolError(f"Error executing tool {name}: {message}") from None
+        except ToolError as exc:
+            # The SDK raises ToolError from a ValidationError when the arguments do not
+            # fit the input schema; anything a tool raised is already `code: sentence`.
+            if isinstance(exc.__cause__, ValidationError):
+                message = validation_message(exc.__cause__)
+                raise ToolError(f"Error executing tool {name}: {message}") from None
+            raise
+
+
+def _lifespan(
+    runtime: LazyRuntime,
+) -> Callable[[MCPServer], AbstractAsyncContextManager[None]]:
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
+        try:
+            yield None
+        finally:
+            await runtime.aclose()
+
+    return lifespan
+
+
+def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPServer:
+    """The complete server for `settings`; `runtime` lets tests supply their own services."""
+    runtime = runtime if runtime is not None else LazyRuntime(settings)
+    server = PwcServer(
+        name=text.SERVER_NAME,
+        title=text.SERVER_TITLE,
+        description=text.SERVER_DESCRIPTION,
+        instructions=text.INSTRUCTIONS,
+        website_url=text.WEBSITE_URL,
+        version=__version__,
+        lifespan=_lifespan(runtime),
+        cache_hints=CACHE_HINTS,
+        log_level=settings.log_level.upper(),  # type: ignore[arg-type]
+    )
+    tools = CatalogTools(runtime)
+    register_tools(server, tools)
+    register_resources(server, tools)
+    register_prompts(server)
+    return server
+
+
+def run_stdio(settings: Settings) -> int:
+    """Serve MCP on stdin/stdout until the client closes stdin; the exit status.
+
+    Requests still running when stdin closes may finish within one catalog timeout
+    (plus a margin) before the session ends.
+    """
+    from pwc_local.server import stdio
+
+    return stdio.run(build_server(settings), drain_timeout=settings.timeout + 5)

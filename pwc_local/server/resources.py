@@ -1,0 +1,114 @@
+"""The four resource templates (tools.md §7.1): tool answers addressable by URI.
+
+Each template reads through the same tool implementation as the matching tool, so
+a resource holds exactly the tool's `structuredContent` (as compact JSON) and
+fails with exactly the tool's `code: sentence` text, which the SDK returns as a
+JSON-RPC error (`-32602` for `not_found`, `-32603` otherwise).
+
+A template variable matches one path segment: references containing `/` (URLs,
+legacy arXiv IDs) must be percent-encoded, and the SDK decodes them. The values
+are catalog references, never file paths, so the SDK's path-safety checks are
+relaxed to the NUL-byte rule.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.resources import ResourceSecurity
+from mcp_types import CallToolResult
+
+from pwc_local.server.tools import CatalogTools
+
+JSON = "application/json"
+MARKDOWN = "text/markdown"
+MAX_REFERENCE = 500
+
+# Values are catalog names and IDs, not paths: only NUL bytes are refused.
+REFERENCES = ResourceSecurity(reject_path_traversal=False, reject_absolute_paths=False)
+
+TRUNCATED = (
+    "invalid_argument: the paper's Markdown is longer than one response; call the read_paper "
+    "tool and follow next_cursor to read all of it."
+)
+
+
+def register_resources(server: MCPServer, tools: CatalogTools) -> None:
+    """Add the paper-info, paper-markdown, task and benchmark templates to `server`."""
+
+    @server.resource(
+        "pwc://papers/{paper}",
+        name="paper-info",
+        title="Paper information",
+        description="The paper's canonical catalog metadata.",
+        mime_type=JSON,
+        security=REFERENCES,
+    )
+    async def paper_info(paper: str) -> str:
+        return _compact(await _answer(tools.get_paper_info(_checked(paper))))
+
+    @server.resource(
+        "pwc://papers/{paper}/markdown",
+        name="paper-markdown",
+        title="Paper Markdown",
+        description="The paper's full stored Markdown, provided it fits in a single response.",
+        mime_type=MARKDOWN,
+        security=REFERENCES,
+    )
+    async def paper_markdown(paper: str) -> str:
+        result = await _answer(tools.read_paper(_checked(paper)))
+        if result["truncated"]:
+            raise ResourceError(TRUNCATED)
+        return str(result["markdown"])
+
+    @server.resource(
+        "pwc://tasks/{task}",
+        name="task",
+        title="Research task",
+        description="The task's canonical metadata with its benchmarks.",
+        mime_type=JSON,
+        security=REFERENCES,
+    )
+    async def task(task: str) -> str:
+        return _compact(await _answer(tools.get_task(_checked(task), benchmark_limit=10)))
+
+    @server.resource(
+        "pwc://benchmarks/{benchmark}",
+        name="benchmark",
+        title="Benchmark leaderboard",
+        description="The benchmark's canonical metadata with its top evaluation rows.",
+        mime_type=JSON,
+        security=REFERENCES,
+    )
+    async def benchmark(benchmark: str) -> str:
+        return _compact(await _answer(tools.get_benchmark(_checked(benchmark), page=1, limit=20)))
+
+
+def _checked(reference: str) -> str:
+    """Resources bypass the tools' input schema, so its length bound is applied here."""
+    if len(reference) > MAX_REFERENCE:
+        raise ResourceError(
+            f"invalid_argument: the reference must have at most {MAX_REFERENCE} characters."
+        )
+    return reference
+
+
+async def _answer(call: Awaitable[CallToolResult]) -> dict[str, Any]:
+    """The tool's structured result, or its error text as a resource error."""
+    try:
+        result = await call
+    except ToolError as exc:
+        message = str(exc)
+        if message.startswith("not_found:"):
+            raise ResourceNotFoundError(message) from None
+        raise ResourceError(message) from None
+    assert result.structured_content is not None  # every tool returns a model
+    return result.structured_content
+
+
+def _compact(document: dict[str, Any]) -> str:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))

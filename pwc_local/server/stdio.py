@@ -1,0 +1,692 @@
+"""The stdio transport: one JSON-RPC message per line, guarded.
+
+MCP clients spawn the server and speak JSON-RPC 2.0 over its stdin and stdout, one
+message per line. The SDK ships a stdio transport, but it drops lines it cannot parse
+without a word, abandons running requests when stdin closes and writes `\\r\\n` on
+Windows. This module owns the wire instead and feeds the SDK's low-level server a pair
+of in-memory streams:
+
+    stdin ─ reader thread ─▶ guard ─▶ SDK server ─▶ forwarder ─▶ writer thread ─ stdout
+                               └──── protocol errors ───────────▶┘
+
+* **stdout carries protocol messages only.** While serving, file descriptor 1 points
+  at stderr and descriptor 0 at the null device; the real pipes live on as private
+  duplicates. A stray `print()` in a tool, or a child process it starts, therefore
+  lands on stderr and can never corrupt the stream.
+* **Every malformed line gets the answer JSON-RPC asks for** (see `inspect_line`):
+  -32700 for bytes that are not UTF-8 JSON, -32600 for JSON that is not a JSON-RPC 2.0
+  message, -32602 for a request whose params cannot be right. Valid messages reach
+  the SDK unchanged.
+* **Lines are capped** at `MAX_LINE_BYTES`. A longer line is skipped without being
+  held in memory and answered with -32600; the session carries on.
+* **Request ids are tracked.** A request reusing the id of one still running is
+  refused (-32600) and the first one continues. When stdin closes, requests in flight
+  may finish (up to `drain_timeout` seconds), their answers are flushed, and only then
+  does the server stop.
+
+Typical use, from the command line entry point:
+
+    from pwc_local.server import stdio
+
+    sys.exit(stdio.run(build_server(settings), drain_timeout=settings.timeout + 5))
+
+`serve()` is the same loop as a coroutine, and accepts explicit binary streams, which
+is how the tests drive it in-process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import anyio
+from anyio.from_thread import BlockingPortal
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.dispatcher import coerce_request_id
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel.server import Server
+    from mcp.server.mcpserver import MCPServer
+
+__all__ = [
+    "DEFAULT_DRAIN_TIMEOUT",
+    "MAX_LINE_BYTES",
+    "Accepted",
+    "LineTooLong",
+    "Rejected",
+    "encode_message",
+    "inspect_line",
+    "iter_lines",
+    "run",
+    "serve",
+]
+
+logger = logging.getLogger(__name__)
+
+MAX_LINE_BYTES = 4 * 1024 * 1024
+"""The longest message accepted on stdin, in bytes, not counting the line ending."""
+
+DEFAULT_DRAIN_TIMEOUT = 30.0
+"""Seconds requests in flight may keep running after stdin closes (catalog timeout + margin)."""
+
+_DISCARD_CHUNK = 64 * 1024  # read size while skipping the rest of an oversized line
+_OUTPUT_QUEUE = 32  # encoded messages waiting for the writer thread
+_WRITE_BATCH = 64  # messages joined into one write when several are waiting
+
+# Valid JSON, but str.splitlines()-based readers would break a line at these code
+# points, so they are written as escapes (legal anywhere they can occur: in strings).
+_LINE_BREAKING_UTF8 = (
+    (b"\xe2\x80\xa8", b"\\u2028"),
+    (b"\xe2\x80\xa9", b"\\u2029"),
+    (b"\xc2\x85", b"\\u0085"),
+)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading lines and judging them: pure, no I/O beyond the stream handed in.
+
+
+class LineTooLong:
+    """Marks a line longer than the cap; its bytes were read and thrown away."""
+
+    def __repr__(self) -> str:
+        return "LineTooLong()"
+
+
+def iter_lines(source: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | LineTooLong]:
+    """Yield each line of `source` (line ending included), or `LineTooLong` in its place.
+
+    Blocks on `source`; ends at end of file. At most `limit + 1` bytes of any line are
+    ever held: the rest of a longer line is skipped in small reads. A last line without
+    a newline is yielded as it is.
+    """
+    while True:
+        line = source.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        while True:
+            rest = source.readline(_DISCARD_CHUNK)
+            if not rest or rest.endswith(b"\n"):
+                break
+        yield LineTooLong()
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A well-formed JSON-RPC message, validated by the SDK's own message model."""
+
+    message: JSONRPCMessage
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A protocol error to send back instead of passing the line on."""
+
+    code: int
+    message: str
+    id: RequestId | None = None
+    data: dict[str, Any] | None = None
+
+    def frame(self) -> bytes:
+        """The JSON-RPC error response as one line of bytes."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        body = {"jsonrpc": "2.0", "id": self.id, "error": error}
+        return json.dumps(body, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def inspect_line(line: bytes) -> Accepted | Rejected | None:
+    """Judge one stdin line: pass it on (`Accepted`), answer it (`Rejected`), or drop it.
+
+    `None` means there is nothing to answer: a blank line, or a notification whose
+    params the SDK could not use (notifications never get a response).
+
+    >>> inspect_line(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\\n')
+    Accepted(message=JSONRPCRequest(jsonrpc='2.0', id=1, method='ping', params=None))
+    >>> inspect_line(b"hello").code
+    -32700
+    """
+    text = line.strip()
+    if not text:
+        return None
+    try:
+        doc = json.loads(text.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        return Rejected(PARSE_ERROR, "Parse error: the line is not valid UTF-8")
+    except (ValueError, RecursionError):
+        return Rejected(PARSE_ERROR, "Parse error: the line is not valid JSON")
+    problem = _envelope_problem(doc)
+    if problem is not None:
+        return problem
+    try:
+        return Accepted(jsonrpc_message_adapter.validate_python(doc, by_name=False))
+    except ValidationError:
+        if "method" in doc and "id" not in doc:
+            return None  # a notification whose params the SDK cannot use: no answer is due
+        return _invalid("the message does not have the shape of a JSON-RPC 2.0 message")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # json.loads would otherwise accept NaN
+
+
+def _invalid(reason: str, data: dict[str, Any] | None = None) -> Rejected:
+    # JSON-RPC: when the request object itself is invalid, the answer's id is null.
+    return Rejected(INVALID_REQUEST, f"Invalid request: {reason}", None, data)
+
+
+def _is_request_id(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _envelope_problem(doc: Any) -> Rejected | None:
+    """What is wrong with the JSON-RPC envelope of `doc`, or None if nothing is."""
+    if isinstance(doc, list):
+        return _invalid("batches (JSON arrays) are not supported; send one message per line")
+    if not isinstance(doc, dict):
+        return _invalid("a message must be a JSON object")
+    if doc.get("jsonrpc") != "2.0":
+        return _invalid('"jsonrpc" must be "2.0"')
+    if "method" in doc:
+        if not isinstance(doc["method"], str):
+            return _invalid('"method" must be a string')
+        if "id" not in doc:
+            return None  # a notification; its params are left to the SDK's model
+        if not _is_request_id(doc["id"]):
+            return _invalid('"id" must be a string or an integer')
+        return _params_problem(doc)
+    if "result" in doc or "error" in doc:
+        if "result" in doc and "error" in doc:
+            return _invalid('a response carries "result" or "error", not both')
+        request_id = doc.get("id", ...)
+        if not (_is_request_id(request_id) or (request_id is None and "error" in doc)):
+            return _invalid('a response needs the "id" of the request it answers')
+        return None
+    return _invalid('a message needs "method" (a request or notification) or "result"/"error"')
+
+
+def _params_problem(doc: dict[str, Any]) -> Rejected | None:
+    """-32602 for request params that no MCP method can accept."""
+    request_id = doc["id"]
+    if "params" not in doc:
+        params: dict[str, Any] = {}
+    elif isinstance(doc["params"], dict):
+        params = doc["params"]
+    else:
+        return Rejected(INVALID_PARAMS, 'Invalid params: "params" must be an object', request_id)
+    if "_meta" in params and not isinstance(params["_meta"], dict):
+        return Rejected(INVALID_PARAMS, 'Invalid params: "_meta" must be an object', request_id)
+    if doc["method"] == "tools/call":
+        if not isinstance(params.get("name"), str):
+            reason = 'Invalid params: tools/call needs the tool "name" as a string'
+            return Rejected(INVALID_PARAMS, reason, request_id)
+        if "arguments" in params and not isinstance(params["arguments"], dict):
+            reason = 'Invalid params: tools/call "arguments" must be an object'
+            return Rejected(INVALID_PARAMS, reason, request_id)
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Writing: one compact JSON document and b"\n" per message, on every platform.
+
+
+def encode_message(message: JSONRPCMessage) -> bytes:
+    """Serialise an outgoing message as one line of UTF-8 bytes ending in b"\\n"."""
+    try:
+        data = message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+    except Exception:
+        # Lone surrogates (e.g. from undecodable file names) cannot be UTF-8; as JSON
+        # escapes they still can travel.
+        plain = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        data = json.dumps(plain, separators=(",", ":")).encode("ascii")
+    for raw, escaped in _LINE_BREAKING_UTF8:
+        if raw in data:
+            data = data.replace(raw, escaped)
+    return data + b"\n"
+
+
+def _answered_id(message: JSONRPCMessage) -> RequestId | None:
+    if isinstance(message, JSONRPCResponse | JSONRPCError):
+        return message.id
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# The session: threads at the two ends, three tasks in between.
+
+
+class _Session:
+    """One client connection over a pair of binary streams."""
+
+    def __init__(self, lowlevel: Server, source: BinaryIO, sink: BinaryIO, drain_timeout: float):
+        self._lowlevel = lowlevel
+        self._source = source
+        self._sink = sink
+        self._drain_timeout = drain_timeout
+        self._outstanding: set[RequestId] = set()
+        self._drained: anyio.Event | None = None
+        self._scope: anyio.CancelScope | None = None
+        self.reader_done = threading.Event()
+        self.writer_done = threading.Event()
+
+    async def run(self) -> None:
+        to_sdk, sdk_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        sdk_writes, from_sdk = anyio.create_memory_object_stream[SessionMessage](0)
+        lines_in, lines = anyio.create_memory_object_stream[bytes | LineTooLong](0)
+        output, output_out = anyio.create_memory_object_stream[bytes](_OUTPUT_QUEUE)
+        flushed = anyio.Event()
+        portal = BlockingPortal()
+        async with portal:
+            try:
+                async with anyio.create_task_group() as tg:
+                    self._scope = tg.cancel_scope
+                    _daemon("pwc-stdin", self._read, portal, lines_in)
+                    _daemon("pwc-stdout", self._write, portal, output_out, flushed)
+                    tg.start_soon(self._serve_sdk, sdk_reads, sdk_writes)
+                    tg.start_soon(self._forward, from_sdk, output.clone())
+                    tg.start_soon(self._guard, lines, to_sdk, output.clone())
+                    output.close()  # the stream ends once both clones are closed
+                    await flushed.wait()
+            finally:
+                await portal.stop(cancel_remaining=True)
+
+    # -- event loop side ------------------------------------------------------------
+
+    async def _serve_sdk(
+        self,
+        reads: MemoryObjectReceiveStream[SessionMessage | Exception],
+        writes: MemoryObjectSendStream[SessionMessage],
+    ) -> None:
+        options = self._lowlevel.create_initialization_options()
+        await self._lowlevel.run(reads, writes, options)
+
+    async def _guard(
+        self,
+        lines: MemoryObjectReceiveStream[bytes | LineTooLong],
+        to_sdk: MemoryObjectSendStream[SessionMessage | Exception],
+        output: MemoryObjectSendStream[bytes],
+    ) -> None:
+        """Judge each line; answer the bad ones, pass the good ones to the SDK."""
+        async with output, lines, to_sdk:
+            try:
+                async for line in lines:
+                    await self._admit(line, to_sdk, output)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                logger.debug("the MCP server stopped reading; closing the session")
+                return
+            await self._drain()
+
+    async def _admit(
+        self,
+        line: bytes | LineTooLong,
+        to_sdk: MemoryObjectSendStream[SessionMessage | Exception],
+        output: MemoryObjectSendStream[bytes],
+    ) -> None:
+        request_id: RequestId | None = None
+        try:
+            verdict = self._judge(line)
+            if isinstance(verdict, Rejected):
+                await output.send(verdict.frame())
+                return
+            if verdict is None:
+                return
+            message = verdict.message
+            if isinstance(message, JSONRPCRequest):
+                request_id = message.id
+                self._outstanding.add(coerce_request_id(request_id))
+            await to_sdk.send(SessionMessage(message))
+            if isinstance(message, JSONRPCNotification):
+                self._note_cancelled(message)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            raise
+        except Exception as exc:
+            # A bug here must cost one message, not the session.
+            logger.error("stdio guard failed on a message: %s", type(exc).__name__)
+            if request_id is not None:
+                self._settle(request_id)
+                failure = Rejected(INTERNAL_ERROR, "Internal error", request_id)
+                await output.send(failure.frame())
+
+    def _judge(self, line: bytes | LineTooLong) -> Accepted | Rejected | None:
+        if isinstance(line, LineTooLong):
+            return _invalid(f"message longer than {MAX_LINE_BYTES} bytes; it was discarded")
+        verdict = inspect_line(line)
+        if isinstance(verdict, Rejected):
+            logger.debug("answered a malformed line with %d", verdict.code)
+        elif verdict is not None and isinstance(verdict.message, JSONRPCRequest):
+            request_id = verdict.message.id
+            if coerce_request_id(request_id) in self._outstanding:
+                # The id belongs to the running request; a second answer carrying it
+                # would be ambiguous, so this refusal says which id via `data`.
+                return _invalid("a request with this id is still in progress", {"id": request_id})
+        return verdict
+
+    def _note_cancelled(self, message: JSONRPCNotification) -> None:
+        """A cancelled request will never be answered: stop waiting for it."""
+        if message.method != "notifications/cancelled" or not message.params:
+            return
+        request_id = message.params.get("requestId")
+        if _is_request_id(request_id):
+            self._settle(request_id)
+
+    def _settle(self, request_id: RequestId) -> None:
+        self._outstanding.discard(coerce_request_id(request_id))
+        if not self._outstanding and self._drained is not None:
+            self._drained.set()
+
+    async def _drain(self) -> None:
+        """At end of input: give requests in flight their time to be answered."""
+        if not self._outstanding:
+            return
+        logger.info(
+            "stdin closed; letting %d request(s) in flight finish (up to %.0f s)",
+            len(self._outstanding),
+            self._drain_timeout,
+        )
+        self._drained = anyio.Event()
+        with anyio.move_on_after(self._drain_timeout) as waited:
+            await self._drained.wait()
+        if waited.cancelled_caught:
+            logger.warning(
+                "stdin closed; %d request(s) still running after %.0f s are abandoned",
+                len(self._outstanding),
+                self._drain_timeout,
+            )
+
+    async def _forward(
+        self,
+        from_sdk: MemoryObjectReceiveStream[SessionMessage],
+        output: MemoryObjectSendStream[bytes],
+    ) -> None:
+        """Encode what the SDK sends and note which requests that answers."""
+        async with from_sdk, output:
+            async for item in from_sdk:
+                message = item.message
+                answered = _answered_id(message)
+                try:
+                    data = encode_message(message)
+                except Exception as exc:
+                    logger.error("could not encode an outgoing message: %s", type(exc).__name__)
+                    if answered is None:
+                        continue
+                    data = Rejected(INTERNAL_ERROR, "Internal error", answered).frame()
+                await output.send(data)
+                if answered is not None:
+                    self._settle(answered)
+
+    async def _next_output(self, output: MemoryObjectReceiveStream[bytes]) -> bytes | None:
+        """The next bytes to write (several messages if queued), or None when done."""
+        try:
+            chunks = [await output.receive()]
+        except anyio.EndOfStream:
+            return None
+        while len(chunks) < _WRITE_BATCH:
+            try:
+                chunks.append(output.receive_nowait())
+            except (anyio.WouldBlock, anyio.EndOfStream):
+                break
+        return b"".join(chunks)
+
+    def finished_with(self, fd: int) -> bool:
+        """Whether the thread using standard descriptor `fd`'s pipe has ended."""
+        return (self.reader_done if fd == 0 else self.writer_done).is_set()
+
+    def _lost_output(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+
+    # -- threads ------------------------------------------------------------------------
+    # Blocking reads and writes run on daemon threads so that a client which neither
+    # closes stdin nor reads stdout can never keep the process alive after a signal.
+
+    def _read(self, portal: BlockingPortal, lines: MemoryObjectSendStream[Any]) -> None:
+        try:
+            for line in iter_lines(self._source):
+                portal.call(lines.send, line)
+        except OSError as exc:
+            logger.warning("reading stdin failed (%s); treating it as closed", type(exc).__name__)
+        finally:
+            self.reader_done.set()
+            _quietly(portal.call, lines.aclose)
+
+    def _write(
+        self,
+        portal: BlockingPortal,
+        output: MemoryObjectReceiveStream[bytes],
+        flushed: anyio.Event,
+    ) -> None:
+        try:
+            while (data := portal.call(self._next_output, output)) is not None:
+                self._sink.write(data)
+                self._sink.flush()
+        except OSError as exc:
+            logger.info("stdout is closed (%s); ending the session", type(exc).__name__)
+            _quietly(portal.call, self._lost_output)
+        finally:
+            self.writer_done.set()
+            _quietly(portal.call, flushed.set)
+
+
+def _daemon(name: str, target: Callable[..., None], *args: Any) -> None:
+    def guarded() -> None:
+        try:
+            target(*args)
+        except Exception as exc:
+            # The portal is gone (shutdown) or the loop refused the call: nothing to do.
+            logger.debug("%s thread ended: %s", name, type(exc).__name__)
+
+    threading.Thread(target=guarded, name=name, daemon=True).start()
+
+
+def _quietly(call: Callable[..., Any], *args: Any) -> None:
+    # Used for last words to the event loop, which may already have finished.
+    with suppress(Exception):
+        call(*args)
+
+
+# ---------------------------------------------------------------------------------------
+# The standard descriptors.
+
+
+class _ClaimedDescriptor:
+    """A standard descriptor whose pipe was moved to a private duplicate.
+
+    `fd` itself then points at a harmless stand-in (stderr for stdout, the null device
+    for stdin), which is what child processes inherit; `stream` reads or writes the
+    real pipe. `release()` puts the pipe back on `fd`.
+    """
+
+    def __init__(self, fd: int, private: int, stream: BinaryIO):
+        self.fd = fd
+        self.private = private
+        self.stream = stream
+
+    @classmethod
+    def take(cls, fd: int) -> _ClaimedDescriptor:
+        private = _private_duplicate(fd)
+        try:
+            stand_in = _stand_in(fd)
+            try:
+                os.dup2(stand_in, fd)
+            finally:
+                os.close(stand_in)
+        except OSError:
+            os.close(private)
+            raise
+        _rebind_windows_handle(fd)
+        mode = "rb" if fd == 0 else "wb"
+        # closefd=False: the descriptor is closed by release(), never by the file object.
+        return cls(fd, private, open(private, mode, closefd=False))
+
+    def release(self, *, close: bool) -> None:
+        """Point `fd` at the pipe again; close the duplicate unless a thread may use it."""
+        try:
+            os.dup2(self.private, self.fd)
+            _rebind_windows_handle(self.fd)
+        except OSError as exc:
+            logger.warning("could not restore fd %d: %s", self.fd, type(exc).__name__)
+            return
+        if close:
+            os.close(self.private)
+
+
+def _private_duplicate(fd: int) -> int:
+    """Duplicate `fd` above the standard range, not inherited by child processes."""
+    if sys.platform == "win32":
+        return os.dup(fd)  # non-inheritable; Windows has no F_DUPFD
+    import fcntl
+
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
+def _stand_in(fd: int) -> int:
+    if fd == 0:
+        return os.open(os.devnull, os.O_RDONLY)
+    try:
+        return os.dup(2)
+    except OSError:
+        return os.open(os.devnull, os.O_WRONLY)
+
+
+def _rebind_windows_handle(fd: int) -> None:
+    """On Windows, children inherit the Win32 standard handles, not CRT descriptors."""
+    if sys.platform != "win32":
+        return
+    import ctypes
+    import msvcrt
+
+    which = {0: -10, 1: -11}[fd]  # STD_INPUT_HANDLE, STD_OUTPUT_HANDLE
+    ctypes.windll.kernel32.SetStdHandle(which, msvcrt.get_osfhandle(fd))
+
+
+def _flush_python_stdout() -> None:
+    # Text buffered in sys.stdout goes wherever fd 1 points at this moment.
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+
+
+# ---------------------------------------------------------------------------------------
+# Entry points.
+
+
+def _lowlevel_server(server: MCPServer | Server) -> Server:
+    """The SDK's low-level `Server` behind an `MCPServer` (or the server itself)."""
+    # MCPServer exposes no public accessor; its own run_stdio_async uses this attribute.
+    lowlevel = getattr(server, "_lowlevel_server", server)
+    if not (hasattr(lowlevel, "run") and hasattr(lowlevel, "create_initialization_options")):
+        raise TypeError(f"{type(server).__name__} is not an MCP server this SDK release can run")
+    return lowlevel
+
+
+async def serve(
+    server: MCPServer | Server,
+    *,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    drain_timeout: float = DEFAULT_DRAIN_TIMEOUT,
+) -> None:
+    """Serve one MCP session over stdio until stdin closes or the client goes away.
+
+    `server` is an `mcp.server.mcpserver.MCPServer` (or the SDK's low-level `Server`).
+    Without explicit streams the process's own stdin and stdout are claimed for the
+    session: the pipes move to private descriptors and fds 0 and 1 point at the null
+    device and stderr until the session ends. Explicit `stdin`/`stdout` must be
+    buffered binary streams; they are used as they are and not closed.
+
+    `drain_timeout` bounds how long requests still running at end of input may take
+    before they are cancelled (the SDK then answers them with a "connection closed"
+    error). Returns when every answer has been written and flushed.
+    """
+    lowlevel = _lowlevel_server(server)
+    claimed: list[_ClaimedDescriptor] = []
+    session: _Session | None = None
+    try:
+        if stdin is None:
+            claimed.append(_ClaimedDescriptor.take(0))
+            stdin = claimed[-1].stream
+        if stdout is None:
+            claimed.append(_ClaimedDescriptor.take(1))
+            stdout = claimed[-1].stream
+            _flush_python_stdout()  # anything printed before now goes to stderr
+        session = _Session(lowlevel, stdin, stdout, drain_timeout)
+        await session.run()
+    finally:
+        _flush_python_stdout()
+        for claim in reversed(claimed):
+            claim.release(close=session is None or session.finished_with(claim.fd))
+
+
+def run(server: MCPServer | Server, *, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT) -> int:
+    """Serve `server` on the process's stdin/stdout; return the exit status.
+
+    0 when the session ended normally: stdin closed, the client stopped reading, or
+    SIGTERM/SIGINT arrived (these end the session at once, without a traceback).
+    1 when the transport itself failed; the exception class is logged to stderr.
+    """
+    try:
+        return anyio.run(_serve_until_signal, server, drain_timeout)
+    except KeyboardInterrupt:  # SIGINT where signal handlers are unavailable (Windows)
+        return 0
+
+
+async def _serve_until_signal(server: MCPServer | Server, drain_timeout: float) -> int:
+    status = 0
+    async with anyio.create_task_group() as tg:
+        if sys.platform != "win32":
+            tg.start_soon(_cancel_on_signal, tg.cancel_scope)
+        try:
+            await serve(server, drain_timeout=drain_timeout)
+        except Exception as exc:
+            logger.error("stdio transport failed: %s", ", ".join(_exception_names(exc)))
+            status = 1
+        tg.cancel_scope.cancel()
+    return status
+
+
+async def _cancel_on_signal(scope: anyio.CancelScope) -> None:
+    import signal
+
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for signum in signals:
+            logger.info("received %s; stopping", signal.Signals(signum).name)
+            scope.cancel()
+            return
+
+
+def _exception_names(exc: BaseException) -> Iterable[str]:
+    """Class names of `exc`, or of the leaves of an exception group."""
+    nested = getattr(exc, "exceptions", None)
+    if isinstance(nested, tuple):
+        for inner in nested:
+            yield from _exception_names(inner)
+    else:
+        yield type(exc).__name__

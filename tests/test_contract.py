@@ -1,0 +1,294 @@
+"""The advertised MCP surface matches the contract (tools.json, tools.md §1, §2, §3, §7, §9).
+
+The server is driven in-process through the SDK client, so these tests read exactly
+what a client receives from `initialize`, `tools/list`, `resources/templates/list`
+and `prompts/*`, without the network (no tool is called that would need it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from pwc_local import __version__
+from pwc_local.config import Settings
+from pwc_local.server.app import build_server
+
+# The contract lives in the shared spec next to the repository; a copy is kept in the
+# repository so the test also runs from a clean clone (a drift test compares the two).
+SHARED_SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "tools.json"
+VENDORED_SPEC = Path(__file__).resolve().parent / "data" / "tools.json"
+SPEC = json.loads(
+    (SHARED_SPEC if SHARED_SPEC.exists() else VENDORED_SPEC).read_text(encoding="utf-8")
+)
+BOUND_KEYS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
+
+# tools.md §2.0.1 output models, identified by their own (non-envelope) properties.
+ENVELOPE = {"schema_version", "cache"}
+MODEL_FIELDS = {
+    "PaperPage": {"data", "items", "next_page", "note", "available_at"},
+    "PaperInfoResult": {
+        "data", "paper", "evaluation_count", "evaluations", "in_catalog", "note", "available_at"
+    },
+    "EvaluationPage": {"data", "paper", "evaluation_count", "page", "next_page", "evaluations"},
+    "PaperReadResult": {
+        "paper", "markdown", "truncated", "next_cursor", "in_catalog", "available_at"
+    },
+    "PaperLineageResult": {
+        "data", "paper", "predecessors", "successors", "coverage", "coverage_note"
+    },
+    "TaskResult": {"data", "task"},
+    "QueryResult": {"data"},
+    "MethodResult": {"data", "method"},
+    "BenchmarkResult": {
+        "data", "benchmark", "evaluation_count", "matched_count", "evaluations",
+        "metric_directions", "page", "next_page", "ranking_note", "metric_note",
+    },
+    "BenchmarkPage": {"data", "items", "next_page"},
+}  # fmt: skip
+TOOL_MODELS = {
+    "search_papers": "PaperPage",
+    "get_paper_info": "PaperInfoResult",
+    "get_paper_evaluations": "EvaluationPage",
+    "read_paper": "PaperReadResult",
+    "list_papers": "PaperPage",
+    "list_recent_papers": "PaperPage",
+    "list_trending_papers": "PaperPage",
+    "get_related_papers": "PaperPage",
+    "get_paper_lineage": "PaperLineageResult",
+    "get_task": "TaskResult",
+    "list_tasks": "QueryResult",
+    "get_method": "MethodResult",
+    "list_methods": "QueryResult",
+    "get_conference": "QueryResult",
+    "list_conferences": "QueryResult",
+    "get_organization": "QueryResult",
+    "list_organizations": "QueryResult",
+    "get_framework": "QueryResult",
+    "list_frameworks": "QueryResult",
+    "get_benchmark": "BenchmarkResult",
+    "list_benchmarks": "BenchmarkPage",
+}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def surface() -> dict[str, Any]:
+    """Everything the server advertises, collected in one in-process session."""
+    import anyio
+
+    async def collect() -> dict[str, Any]:
+        server = build_server(Settings(api_url="http://127.0.0.1:9"))
+        async with Client(server, mode="legacy") as client:
+            tools = (await client.list_tools()).tools
+            templates = (await client.list_resource_templates()).resource_templates
+            prompts = (await client.list_prompts()).prompts
+            rendered = {
+                name: await client.get_prompt(name, {args[0]: 'a "quoted"\ntopic'})
+                for name, args in SPEC["prompts"].items()
+            }
+            return {
+                "info": client.server_info,
+                "capabilities": client.server_capabilities,
+                "tools": {tool.name: tool.model_dump(by_alias=True, mode="json") for tool in tools},
+                "templates": templates,
+                "prompts": prompts,
+                "rendered": rendered,
+            }
+
+    return anyio.run(collect)
+
+
+@pytest.mark.skipif(not SHARED_SPEC.exists(), reason="no shared spec next to this clone")
+def test_vendored_contract_matches_the_shared_spec() -> None:
+    assert json.loads(VENDORED_SPEC.read_text(encoding="utf-8")) == json.loads(
+        SHARED_SPEC.read_text(encoding="utf-8")
+    )
+
+
+def _branches(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The non-null branch of a property schema and whether `null` is accepted."""
+    if "anyOf" in schema:
+        options = schema["anyOf"]
+        nullable = {"type": "null"} in options
+        others = [option for option in options if option != {"type": "null"}]
+        assert len(others) == 1, schema
+        return others[0], nullable
+    return schema, False
+
+
+def test_exactly_the_21_tools_in_order(surface: dict[str, Any]) -> None:
+    assert list(surface["tools"]) == list(SPEC["tools"])
+    assert len(surface["tools"]) == 21
+
+
+@pytest.mark.parametrize("name", list(SPEC["tools"]))
+def test_input_schema_matches_spec(surface: dict[str, Any], name: str) -> None:
+    spec = SPEC["tools"][name]
+    schema = surface["tools"][name]["inputSchema"]
+    assert schema["type"] == "object"
+    assert sorted(schema.get("required", [])) == sorted(spec["required"])
+    assert list(schema["properties"]) == list(spec["parameters"])
+    for param, expected in spec["parameters"].items():
+        prop = schema["properties"][param]
+        body, nullable = _branches(prop)
+        where = f"{name}.{param}"
+        assert body["type"] == expected["type"], where
+        assert nullable == expected.get("nullable", False), where
+        if "default" in expected:
+            assert "default" in prop and prop["default"] == expected["default"], where
+            assert param not in schema.get("required", []), where
+        else:
+            assert "default" not in prop, where
+        for key in BOUND_KEYS:
+            assert body.get(key) == expected.get(key), f"{where} {key}"
+        assert body.get("enum") == expected.get("enum"), where
+        if "items" in expected:
+            assert body["items"] == {"type": expected["items"]}, where
+        if "values" in expected:
+            assert body["additionalProperties"] == {"type": expected["values"]}, where
+
+
+@pytest.mark.parametrize("name", list(SPEC["tools"]))
+def test_annotations_and_description(surface: dict[str, Any], name: str) -> None:
+    tool = surface["tools"][name]
+    assert tool["annotations"] == {
+        "title": None,
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": True,
+    }
+    assert tool.get("title") is None
+    assert 20 <= len(tool["description"]) <= 700
+
+
+def _objects(schema: Any) -> list[dict[str, Any]]:
+    """Every object schema (with properties) nested anywhere in `schema`."""
+    found: list[dict[str, Any]] = []
+    if isinstance(schema, dict):
+        if "properties" in schema:
+            found.append(schema)
+        for value in schema.values():
+            found.extend(_objects(value))
+    elif isinstance(schema, list):
+        for value in schema:
+            found.extend(_objects(value))
+    return found
+
+
+@pytest.mark.parametrize("name", list(SPEC["tools"]))
+def test_output_schema(surface: dict[str, Any], name: str) -> None:
+    schema = surface["tools"][name]["outputSchema"]
+    assert schema["type"] == "object"
+    assert schema["properties"]["schema_version"]["const"] == "v1"
+    assert set(schema["properties"]) - ENVELOPE == MODEL_FIELDS[TOOL_MODELS[name]]
+    for nested in _objects(schema):
+        assert nested.get("additionalProperties") is False, nested
+    # The local addition: a nullable cache status, null by default.
+    cache = schema["properties"]["cache"]
+    assert cache["default"] is None
+    status = schema["$defs"]["CacheStatus"]
+    assert status["required"] == ["stale", "cached_at"]
+
+
+def test_server_identity(surface: dict[str, Any]) -> None:
+    info = surface["info"]
+    assert info.name == "pwc-local"
+    assert info.title == "Papers With Code (local)"
+    assert info.version == __version__
+    assert info.website_url == "https://paperswithcode.co"
+    capabilities = surface["capabilities"]
+    assert capabilities.tools is not None
+    assert capabilities.resources is not None
+    assert capabilities.prompts is not None
+
+
+def test_instructions_are_short_and_cover_the_essentials() -> None:
+    server = build_server(Settings())
+    instructions = server.instructions or ""
+    assert len(instructions) < 900
+    for needle in ("search_papers", "list_", "get_task", "get_benchmark", "next_cursor",
+                   "structuredContent", "fficial"):  # fmt: skip
+        assert needle in instructions
+
+
+def test_resource_templates(surface: dict[str, Any]) -> None:
+    advertised = {
+        t.uri_template: (t.name, t.title, t.mime_type, bool(t.description))
+        for t in surface["templates"]
+    }
+    assert list(advertised) == SPEC["resource_templates"]
+    json_type, markdown = "application/json", "text/markdown"
+    assert advertised == {
+        "pwc://papers/{paper}": ("paper-info", "Paper information", json_type, True),
+        "pwc://papers/{paper}/markdown": ("paper-markdown", "Paper Markdown", markdown, True),
+        "pwc://tasks/{task}": ("task", "Research task", json_type, True),
+        "pwc://benchmarks/{benchmark}": ("benchmark", "Benchmark leaderboard", json_type, True),
+    }
+
+
+def test_prompts(surface: dict[str, Any]) -> None:
+    prompts = {p.name: p for p in surface["prompts"]}
+    assert {name: [a.name for a in p.arguments or []] for name, p in prompts.items()} == SPEC[
+        "prompts"
+    ]
+    assert {name: p.title for name, p in prompts.items()} == {
+        "find_papers": "Find papers",
+        "compare_leaderboard": "Compare a leaderboard",
+        "survey_task": "Survey a research task",
+    }
+    for prompt in prompts.values():
+        assert all(argument.required for argument in prompt.arguments or [])
+
+
+@pytest.mark.parametrize("name", list(SPEC["prompts"]))
+def test_prompt_embeds_argument_as_quoted_literal(surface: dict[str, Any], name: str) -> None:
+    messages = surface["rendered"][name].messages
+    assert len(messages) == 1
+    assert messages[0].role == "user"
+    body = messages[0].content.text
+    # The argument appears as one JSON string literal: its quotes and newline escaped.
+    assert json.dumps('a "quoted"\ntopic') in body
+    assert "\n" not in body
+
+
+def test_start_up_imports_no_network_cache_or_query_modules() -> None:
+    """Spawn-to-initialize time matters: building the server must not load these."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from pwc_local.config import Settings\n"
+        "from pwc_local.server.app import build_server\n"
+        "build_server(Settings())\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    assert "pwc_local.server.tools" in loaded  # the probe did build the server
+    heavy = {
+        "httpx",
+        "diskcache",
+        "platformdirs",
+        "pwc_local.catalog.http",
+        "pwc_local.catalog.papers",
+        "pwc_local.catalog.public",
+        "pwc_local.catalog.reading",
+        "pwc_local.catalog.taxonomy",
+        "pwc_local.catalog.benchmarks",
+        "pwc_local.store.cursors",
+    }
+    assert loaded & heavy == set()

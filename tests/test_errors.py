@@ -1,0 +1,436 @@
+"""Failures become `code: sentence` tool errors in one place (tools.md §4, issue brief).
+
+Unit tests pin the mapping of every error class; in-process server tests pin the
+two SDK seams (schema violations and unknown tools) and prove that a tool call
+that fails leaves the server serving, all without the network: the catalog is a
+stub that raises the typed errors `HttpCatalog` would raise.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Annotated, Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field, ValidationError
+
+from pwc_local.catalog.errors import (
+    Ambiguous,
+    CatalogError,
+    CursorMismatch,
+    ExpiredCursor,
+    HTTPStatusError,
+    InvalidCursor,
+    InvalidResponse,
+    NoMarkdown,
+    NotFound,
+    PaperChanged,
+    PaperMissing,
+    ResponseTooLarge,
+    UnknownMetric,
+    UpstreamError,
+    UpstreamTimeout,
+    UpstreamUnreachable,
+    UsageError,
+)
+from pwc_local.config import ConfigError, Settings
+from pwc_local.runtime import LazyRuntime, Runtime
+from pwc_local.server.app import PwcServer, build_server
+from pwc_local.server.errors import (
+    catalog_detail,
+    error_message,
+    unknown_tool_message,
+    validation_message,
+)
+from pwc_local.server.models import QueryResult
+from pwc_local.store.freshness import note_stale
+
+
+def _code(message: str) -> str:
+    return message.split(":", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("exc", "expected"),
+    [
+        (HTTPStatusError(404, '{"detail":"No paper found"}'), "not_found"),
+        (HTTPStatusError(400, '{"detail":"bad"}'), "invalid_argument"),
+        (HTTPStatusError(422, "x"), "invalid_argument"),
+        (HTTPStatusError(429, ""), "rate_limited"),
+        (HTTPStatusError(504, "<h1>504 Gateway Timeout</h1>"), "upstream_timeout"),
+        (HTTPStatusError(502, "upstream timed out"), "upstream_timeout"),
+        (HTTPStatusError(404, "gateway timeout"), "not_found"),  # 404 is decided first
+        (HTTPStatusError(500, "Internal Server Error"), "upstream_error"),
+        (HTTPStatusError(409, "conflict"), "upstream_error"),
+        (UpstreamTimeout("catalog request timed out"), "upstream_timeout"),
+        (UpstreamUnreachable("catalog unreachable (ConnectError)"), "upstream_error"),
+        (InvalidResponse("catalog returned invalid JSON"), "upstream_error"),
+        (ResponseTooLarge("too big"), "upstream_error"),
+        (UpstreamError("something"), "upstream_error"),
+        (NotFound("Task not found: x"), "not_found"),
+        (PaperMissing("Paper not found: 2308.10195"), "not_found"),
+        (Ambiguous("Paper title is ambiguous: A (1), A (2)"), "ambiguous"),
+        (UsageError("max_parameters must be a positive size"), "invalid_argument"),
+        (UnknownMetric("unknown metric(s): x"), "invalid_argument"),
+        (NoMarkdown("whatever"), "no_markdown"),
+        (PaperChanged("whatever"), "paper_changed"),
+        (InvalidCursor("whatever"), "invalid_cursor"),
+        (ExpiredCursor("whatever"), "expired_cursor"),
+        (CursorMismatch("whatever"), "cursor_mismatch"),
+        (ConfigError("key file is group-readable; chmod 600 it"), "config_error"),
+        (CatalogError("a class nobody mapped"), "internal_error"),
+        (RuntimeError("boom"), "internal_error"),
+        (KeyError("k"), "internal_error"),
+    ],
+)
+def test_every_error_class_has_its_code(exc: BaseException, expected: str) -> None:
+    message = error_message(exc)
+    assert _code(message) == expected
+    assert message.split(": ", 1)[1].strip()  # a sentence follows the code
+
+
+def test_caller_facing_messages_pass_through_verbatim() -> None:
+    message = "Task not found: imagenet; closest results: Image Classification"
+    assert error_message(NotFound(message)) == f"not_found: {message}"
+    assert error_message(Ambiguous("Paper title is ambiguous")) == (
+        "ambiguous: Paper title is ambiguous"
+    )
+    assert error_message(UsageError("pareto needs two metrics")) == (
+        "invalid_argument: pareto needs two metrics"
+    )
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        HTTPStatusError(500, "Traceback: secret-body at https://internal.example/x"),
+        UpstreamUnreachable("catalog unreachable at https://internal.example/secret-body"),
+        InvalidResponse("secret-body"),
+        RuntimeError("secret-body"),
+        NoMarkdown("secret-body"),
+        InvalidCursor("secret-body"),
+    ],
+)
+def test_upstream_text_never_reaches_the_caller(exc: BaseException) -> None:
+    message = error_message(exc)
+    assert "secret-body" not in message
+    assert "internal.example" not in message
+
+
+def test_bad_request_detail_is_extracted_and_sanitised() -> None:
+    assert error_message(HTTPStatusError(400, '{"detail": "page_size must be <= 100"}')) == (
+        "invalid_argument: page_size must be <= 100"
+    )
+    fastapi = '{"detail": [{"loc": ["query", "page"], "msg": "must be positive"}, {"msg": "x"}]}'
+    assert catalog_detail(fastapi) == "must be positive; x"
+    assert catalog_detail("line one\nline\ttwo\x00\x07  ") == "line one line two"
+    long = catalog_detail("é" * 500)
+    assert long == "é" * 200
+    # Nothing left after sanitising: a fixed sentence instead.
+    assert error_message(HTTPStatusError(422, "\n\x00  ")) == (
+        "invalid_argument: the catalog rejected the request."
+    )
+    assert error_message(HTTPStatusError(400, '{"detail": ""}')) == (
+        "invalid_argument: the catalog rejected the request."
+    )
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "tail"),
+    [
+        ("30", "; retry after 30 seconds."),
+        ("Wed, 21 Oct 2026 07:28:00 GMT", "; retry after Wed, 21 Oct 2026 07:28:00 GMT."),
+        (None, "; retry later."),
+        ("\x00\n", "; retry later."),
+    ],
+)
+def test_rate_limit_mentions_retry_after(retry_after: str | None, tail: str) -> None:
+    message = error_message(HTTPStatusError(429, "slow down", retry_after=retry_after))
+    assert message.startswith("rate_limited: ")
+    assert message.endswith(tail)
+
+
+def test_unreachable_catalog_says_what_to_check() -> None:
+    message = error_message(UpstreamUnreachable("catalog unreachable (ConnectError)"))
+    assert "could not be reached" in message
+    assert "PWC_API_URL" in message
+
+
+def test_generic_upstream_failure_logs_only_the_class(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="pwc_local.server.errors"):
+        error_message(InvalidResponse("body said secret-body"))
+    assert [r.levelno for r in caplog.records] == [logging.WARNING]
+    assert "InvalidResponse" in caplog.text
+    assert "secret-body" not in caplog.text
+
+
+def test_bug_logs_class_and_frames_but_not_the_message(caplog: pytest.LogCaptureFixture) -> None:
+    def failing(value: str = "secret" + "-body") -> None:
+        raise ValueError(f"argument value {value}")
+
+    try:
+        failing()
+    except ValueError as exc:
+        with caplog.at_level(logging.ERROR, logger="pwc_local.server.errors"):
+            message = error_message(exc)
+    assert message.startswith("internal_error: ")
+    assert "ValueError" in caplog.text
+    assert "in failing" in caplog.text  # the traceback frames are there
+    assert "secret-body" not in caplog.text
+
+
+# -- argument validation -----------------------------------------------------------------
+
+
+class _Args(BaseModel):
+    limit: int = Field(10, ge=1, le=25)
+    page: int = Field(1, ge=1)
+    query: str = Field(min_length=1, max_length=5)
+    authors: list[str] | None = Field(None, max_length=2)
+    pareto: list[str] | None = Field(None, min_length=2)
+    bounds: dict[str, float] | None = None
+    flag: bool = False
+
+
+def _validation(arguments: dict[str, Any]) -> str:
+    with pytest.raises(ValidationError) as info:
+        _Args.model_validate(arguments)
+    return validation_message(info.value)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"query": "a", "limit": 26}, "limit must be at most 25"),
+        ({"query": "a", "page": 0}, "page must be at least 1"),
+        ({}, "query is required"),
+        ({"query": ""}, "query must not be empty"),
+        ({"query": "SECRET"}, "query must have at most 5 characters"),
+        ({"query": "a", "limit": "SECRET"}, "limit must be an integer"),
+        ({"query": "a", "limit": 2.5}, "limit must be an integer"),
+        ({"query": "a", "authors": ["a", "b", "c"]}, "authors must have at most 2 items"),
+        ({"query": "a", "authors": [1]}, "authors[0] must be a string"),
+        ({"query": "a", "authors": "SECRET"}, "authors must be an array"),
+        ({"query": "a", "pareto": ["x"]}, "pareto must have at least 2 items"),
+        ({"query": "a", "bounds": {"SECRET": "high"}}, "bounds values must be a number"),
+        ({"query": "a", "bounds": "SECRET"}, "bounds must be an object"),
+        ({"query": "a", "flag": "SECRET"}, "flag must be true or false"),
+    ],
+)
+def test_validation_messages_name_the_parameter_not_the_value(
+    arguments: dict[str, Any], expected: str
+) -> None:
+    message = _validation(arguments)
+    assert message == f"invalid_argument: {expected}."
+    assert "SECRET" not in message
+
+
+def test_several_validation_problems_are_listed_once_each() -> None:
+    message = _validation({"query": "", "limit": 0, "page": 0})
+    assert message == (
+        "invalid_argument: limit must be at least 1; page must be at least 1; "
+        "query must not be empty."
+    )
+
+
+def test_unknown_tool_message_is_bounded() -> None:
+    message = unknown_tool_message("x" * 1000 + "\n")
+    assert "not_found: unknown tool" in message
+    assert len(message) < 200
+
+
+# -- through the server: SDK seams and the one mapping point -----------------------------
+
+FRAMEWORKS = {
+    "domains": [
+        {
+            "slug": "llm",
+            "name": "LLM",
+            "categories": [
+                {
+                    "slug": "inference",
+                    "name": "Inference",
+                    "frameworks": [{"id": "11", "slug": "vllm", "name": "vLLM"}],
+                }
+            ],
+        }
+    ]
+}
+
+
+class StubCatalog:
+    """Answers `frameworks/` from a queue of outcomes: documents, exceptions, or callables."""
+
+    def __init__(self) -> None:
+        self.outcomes: list[Any] = []
+        self.closed = False
+
+    async def get_json(self, path: str, params: Any = None) -> Any:
+        outcome = self.outcomes.pop(0) if self.outcomes else FRAMEWORKS
+        if callable(outcome):
+            outcome = outcome()
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    async def read_markdown(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("not used")
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def _run(scenario: Callable[[Client, StubCatalog], Any]) -> StubCatalog:
+    catalog = StubCatalog()
+    settings = Settings(api_url="http://127.0.0.1:9")
+    runtime = LazyRuntime(settings, builder=lambda s: Runtime(s, catalog, codec=None))  # type: ignore[arg-type]
+
+    async def main() -> None:
+        async with Client(build_server(settings, runtime=runtime), mode="legacy") as client:
+            await scenario(client, catalog)
+
+    anyio.run(main)
+    return catalog
+
+
+def _text(result: Any) -> str:
+    assert len(result.content) == 1
+    return result.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("raised", "expected"),
+    [
+        (HTTPStatusError(429, "", retry_after="7"), "rate_limited: "),
+        (UpstreamTimeout("timed out"), "upstream_timeout: "),
+        (UpstreamUnreachable("refused"), "upstream_error: "),
+        (InvalidResponse("bad json"), "upstream_error: "),
+        (HTTPStatusError(404, ""), "not_found: "),
+        (RuntimeError("bug"), "internal_error: "),
+    ],
+)
+def test_tool_failures_are_mapped_and_the_server_keeps_serving(
+    raised: BaseException, expected: str
+) -> None:
+    async def scenario(client: Client, catalog: StubCatalog) -> None:
+        catalog.outcomes.append(raised)
+        failed = await client.call_tool("get_framework", {"framework": "vllm"})
+        assert failed.is_error
+        assert _text(failed).startswith(f"Error executing tool get_framework: {expected}")
+        assert failed.structured_content is None
+        ok = await client.call_tool("get_framework", {"framework": "vllm"})
+        assert not ok.is_error
+        assert ok.structured_content["data"]["domain_slug"] == "llm"
+
+    _run(scenario)
+
+
+def test_schema_violation_is_invalid_argument_without_the_value() -> None:
+    async def scenario(client: Client, catalog: StubCatalog) -> None:
+        result = await client.call_tool(
+            "get_benchmark", {"benchmark": "x" * 501, "limit": 26, "pareto": ["SECRET"]}
+        )
+        assert result.is_error
+        assert _text(result) == (
+            "Error executing tool get_benchmark: invalid_argument: benchmark must have at "
+            "most 500 characters; limit must be at most 25; pareto must have at least 2 items."
+        )
+        assert "SECRET" not in _text(result)
+        missing = await client.call_tool("get_task", {})
+        assert _text(missing).endswith("get_task: invalid_argument: task is required.")
+
+    catalog = _run(scenario)
+    assert catalog.outcomes == []  # nothing reached the catalog
+
+
+def test_unknown_tool_names_the_tool() -> None:
+    async def scenario(client: Client, catalog: StubCatalog) -> None:
+        result = await client.call_tool("delete_everything", {})
+        assert result.is_error
+        assert _text(result) == (
+            "Error executing tool delete_everything: not_found: unknown tool; "
+            "tools/list names the tools."
+        )
+        assert not (await client.call_tool("list_frameworks", {})).is_error
+
+    _run(scenario)
+
+
+def test_crash_outside_a_tool_body_is_internal_error(caplog: pytest.LogCaptureFixture) -> None:
+    server = PwcServer(name="probe")
+
+    async def broken() -> Annotated[CallToolResult, QueryResult]:
+        # Structured content that fails the declared output model, after the body ran.
+        return CallToolResult(
+            content=[TextContent(type="text", text="x")],
+            structured_content={"unexpected": "secret-body"},
+        )
+
+    server.add_tool(broken, name="broken")
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            result = await client.call_tool("broken", {})
+            assert result.is_error
+            assert _text(result).startswith("Error executing tool broken: internal_error: ")
+            assert "secret-body" not in _text(result)
+
+    with caplog.at_level(logging.ERROR, logger="pwc_local.server.errors"):
+        anyio.run(main)
+    assert "ValidationError" in caplog.text
+
+
+def test_stale_answers_are_labelled() -> None:
+    saved = datetime(2026, 5, 1, 12, 30, tzinfo=timezone.utc)
+
+    def stale_frameworks() -> dict[str, Any]:
+        note_stale(saved)  # what the caching source does when it serves an old entry
+        return FRAMEWORKS
+
+    async def scenario(client: Client, catalog: StubCatalog) -> None:
+        catalog.outcomes.append(stale_frameworks)
+        stale = await client.call_tool("list_frameworks", {})
+        assert stale.structured_content["cache"] == {
+            "stale": True,
+            "cached_at": "2026-05-01T12:30:00+00:00",
+        }
+        assert _text(stale).endswith(
+            "This answer comes from the local cache saved at 2026-05-01T12:30:00+00:00, "
+            "because the Papers With Code catalog could not be reached."
+        )
+        fresh = await client.call_tool("list_frameworks", {})
+        assert fresh.structured_content["cache"] is None
+        assert "local cache" not in _text(fresh)
+
+    _run(scenario)
+
+
+def test_runtime_is_built_once_and_closed_at_shutdown() -> None:
+    builds: list[Settings] = []
+    catalog = StubCatalog()
+    settings = Settings(api_url="http://127.0.0.1:9")
+
+    def builder(s: Settings) -> Runtime:
+        builds.append(s)
+        return Runtime(s, catalog, codec=None)  # type: ignore[arg-type]
+
+    runtime = LazyRuntime(settings, builder=builder)
+
+    async def main() -> None:
+        async with Client(build_server(settings, runtime=runtime), mode="legacy") as client:
+            assert builds == []  # listing tools needs no runtime
+            await client.list_tools()
+            assert builds == []
+            async with anyio.create_task_group() as group:
+                for _ in range(5):
+                    group.start_soon(client.call_tool, "list_frameworks", {})
+            assert len(builds) == 1
+            assert not catalog.closed
+
+    anyio.run(main)
+    assert catalog.closed
