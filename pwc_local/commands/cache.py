@@ -1,0 +1,154 @@
+"""`pwc-mcp-local cache stats | clear | prune`: look after the disk cache.
+
+The commands are safe while servers run: the cache is shared through SQLite
+transactions, so a server at worst sees a miss and fetches again.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pwc_local.store.cache import KINDS, CacheError, CacheStats, DiskCache
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+JSON_HELP = "Print the result as one JSON object."
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Use this cache directory instead of the configured one.",
+)
+@click.pass_context
+def cache(ctx: click.Context, cache_dir: Path | None) -> None:
+    """Inspect and tidy the local response and Markdown cache.
+
+    The cache lives in the user cache directory (or PWC_MCP_LOCAL_CACHE_DIR) and
+    is bounded by PWC_MCP_LOCAL_CACHE_SIZE (default 1 GiB), evicting the least
+    recently used entries first.
+    """
+    from pwc_local.cli import resolve_settings
+
+    root = ctx.find_root()
+    flags = dict(root.obj.get("flags", {})) if isinstance(root.obj, dict) else {}
+    settings = resolve_settings(**flags, cache_dir=str(cache_dir) if cache_dir else None)
+    ctx.obj = DiskCache.from_settings(settings)
+    ctx.call_on_close(ctx.obj.close)
+
+
+@cache.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+def stats(store: DiskCache, as_json: bool) -> None:
+    """Show location, size bound, and entries and bytes per kind."""
+    result = _run(store.stats)
+    if as_json:
+        _print_json(_stats_document(result))
+        return
+    click.echo(f"Cache directory: {result.directory}")
+    click.echo(f"Size bound:      {_size(result.size_limit)} (on disk now: {_size(result.volume)})")
+    click.echo("")
+    click.echo(f"{'kind':<10} {'entries':>8} {'bytes':>11}  {'oldest':<20}  {'newest':<20}")
+    for kind, numbers in result.kinds.items():
+        click.echo(
+            f"{kind:<10} {numbers.entries:>8} {_size(numbers.bytes):>11}  "
+            f"{_when(numbers.oldest) or '-':<20}  {_when(numbers.newest) or '-':<20}"
+        )
+    click.echo(f"{'total':<10} {result.entries:>8} {_size(result.bytes):>11}")
+
+
+@cache.command(context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(KINDS),
+    help="Only remove entries of this kind (repeatable). Default: everything.",
+)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+def clear(store: DiskCache, kinds: tuple[str, ...], as_json: bool) -> None:
+    """Remove cached entries (all of them, or those of the given kinds)."""
+    chosen = sorted(set(kinds)) if kinds else None
+    removed = _run(lambda: store.clear(chosen))
+    if as_json:
+        _print_json(
+            {"location": str(store.directory), "removed": removed, "kinds": chosen or "all"}
+        )
+        return
+    which = ", ".join(chosen) if chosen else "all kinds"
+    click.echo(f"Removed {removed} entries ({which}) from {store.directory}.")
+
+
+@cache.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+def prune(store: DiskCache, as_json: bool) -> None:
+    """Remove entries past their lifetime (and any that fail verification).
+
+    Markdown chunks never expire. Note that expired entries are what the server
+    answers from when the catalog cannot be reached; pruning gives that up.
+    """
+    result = _run(store.prune)
+    if as_json:
+        _print_json(
+            {"location": str(store.directory), "expired": result.expired, "corrupt": result.corrupt}
+        )
+        return
+    click.echo(
+        f"Removed {result.expired} expired and {result.corrupt} unreadable entries "
+        f"from {store.directory}."
+    )
+
+
+def _run(action: Any) -> Any:
+    try:
+        return action()
+    except CacheError as exc:
+        click.echo(f"pwc-mcp-local: {exc}", err=True)
+        sys.exit(1)
+
+
+def _stats_document(result: CacheStats) -> dict[str, Any]:
+    return {
+        "location": str(result.directory),
+        "size_limit": result.size_limit,
+        "volume": result.volume,
+        "entries": result.entries,
+        "bytes": result.bytes,
+        "kinds": {
+            kind: {
+                "entries": numbers.entries,
+                "bytes": numbers.bytes,
+                "oldest": _when(numbers.oldest),
+                "newest": _when(numbers.newest),
+            }
+            for kind, numbers in result.kinds.items()
+        },
+    }
+
+
+def _print_json(document: dict[str, Any]) -> None:
+    click.echo(json.dumps(document, indent=2))
+
+
+def _when(timestamp: float | None) -> str | None:
+    if timestamp is None:
+        return None
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat(timespec="seconds")
+
+
+def _size(count: int) -> str:
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{count} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")

@@ -1,0 +1,430 @@
+"""The per-machine secret that signs `read_paper` continuation cursors.
+
+The first process that needs a key makes one: 32 random bytes, written as 64 hex
+characters to `cursor-key` in the app's user configuration directory (platformdirs;
+on Linux `$XDG_CONFIG_HOME/pwc-mcp-local`, usually `~/.config/pwc-mcp-local`). The
+key is what makes a cursor issued by one server process good in the next one, so it
+is guarded like a credential:
+
+* the directory is created 0700 and the file 0600, both owned by the current user;
+* the file is born complete: it is written and fsynced under a temporary name, then
+  hard-linked into place, which fails if another process got there first. So two
+  servers starting at the same moment both end up reading the one key that won,
+  and no reader ever sees a partial or world-readable file;
+* every load opens the file with `O_NOFOLLOW` and checks type, owner and mode of the
+  file and of its directory. A symlink, a group/world-accessible or foreign-owned
+  key is refused with a `KeyFileError` saying how to fix it. It is never replaced
+  silently: that would quietly invalidate every live cursor, or worse, keep using a
+  key somebody else can read.
+
+`PWC_MCP_CURSOR_KEY_CURRENT` (and `PWC_MCP_CURSOR_KEY_PREVIOUS` beside it) override
+the file entirely, as the hosted server's variables do.
+
+`rotate_key()` writes a new key and keeps the old one as `cursor-key.previous`, so
+cursors issued before the rotation stay valid until they expire. A server that is
+already running keeps the key ring it loaded; restart it to sign with the new key.
+
+Windows has no POSIX modes or `O_NOFOLLOW`. There the key lives in the per-user
+`%LOCALAPPDATA%` folder, whose inherited ACL already limits access to the user (and
+SYSTEM and administrators); the mode and owner checks are skipped, and symbolic links
+are still refused by a check before opening.
+
+Nothing in this module prints or logs a key; `KeyRing` hides its secrets from `repr`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import secrets
+import stat
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pwc_local.config import APP_NAME, ConfigError
+from pwc_local.store.cursors import key_id
+
+KEY_FILE_NAME = "cursor-key"
+PREVIOUS_KEY_FILE_NAME = "cursor-key.previous"
+ENV_CURRENT = "PWC_MCP_CURSOR_KEY_CURRENT"
+ENV_PREVIOUS = "PWC_MCP_CURSOR_KEY_PREVIOUS"
+
+KEY_BYTES = 32
+_KEY_TEXT = re.compile(r"[0-9a-f]{64}\n?")
+_MAX_FILE_BYTES = 256
+_POSIX = os.name == "posix"
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+# Errors that mean "this file system cannot make hard links".
+_NO_LINK_ERRNOS = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOSYS} | {
+    getattr(errno, name) for name in ("ENOTSUP", "EOPNOTSUPP") if hasattr(errno, name)
+}
+
+
+class KeyFileError(ConfigError):
+    """The cursor key cannot be used as it is; the message says what to do about it."""
+
+
+@dataclass(frozen=True)
+class KeyRing:
+    """The secrets a `CursorCodec` is built with.
+
+    `current` signs new cursors; `previous`, when set, is still accepted when
+    verifying. `source` is `"file"` or `"environment"`; `path` is the key file for the
+    former. The secrets are excluded from `repr` so they cannot leak into a log line.
+    """
+
+    current: str = field(repr=False)
+    previous: str | None = field(default=None, repr=False)
+    source: str = "file"
+    path: Path | None = None
+
+    @property
+    def current_kid(self) -> str:
+        return key_id(self.current)
+
+    @property
+    def previous_kid(self) -> str | None:
+        return None if self.previous is None else key_id(self.previous)
+
+
+def default_key_dir() -> Path:
+    """The app's user configuration directory (honours `XDG_CONFIG_HOME` on Linux)."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME, appauthor=False))
+
+
+def load_keyring(
+    directory: Path | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    create: bool = True,
+) -> KeyRing:
+    """The key ring this process should sign and verify cursors with.
+
+    The environment variables win when `PWC_MCP_CURSOR_KEY_CURRENT` is set. Otherwise
+    the key file in `directory` (default: `default_key_dir()`) is loaded and checked,
+    and, when it does not exist yet and `create` is true, generated first.
+    Raises `KeyFileError` for anything that needs a person's attention.
+    """
+    env = os.environ if environ is None else environ
+    from_env = _keyring_from_env(env)
+    if from_env is not None:
+        return from_env
+    directory = default_key_dir() if directory is None else Path(directory)
+    key_path = directory / KEY_FILE_NAME
+    if create:
+        _ensure_private_dir(directory)
+    elif not os.path.lexists(directory):
+        raise KeyFileError(f"no cursor key yet: {key_path} does not exist")
+    else:
+        _check_dir(directory)
+    current = _read_key(key_path)
+    if current is None:
+        if not create:
+            raise KeyFileError(f"no cursor key yet: {key_path} does not exist")
+        with _creating(key_path):
+            _publish(directory, KEY_FILE_NAME, secrets.token_hex(KEY_BYTES), replace=False)
+        current = _read_key(key_path)
+        if current is None:  # deleted between our link and our read
+            raise KeyFileError(f"cursor key {key_path} disappeared while it was created; retry")
+    previous = _read_key(directory / PREVIOUS_KEY_FILE_NAME)
+    return KeyRing(current=current, previous=previous, source="file", path=key_path)
+
+
+def rotate_key(directory: Path | None = None) -> KeyRing:
+    """Replace the key file's secret with a new one, keeping the old as previous.
+
+    Cursors signed with the old key keep verifying (until their own expiry) in every
+    process that loads the key ring after this; new cursors use the new key. The
+    environment variables are ignored here: rotation is about the file. Concurrent
+    rotations are serialised with an advisory lock where the platform has one.
+    """
+    directory = default_key_dir() if directory is None else Path(directory)
+    _ensure_private_dir(directory)
+    with _creating(directory / KEY_FILE_NAME), _rotation_lock(directory):
+        if not os.path.lexists(directory / KEY_FILE_NAME):
+            return load_keyring(directory, environ={}, create=True)  # nothing to rotate yet
+        old = load_keyring(directory, environ={}, create=True)
+        new_secret = secrets.token_hex(KEY_BYTES)
+        # Previous first: a reader between the two renames sees (old, old), never a
+        # ring that lacks the key live cursors were signed with.
+        _publish(directory, PREVIOUS_KEY_FILE_NAME, old.current, replace=True)
+        _publish(directory, KEY_FILE_NAME, new_secret, replace=True)
+    return KeyRing(current=new_secret, previous=old.current, source="file", path=old.path)
+
+
+@dataclass(frozen=True)
+class KeyFileInfo:
+    """What `key status` may show about one key file: never the secret itself."""
+
+    path: Path
+    exists: bool
+    mode: int | None = None
+    owner_uid: int | None = None
+    kid: str | None = None
+
+
+@dataclass(frozen=True)
+class KeyStatus:
+    """The state of the key ring for people and `doctor`: paths, modes, key ids.
+
+    `problem` holds the `KeyFileError` message when the ring cannot be loaded as it is.
+    """
+
+    directory: Path
+    source: str
+    current: KeyFileInfo
+    previous: KeyFileInfo
+    env_current_kid: str | None
+    env_previous_kid: str | None
+    problem: str | None
+
+
+def key_status(
+    directory: Path | None = None, *, environ: Mapping[str, str] | None = None
+) -> KeyStatus:
+    """Describe the key files and which key is in force, without creating anything.
+
+    A key that does not exist yet is no problem: the first server to need one makes it.
+    """
+    env = os.environ if environ is None else environ
+    directory = default_key_dir() if directory is None else Path(directory)
+    problem: str | None = None
+    kids: dict[str, str | None] = {"current": None, "previous": None}
+    if os.path.lexists(directory / KEY_FILE_NAME):
+        try:
+            ring = load_keyring(directory, environ={}, create=False)
+            kids = {"current": ring.current_kid, "previous": ring.previous_kid}
+        except KeyFileError as exc:
+            problem = str(exc)
+    env_current = env.get(ENV_CURRENT) or None
+    env_previous = env.get(ENV_PREVIOUS) or None
+    try:
+        _keyring_from_env(env)
+    except KeyFileError as exc:
+        problem = str(exc)
+    return KeyStatus(
+        directory=directory,
+        source="environment" if env_current else "file",
+        current=_describe(directory / KEY_FILE_NAME, kids["current"]),
+        previous=_describe(directory / PREVIOUS_KEY_FILE_NAME, kids["previous"]),
+        env_current_kid=key_id(env_current) if env_current else None,
+        env_previous_kid=key_id(env_previous) if env_previous else None,
+        problem=problem,
+    )
+
+
+# -- internals ----------------------------------------------------------------------
+
+
+def _keyring_from_env(env: Mapping[str, str]) -> KeyRing | None:
+    current = env.get(ENV_CURRENT, "")
+    previous = env.get(ENV_PREVIOUS, "")
+    if current:
+        return KeyRing(current=current, previous=previous or None, source="environment")
+    if previous:
+        raise KeyFileError(
+            f"{ENV_PREVIOUS} is set without {ENV_CURRENT}; set both, or unset "
+            f"{ENV_PREVIOUS} to use the key file"
+        )
+    return None
+
+
+def _describe(path: Path, kid: str | None) -> KeyFileInfo:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return KeyFileInfo(path=path, exists=False)
+    return KeyFileInfo(
+        path=path,
+        exists=True,
+        mode=stat.S_IMODE(st.st_mode),
+        owner_uid=st.st_uid if _POSIX else None,
+        kid=kid,
+    )
+
+
+def _ensure_private_dir(directory: Path) -> None:
+    """Create `directory` 0700 if it is missing, then check it like any other load."""
+    with _creating(directory):
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(directory, 0o700)
+    _check_dir(directory)
+
+
+@contextlib.contextmanager
+def _creating(path: Path) -> Iterator[None]:
+    """Turn a file system failure while writing `path` into an actionable `KeyFileError`."""
+    try:
+        yield
+    except KeyFileError:
+        raise
+    except OSError as exc:
+        raise KeyFileError(
+            f"cannot write the cursor key at {path}: {exc.strerror or exc}; check that the "
+            f"directory is writable by you, or set {ENV_CURRENT}"
+        ) from None
+
+
+def _check_dir(directory: Path) -> None:
+    try:
+        st = os.lstat(directory)
+    except OSError as exc:
+        raise KeyFileError(f"cannot inspect {directory}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise KeyFileError(
+            f"cursor key directory {directory} is a symbolic link; replace it with a "
+            f"real directory: rm {directory} && mkdir -m 700 {directory}"
+        )
+    if not stat.S_ISDIR(st.st_mode):
+        raise KeyFileError(f"{directory} should be the cursor key directory but is not one")
+    _check_owner_and_mode(directory, st, what="cursor key directory", fix_mode="700")
+
+
+def _check_owner_and_mode(path: Path, st: os.stat_result, *, what: str, fix_mode: str) -> None:
+    if not _POSIX:  # see the module docstring: Windows relies on the profile's ACL
+        return
+    uid = os.geteuid()
+    if st.st_uid != uid:
+        raise KeyFileError(
+            f"{what} {path} belongs to uid {st.st_uid}, not to you (uid {uid}); "
+            f"remove it, or run: chown {uid} {path}"
+        )
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o077:
+        raise KeyFileError(
+            f"{what} {path} is accessible to other users (mode {mode:04o}); "
+            f"run: chmod {fix_mode} {path}"
+        )
+
+
+def _read_key(path: Path) -> str | None:
+    """The validated secret stored at `path`, or `None` when there is no such file."""
+    if not _POSIX and os.path.islink(path):
+        raise KeyFileError(f"cursor key {path} is a symbolic link; delete it")
+    # O_NONBLOCK keeps a FIFO planted at the path from blocking the open forever.
+    flags = os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | _O_NONBLOCK
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symlink
+            raise KeyFileError(
+                f"cursor key {path} is a symbolic link; delete it (a new key is then "
+                f"generated and earlier cursors stop working), or replace it with the "
+                f"file it points to"
+            ) from None
+        raise KeyFileError(f"cannot read cursor key {path}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise KeyFileError(f"cursor key {path} is not a regular file; delete it")
+        _check_owner_and_mode(path, st, what="cursor key", fix_mode="600")
+        data = os.read(fd, _MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise KeyFileError(f"cannot read cursor key {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError:
+        text = ""
+    if not _KEY_TEXT.fullmatch(text):
+        raise KeyFileError(
+            f"cursor key {path} is malformed (expected 64 hex digits); delete it to "
+            f"generate a new one (earlier cursors then stop working)"
+        )
+    return text.strip()
+
+
+def _publish(directory: Path, name: str, secret: str, *, replace: bool) -> bool:
+    """Make `directory/name` hold `secret`, appearing complete and 0600 at once.
+
+    With `replace=False` an existing file wins and `False` is returned.
+    """
+    final = directory / name
+    data = (secret + "\n").encode("ascii")
+    temp = directory / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o600)
+    try:
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if replace:
+            os.replace(temp, final)
+            published = True
+        else:
+            published = _link_if_absent(temp, final, data)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+    _fsync_dir(directory)
+    return published
+
+
+def _link_if_absent(temp: Path, final: Path, data: bytes) -> bool:
+    try:
+        os.link(temp, final)
+        return True
+    except FileExistsError:
+        return False  # another process won the race; its key is the key
+    except OSError as exc:
+        if exc.errno not in _NO_LINK_ERRNOS:
+            raise
+    # No hard links on this file system: exclusive create is the next best thing
+    # (a racing reader may briefly find the file empty and report it malformed).
+    try:
+        fd = os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o600)
+    except FileExistsError:
+        return False
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Persist a rename or link; directories cannot be opened for this on Windows."""
+    if not _POSIX:
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | _O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _rotation_lock(directory: Path) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # Windows: rotations are rare, manual and not serialised
+        yield
+        return
+    fd = os.open(
+        directory / ".cursor-key.lock",
+        os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC,
+        0o600,
+    )
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,282 @@
+"""End to end: what the installed server remembers across restarts, rotations and outages.
+
+Each test spawns the installed `pwc-mcp-local` several times over stdio (the SDK's
+own client), all sharing one key directory and one cache directory under
+`tmp_path`, against the loopback catalog fake, which is stopped part-way through
+so that connections are refused.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+import diskcache
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from pwc_local.store.cache import decode_entry, encode_entry
+
+pytestmark = pytest.mark.e2e
+
+PWC_MCP_LOCAL = Path(sys.executable).parent / "pwc-mcp-local"
+BIG_PAPER = "1911.02116"  # over 200 KiB of multi-byte Markdown: five 64 KiB chunks
+TASK = "object-detection"
+UNCACHED_METHOD = "transformer"
+
+
+def server_env(tmp_path: Path, api_url: str) -> dict[str, str]:
+    return {
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        "PWC_MCP_LOCAL_CACHE_DIR": str(tmp_path / "cache"),
+        "PWC_API_URL": api_url,
+        "PWC_MCP_LOCAL_TIMEOUT": "5",
+    }
+
+
+@asynccontextmanager
+async def server(env: Mapping[str, str], log: Path) -> AsyncIterator[ClientSession]:
+    """One server process and an initialized client session with it."""
+    with log.open("a", encoding="utf-8") as errlog:
+        params = StdioServerParameters(command=str(PWC_MCP_LOCAL), env=dict(env))
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    """The structured result of a successful call (fails the test on a tool error)."""
+    result = await session.call_tool(tool, arguments)
+    texts = [block.text for block in result.content if block.type == "text"]
+    assert not result.is_error, texts
+    structured = dict(result.structured_content or {})
+    structured["_text"] = "\n".join(texts)
+    return structured
+
+
+async def error_of(session: ClientSession, tool: str, **arguments: Any) -> str:
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def read_through(session: ClientSession, paper: str) -> list[dict[str, Any]]:
+    """Every chunk of `paper`, from the start, following the cursors."""
+    chunks = [await call(session, "read_paper", paper=paper)]
+    while chunks[-1]["next_cursor"]:
+        chunks.append(
+            await call(session, "read_paper", paper=paper, cursor=chunks[-1]["next_cursor"])
+        )
+        assert len(chunks) < 50
+    return chunks
+
+
+def markdown_of(chunks: list[dict[str, Any]]) -> list[str]:
+    return [chunk["markdown"] for chunk in chunks]
+
+
+def kid_of(cursor: str) -> str:
+    """The key id a cursor names (its payload is unencrypted base64url JSON)."""
+    body = cursor.split(".", 1)[0]
+    return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))["kid"]
+
+
+def pwc_command(env: Mapping[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **env}
+    full_env.pop("PWC_MCP_CURSOR_KEY_CURRENT", None)
+    full_env.pop("PWC_MCP_CURSOR_KEY_PREVIOUS", None)
+    return subprocess.run(
+        [str(PWC_MCP_LOCAL), *args],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def age_cache(directory: Path, seconds: float) -> int:
+    """Rewrite every entry as if it had been stored `seconds` earlier.
+
+    Stands in for the passing of time, which a test cannot wait for: the entries
+    keep their values and keys, and only their two timestamps move back.
+    """
+    aged = 0
+    with diskcache.Cache(str(directory)) as cache:
+        for key in list(cache.iterkeys()):
+            blob, tag = cache.get(key, tag=True)
+            entry = decode_entry(blob)
+            assert entry is not None
+            expires_at = entry.expires_at - seconds if math.isfinite(entry.expires_at) else math.inf
+            cache.set(
+                key,
+                encode_entry(
+                    entry.value, cached_at=entry.cached_at - seconds, expires_at=expires_at
+                ),
+                tag=tag,
+            )
+            aged += 1
+    return aged
+
+
+def test_a_read_paper_survives_restarts_rotation_and_a_dead_catalog(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    from tests.fake_catalog.markdown import big_document
+
+    env = server_env(tmp_path, fake_catalog.api_url)
+    log = tmp_path / "server.log"
+
+    async def scenario() -> None:
+        # 1. Online: read the whole paper and look at a task.
+        async with server(env, log) as first:
+            online = await read_through(first, BIG_PAPER)
+            assert len(online) >= 4
+            assert "".join(markdown_of(online)).encode() == big_document().encode()
+            assert all(chunk["cache"] is None for chunk in online)
+            task = await call(first, "get_task", task=TASK)
+        requests_online = len(fake_catalog.requests)
+        # One upstream read per chunk: the cache sits behind the query layer's single read.
+        assert fake_catalog.requests.count_path(f"research/papers/{BIG_PAPER}/read") == len(online)
+
+        # 2. A new process, catalog still up: the repeat read asks the catalog nothing,
+        #    and a cursor issued by the first process is honoured.
+        async with server(env, log) as second:
+            again = await read_through(second, BIG_PAPER)
+            resumed = await call(
+                second, "read_paper", paper=BIG_PAPER, cursor=online[1]["next_cursor"]
+            )
+            stats = pwc_command(env, "cache", "stats", "--json")  # while a server runs
+            rotation = pwc_command(env, "key", "rotate", "--json")
+        assert markdown_of(again) == markdown_of(online)
+        assert resumed["markdown"] == online[2]["markdown"]
+        assert len(fake_catalog.requests) == requests_online
+        assert stats.returncode == 0, stats.stderr
+        assert json.loads(stats.stdout)["kinds"]["markdown"]["entries"] >= len(online)
+        assert rotation.returncode == 0, rotation.stderr
+
+        # 3. Catalog gone (connection refused), key rotated, yet another process.
+        fake_catalog.stop()
+        async with server(env, log) as third:
+            old_cursor = await call(
+                third, "read_paper", paper=BIG_PAPER, cursor=online[0]["next_cursor"]
+            )
+            offline = await read_through(third, BIG_PAPER)
+            cached_task = await call(third, "get_task", task=TASK)
+            missing = await error_of(third, "get_method", method=UNCACHED_METHOD)
+        assert old_cursor["markdown"] == online[1]["markdown"]
+        rotated = json.loads(rotation.stdout)
+        assert kid_of(online[0]["next_cursor"]) == rotated["previous_kid"]
+        assert kid_of(offline[0]["next_cursor"]) == rotated["kid"]  # new cursors: new key
+        assert markdown_of(offline) == markdown_of(online)
+        # Fresh enough to need no network: served from the cache, not labelled stale.
+        assert all(chunk["cache"] is None for chunk in offline)
+        assert cached_task["data"] == task["data"] and cached_task["cache"] is None
+        assert "upstream_error:" in missing and "could not be reached" in missing
+        assert len(fake_catalog.requests) == requests_online
+
+    anyio.run(scenario)
+    # The secret never reaches stdout, stderr or the logs.
+    key = (tmp_path / "config" / "pwc-mcp-local" / "cursor-key").read_text().strip()
+    assert key not in log.read_text()
+
+
+def test_offline_answers_past_their_lifetime_are_labelled_stale(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    env = server_env(tmp_path, fake_catalog.api_url)
+    log = tmp_path / "server.log"
+
+    async def scenario() -> None:
+        async with server(env, log) as first:
+            online = await read_through(first, BIG_PAPER)
+            task = await call(first, "get_task", task=TASK)
+        stored_at = datetime.now().astimezone()
+
+        two_hours = 2 * 3600
+        assert age_cache(tmp_path / "cache", two_hours) >= len(online)
+        fake_catalog.stop()
+        requests_before = len(fake_catalog.requests)
+
+        async with server(env, log) as second:
+            offline = await read_through(second, BIG_PAPER)
+            stale_task = await call(second, "get_task", task=TASK)
+            missing = await error_of(second, "get_method", method=UNCACHED_METHOD)
+
+        assert markdown_of(offline) == markdown_of(online)
+        # The first chunk needed the catalog (its version and the paper lookup had
+        # aged out); the continuations never do.
+        label = offline[0]["cache"]
+        assert label is not None and label["stale"] is True
+        cached_at = datetime.fromisoformat(label["cached_at"])
+        assert abs(cached_at - (stored_at - timedelta(seconds=two_hours))) < timedelta(minutes=5)
+        assert "local cache" in offline[0]["_text"]
+        assert all(chunk["cache"] is None for chunk in offline[1:])
+
+        assert stale_task["data"] == task["data"]
+        assert stale_task["cache"]["stale"] is True
+        assert "local cache" in stale_task["_text"]
+        assert "upstream_error:" in missing
+        assert len(fake_catalog.requests) == requests_before
+
+    anyio.run(scenario)
+
+
+def test_two_servers_share_the_cache_at_the_same_time(tmp_path: Path, fake_catalog: Any) -> None:
+    env = server_env(tmp_path, fake_catalog.api_url)
+    log = tmp_path / "server.log"
+    results: dict[str, list[str]] = {}
+
+    async def reader(name: str) -> None:
+        async with server(env, log) as session:
+            texts: list[str] = []
+            for _ in range(3):
+                texts = markdown_of(await read_through(session, BIG_PAPER))
+                await call(session, "get_task", task=TASK)
+            results[name] = texts
+
+    async def scenario() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(reader, "a")
+            group.start_soon(reader, "b")
+
+    anyio.run(scenario)
+    assert results["a"] == results["b"] and len(results["a"]) >= 4
+    assert "Traceback" not in log.read_text()
+    assert "dropping" not in log.read_text()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+def test_an_unsafe_key_file_is_reported_not_replaced(tmp_path: Path, fake_catalog: Any) -> None:
+    env = server_env(tmp_path, fake_catalog.api_url)
+    key_dir = tmp_path / "config" / "pwc-mcp-local"
+    key_dir.mkdir(parents=True, mode=0o700)
+    key_file = key_dir / "cursor-key"
+    key_file.write_text("ab" * 32 + "\n")
+    os.chmod(key_file, 0o644)
+
+    async def scenario() -> str:
+        async with server(env, tmp_path / "server.log") as session:
+            return await error_of(session, "read_paper", paper=BIG_PAPER)
+
+    message = anyio.run(scenario)
+    assert "config_error: cursor key" in message
+    assert f"chmod 600 {key_file}" in message
+    assert "ab" * 32 not in message
+    assert key_file.read_text() == "ab" * 32 + "\n"
