@@ -18,6 +18,35 @@ from pwc_local.config import LOG_LEVELS, ConfigError, Settings, load_settings
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
+# Subcommands other than `serve` live in their own modules and are imported only when
+# invoked (or when help lists them), so serving never pays for them.
+LAZY_COMMANDS: dict[str, str] = {
+    "install": "pwc_local.commands.install:install",
+    "uninstall": "pwc_local.commands.install:uninstall",
+    "doctor": "pwc_local.commands.doctor:doctor",
+    "cache": "pwc_local.commands.cache:cache",
+    "key": "pwc_local.commands.key:key",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose extra commands are named as `module:attribute` strings."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = LAZY_COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        import importlib
+
+        module_name, attribute = target.split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{target} is not a click command")
+        return command
+
 
 def _server_options(fn: Any) -> Any:
     """Options shared by the group (default `serve`) and the explicit `serve`."""
@@ -50,7 +79,7 @@ def resolve_settings(**flags: Any) -> Settings:
         sys.exit(2)
 
 
-@click.group(invoke_without_command=True, context_settings=CONTEXT_SETTINGS)
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", "-V", prog_name="pwc-mcp-local")
 @_server_options
 @click.pass_context

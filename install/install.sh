@@ -1,0 +1,123 @@
+#!/bin/sh
+# Install pwc-mcp-local with pipx, register it with an MCP client, then check it.
+#
+#   sh install.sh [--from SPEC] [CLIENT [INSTALL-OPTIONS...]]
+#
+# SPEC is what pipx installs: by default the pwc-mcp-local package, or a path to a
+# checkout or wheel (the PWC_MCP_LOCAL_SPEC environment variable works too). CLIENT is
+# claude-desktop, claude-code, vscode, cursor, windsurf, codex, zed or print; any
+# options after it go to `pwc-mcp-local install` (for example --force or --env K=V).
+#
+# Running it again is safe: pipx reinstalls in place, an entry that is already right
+# is left alone, and a different entry is only replaced when --force is given.
+set -eu
+
+spec=${PWC_MCP_LOCAL_SPEC:-pwc-mcp-local}
+client=""
+python=""
+
+say() {
+    printf 'install.sh: %s\n' "$*" >&2
+}
+
+die() {
+    say "$*"
+    exit 1
+}
+
+usage() {
+    cat <<'EOF'
+usage: sh install.sh [--from SPEC] [CLIENT [INSTALL-OPTIONS...]]
+
+Installs pwc-mcp-local with pipx (installing pipx first if needed), runs
+`pwc-mcp-local install CLIENT INSTALL-OPTIONS...`, then `pwc-mcp-local doctor --offline`.
+CLIENT: claude-desktop, claude-code, vscode, cursor, windsurf, codex, zed, print.
+EOF
+}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --from)
+            [ $# -ge 2 ] || die "--from needs a package spec or path"
+            spec=$2
+            shift 2
+            ;;
+        --from=*)
+            spec=${1#--from=}
+            shift
+            ;;
+        -h | --help)
+            usage
+            exit 0
+            ;;
+        -*)
+            die "unknown option $1 (see --help)"
+            ;;
+        *)
+            client=$1
+            shift
+            break
+            ;;
+    esac
+done
+
+# A Python 3.10 or newer, needed only when pipx itself is not on PATH.
+find_python() {
+    for candidate in python3 python; do
+        if command -v "$candidate" >/dev/null 2>&1 &&
+            "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+            python=$candidate
+            return 0
+        fi
+    done
+    return 1
+}
+
+have_pipx() {
+    command -v pipx >/dev/null 2>&1 && return 0
+    [ -n "$python" ] && "$python" -m pipx --version >/dev/null 2>&1
+}
+
+run_pipx() {
+    if command -v pipx >/dev/null 2>&1; then
+        pipx "$@"
+    else
+        "$python" -m pipx "$@"
+    fi
+}
+
+if ! command -v pipx >/dev/null 2>&1; then
+    find_python || die "pipx is not installed and no Python 3.10+ was found; install Python 3.10 or newer (or pipx) and run this script again"
+fi
+
+if ! have_pipx; then
+    say "pipx not found; installing it with: $python -m pip install --user pipx"
+    "$python" -m pip install --user pipx ||
+        die "could not install pipx with pip; install it with your package manager (for example 'apt install pipx' or 'brew install pipx') and run this script again"
+    have_pipx || die "pipx was installed but '$python -m pipx' does not run; check your Python user site"
+fi
+
+say "installing $spec with pipx"
+# --force reinstalls when it is already there, which picks up a changed local checkout.
+run_pipx install --force "$spec" || die "pipx could not install $spec"
+
+bin_dir=$(run_pipx environment --value PIPX_BIN_DIR 2>/dev/null || true)
+[ -n "$bin_dir" ] || bin_dir=${PIPX_BIN_DIR:-$HOME/.local/bin}
+exe=$bin_dir/pwc-mcp-local
+if [ ! -x "$exe" ]; then
+    exe=$(command -v pwc-mcp-local || true)
+    [ -n "$exe" ] || die "pipx finished but pwc-mcp-local is not in $bin_dir"
+fi
+
+case ":$PATH:" in
+    *":$bin_dir:"*) ;;
+    *) say "note: $bin_dir is not on your PATH; 'pipx ensurepath' adds it (MCP clients do not need it)" ;;
+esac
+
+if [ -n "$client" ]; then
+    "$exe" install "$client" "$@"
+else
+    say "no client named; register later with: $exe install CLIENT"
+fi
+
+"$exe" doctor --offline

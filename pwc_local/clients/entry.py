@@ -1,0 +1,96 @@
+"""What a client runs to start the server: command, arguments, environment.
+
+Desktop applications do not inherit the shell's `PATH`, so an entry that says just
+`pwc-mcp-local` often fails to start. Entries therefore name the absolute path of
+the installed `pwc-mcp-local` script, found by `server_command()`; when there is no
+such script (an unusual install), they run the absolute interpreter with
+`-m pwc_local` instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCRIPT_NAME = "pwc-mcp-local"
+DEFAULT_NAME = "pwc-local"
+
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class ServerEntry:
+    """The process a client should spawn: `command args...` with `env` added."""
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+def validate_name(name: str) -> str:
+    """An entry name: 1 to 64 letters, digits, `-` or `_` (safe in every format)."""
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"{name!r} is not a valid name: use 1 to 64 letters, digits, '-' or '_'")
+    return name
+
+
+def parse_env(pairs: Iterable[str]) -> dict[str, str]:
+    """Turn `KEY=VALUE` strings into a mapping; a later KEY wins."""
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"{pair!r} is not KEY=VALUE")
+        if not _ENV_KEY.fullmatch(key):
+            raise ValueError(f"{key!r} is not a valid environment variable name")
+        env[key] = value
+    return env
+
+
+def script_file_name(windows: bool) -> str:
+    return SCRIPT_NAME + ".exe" if windows else SCRIPT_NAME
+
+
+def server_command(
+    *,
+    argv0: str | None = None,
+    executable: str | None = None,
+    which: Callable[[str], str | None] = shutil.which,
+    windows: bool | None = None,
+) -> tuple[str, tuple[str, ...]]:
+    """The absolute command (and arguments) that starts this installation's server.
+
+    Tried in order: the script this process was started as (`argv0`), the script
+    beside the running interpreter (a venv's `bin/`, or `Scripts/` on Windows), the
+    script on `PATH`; failing all three, `[interpreter, "-m", "pwc_local"]`. The
+    parameters default to this process and exist so tests can describe others.
+    """
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    executable = sys.executable if executable is None else executable
+    windows = os.name == "nt" if windows is None else windows
+    name = script_file_name(windows)
+
+    candidates: list[Path] = []
+    if argv0 and Path(argv0).name in (SCRIPT_NAME, name):
+        candidates.append(Path(argv0))
+    if executable:
+        here = Path(executable).parent
+        candidates += [here / name, here / "Scripts" / name]
+    found = which(SCRIPT_NAME)
+    if found:
+        candidates.append(Path(found))
+    for candidate in candidates:
+        if is_runnable(candidate):
+            return os.path.abspath(candidate), ()
+    return os.path.abspath(executable), ("-m", "pwc_local")
+
+
+def is_runnable(path: Path) -> bool:
+    """Whether `path` is an existing regular file we may execute."""
+    return path.is_file() and os.access(path, os.X_OK)

@@ -1,0 +1,295 @@
+"""`pwc-mcp-local install CLIENT` and `pwc-mcp-local uninstall CLIENT`.
+
+Both edit one client's own configuration file (see `pwc_local.clients.targets` for
+which file and format) through the plan/apply steps of
+`pwc_local.clients.installer`, so `--dry-run` shows exactly what a real run writes.
+`install print` writes nothing and prints an entry to paste into any other client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import click
+
+from pwc_local.clients.entry import (
+    DEFAULT_NAME,
+    ServerEntry,
+    parse_env,
+    server_command,
+    validate_name,
+)
+from pwc_local.clients.errors import ClientConfigError
+from pwc_local.clients.installer import Change, apply, plan_install, plan_uninstall
+from pwc_local.clients.targets import TARGETS, ClientTarget, Host
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+PRINT = "print"
+
+
+def _check_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return validate_name(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _check_env(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> dict[str, str]:
+    try:
+        return parse_env(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _common_options(fn: click.decorators.FC) -> click.decorators.FC:
+    fn = click.option(
+        "--via-cli",
+        is_flag=True,
+        help="claude-code only: run `claude mcp add`/`remove` instead of editing the file.",
+    )(fn)
+    fn = click.option(
+        "--file",
+        "config_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Edit this configuration file instead of the client's usual one.",
+    )(fn)
+    fn = click.option(
+        "--project",
+        type=click.Path(file_okay=False, path_type=Path),
+        metavar="DIR",
+        help="Use the project-level file in DIR (claude-code, vscode, cursor).",
+    )(fn)
+    fn = click.option("--dry-run", is_flag=True, help="Print the diff and write nothing.")(fn)
+    fn = click.option(
+        "--name",
+        default=DEFAULT_NAME,
+        metavar="NAME",
+        show_default=True,
+        callback=_check_name,
+        help="Entry name (letters, digits, '-', '_').",
+    )(fn)
+    return fn
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("client", type=click.Choice([*TARGETS, PRINT]), metavar="CLIENT")
+@_common_options
+@click.option(
+    "--env",
+    "env",
+    multiple=True,
+    metavar="KEY=VALUE",
+    callback=_check_env,
+    help="Environment variable for the server process (repeatable).",
+)
+@click.option("--force", is_flag=True, help="Replace an existing entry of this name that differs.")
+def install(
+    client: str,
+    name: str,
+    dry_run: bool,
+    project: Path | None,
+    config_file: Path | None,
+    via_cli: bool,
+    env: dict[str, str],
+    force: bool,
+) -> None:
+    """Register pwc-mcp-local with an MCP client.
+
+    CLIENT is one of: claude-desktop, claude-code, vscode, cursor, windsurf, codex,
+    zed, or `print` to print an entry for any other client. The entry runs this
+    installation by its absolute path. Other servers and settings in the file are
+    kept; a `.bak` copy is written before any change.
+    """
+    command, args = server_command()
+    entry = ServerEntry(command, args, env)
+    if client == PRINT:
+        _print_entry(name, entry)
+        return
+    target = TARGETS[client]
+    path = _config_path(target, project, config_file, via_cli)
+    wanted = target.render(entry)
+    change = _plan(lambda: plan_install(target, path, name, wanted, force=force))
+    if via_cli:
+        _claude_cli_install(change, entry, project, dry_run)
+        return
+    _finish(change, dry_run)
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("client", type=click.Choice(list(TARGETS)), metavar="CLIENT")
+@_common_options
+def uninstall(
+    client: str,
+    name: str,
+    dry_run: bool,
+    project: Path | None,
+    config_file: Path | None,
+    via_cli: bool,
+) -> None:
+    """Remove pwc-mcp-local's entry from an MCP client's configuration.
+
+    Only the entry called NAME is removed; everything else in the file stays.
+    """
+    target = TARGETS[client]
+    path = _config_path(target, project, config_file, via_cli)
+    change = _plan(lambda: plan_uninstall(target, path, name))
+    if via_cli:
+        _claude_cli_uninstall(change, project, dry_run)
+        return
+    _finish(change, dry_run)
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _config_path(
+    target: ClientTarget, project: Path | None, config_file: Path | None, via_cli: bool
+) -> Path:
+    if via_cli and target.id != "claude-code":
+        raise click.UsageError("--via-cli works only with claude-code")
+    if project is not None and config_file is not None:
+        raise click.UsageError("give --project or --file, not both")
+    if config_file is not None:
+        return config_file.expanduser().absolute()
+    if project is not None:
+        if target.project_path is None:
+            raise click.UsageError(f"{target.id} has no project-level configuration")
+        if not project.is_dir():
+            raise click.UsageError(f"project directory {project} does not exist")
+        return target.project_path(project.expanduser().absolute())
+    return target.user_path(Host.current())
+
+
+def _plan(make: Callable[[], Change]) -> Change:
+    try:
+        return make()
+    except ClientConfigError as exc:
+        raise click.ClickException(f"{exc}. The file was left unchanged.") from None
+
+
+def _finish(change: Change, dry_run: bool) -> None:
+    target, path, name = change.target, change.path, change.name
+    if change.action == "conflict":
+        click.echo(change.diff(), nl=False)
+        raise click.ClickException(
+            f"{path} already has a different entry {name!r} (the diff above shows what "
+            "--force would change); rerun with --force to replace it"
+        )
+    if dry_run:
+        diff = change.diff()
+        if diff:
+            click.echo(diff, nl=False)
+        else:
+            click.echo(f"No changes: {_no_change_reason(change)}", err=True)
+        return
+    if not change.writes:
+        click.echo(f"Nothing to do: {_no_change_reason(change)}")
+        return
+    try:
+        saved = apply(change)
+    except (ClientConfigError, OSError) as exc:
+        raise click.ClickException(f"could not write {path}: {exc}") from None
+    done = {"add": "Added {} to", "update": "Updated {} in", "remove": "Removed {} from"}
+    click.echo(f"{done[change.action].format(repr(name))} the {target.title} config: {path}")
+    if saved is not None:
+        click.echo(f"Previous version saved as {saved}")
+    if target.reload_hint:
+        click.echo(target.reload_hint)
+
+
+def _no_change_reason(change: Change) -> str:
+    if change.action == "absent":
+        return f"there is no entry {change.name!r} in {change.path}"
+    return f"{change.path} already has this entry {change.name!r}"
+
+
+def _print_entry(name: str, entry: ServerEntry) -> None:
+    rendered: dict[str, object] = {"command": entry.command, "args": list(entry.args)}
+    if entry.env:
+        rendered["env"] = dict(entry.env)
+    click.echo(json.dumps({"mcpServers": {name: rendered}}, indent=2))
+    click.echo()
+    click.echo(f"Command line: {_command_line([entry.command, *entry.args], entry.env)}")
+
+
+def _command_line(argv: list[str], env: Mapping[str, str]) -> str:
+    if os.name == "nt":
+        return subprocess.list2cmdline(argv)
+    # POSIX shells accept `KEY=VALUE command ...` to set the environment for one run.
+    return shlex.join([*(f"{key}={value}" for key, value in env.items()), *argv])
+
+
+# -- claude-code through its own command line ----------------------------------------------
+
+
+def _claude() -> str:
+    found = shutil.which("claude")
+    if found is None:
+        raise click.ClickException(
+            "--via-cli needs the `claude` command on PATH; without --via-cli the "
+            "configuration file is edited directly"
+        )
+    return found
+
+
+def _scope(project: Path | None) -> list[str]:
+    return ["--scope", "project" if project is not None else "user"]
+
+
+def _claude_cli_install(
+    change: Change, entry: ServerEntry, project: Path | None, dry_run: bool
+) -> None:
+    if change.action == "unchanged":
+        click.echo(f"Nothing to do: {_no_change_reason(change)}")
+        return
+    if change.action == "conflict":
+        _finish(change, dry_run)  # raises with the diff
+    claude = _claude()
+    commands: list[list[str]] = []
+    if change.action == "update":
+        commands.append([claude, "mcp", "remove", *_scope(project), change.name])
+    env_options = [option for k, v in entry.env.items() for option in ("--env", f"{k}={v}")]
+    commands.append(
+        [
+            claude,
+            "mcp",
+            "add",
+            "--transport",
+            "stdio",
+            *_scope(project),
+            *env_options,
+            change.name,
+            "--",
+            entry.command,
+            *entry.args,
+        ]
+    )
+    _run_all(commands, project, dry_run)
+
+
+def _claude_cli_uninstall(change: Change, project: Path | None, dry_run: bool) -> None:
+    if change.action == "absent":
+        click.echo(f"Nothing to do: {_no_change_reason(change)}")
+        return
+    _run_all([[_claude(), "mcp", "remove", *_scope(project), change.name]], project, dry_run)
+
+
+def _run_all(commands: list[list[str]], project: Path | None, dry_run: bool) -> None:
+    for argv in commands:
+        click.echo(("Would run: " if dry_run else "Running: ") + shlex.join(argv))
+        if dry_run:
+            continue
+        try:
+            result = subprocess.run(argv, cwd=project, check=False)
+        except OSError as exc:
+            raise click.ClickException(f"could not run {argv[0]}: {exc}") from None
+        if result.returncode != 0:
+            raise click.ClickException(f"`claude mcp` failed with exit status {result.returncode}")

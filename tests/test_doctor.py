@@ -1,0 +1,295 @@
+"""`pwc-mcp-local doctor`: a healthy run against the catalog fake, and each failure it
+must detect (unreachable catalog, unwritable cache, bad key mode, an entry that points
+at a missing executable, a server that cannot start)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from click.testing import CliRunner
+
+from pwc_local.cli import main
+from pwc_local.clients.targets import Host
+from pwc_local.commands.doctor import format_checks
+from pwc_local.config import Settings
+from pwc_local.doctor import (
+    Check,
+    check_cache,
+    check_catalog,
+    check_clients,
+    check_cursor_key,
+    check_self_test,
+)
+
+SECRET = "ab" * 32
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    for name in list(os.environ):
+        if name.startswith("PWC_") or name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR"):
+            monkeypatch.delenv(name)
+    return home
+
+
+def by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {check["name"]: check for check in report["checks"]}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# -- the whole command -----------------------------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_healthy_run_reports_every_check(
+    home: Path, fake_catalog: Any, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("PWC_API_URL", fake_catalog.api_url)
+    runner = CliRunner()
+    assert runner.invoke(main, ["install", "claude-desktop"]).exit_code == 0
+
+    result = runner.invoke(main, ["doctor", "--json"])
+    report = json.loads(result.output)
+    assert result.exit_code == 0, result.output
+    assert report["ok"] is True
+    checks = by_name(report)
+    assert checks["configuration"]["details"]["api_url"] == {
+        "value": fake_catalog.api_url,
+        "source": "environment PWC_API_URL",
+    }
+    assert checks["catalog"]["status"] == "ok"
+    assert checks["catalog"]["details"]["latency_ms"] >= 0
+    # One cheap request, and the self-test's list_tools needed none.
+    assert [(r.path, r.query) for r in fake_catalog.requests] == [
+        ("tasks/", {"page": ["1"], "page_size": ["1"]})
+    ]
+    assert checks["self-test"]["status"] == "ok"
+    assert checks["self-test"]["details"]["tools"] == 21
+    assert checks["cache"]["status"] == "ok"
+    assert checks["cursor key"]["status"] == "ok"
+    desktop = checks["claude-desktop"]
+    assert desktop["status"] == "ok"
+    assert desktop["details"]["entries"]["pwc-local"]["runnable"] is True
+    assert checks["cursor"]["status"] == "skip"
+
+
+@pytest.mark.e2e
+def test_failures_give_exit_status_one_and_a_fix(home: Path, monkeypatch: pytest.MonkeyPatch):
+    # A setting the server refuses: the configuration check fails, and so does the
+    # self-test, which shows the server's own complaint.
+    monkeypatch.setenv("PWC_MCP_LOCAL_TIMEOUT", "soon")
+    result = CliRunner().invoke(main, ["doctor", "--offline"])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    failed = [line.split()[1] for line in lines if line.strip().startswith("FAIL")]
+    assert failed == ["configuration", "self-test"]
+    assert any("PWC_MCP_LOCAL_TIMEOUT" in line for line in lines if "FAIL" in line)
+    assert any("configuration error" in line for line in lines if "self-test" in line)
+    assert any(line.strip().startswith("fix:") for line in lines)
+    assert "skip  catalog" in result.output
+    assert lines[-1] == "2 checks failed."
+
+
+# -- catalog -------------------------------------------------------------------------------
+
+
+def test_unreachable_catalog_names_the_failure_class():
+    settings = Settings(api_url=f"http://127.0.0.1:{free_port()}/api/v1", timeout=5)
+    check = anyio.run(check_catalog, settings)
+    assert check.status == "fail"
+    assert "UpstreamUnreachable" in check.summary
+    assert "PWC_API_URL" in (check.fix or "")
+
+
+def test_catalog_at_the_wrong_path_is_an_http_failure(fake_catalog: Any):
+    settings = Settings(api_url=fake_catalog.api_url.replace("/api/v1", "/nothing-here"))
+    check = anyio.run(check_catalog, settings)
+    assert check.status == "fail"
+    assert "HTTPStatusError" in check.summary
+    assert "/api/v1" in (check.fix or "")
+
+
+# -- cache ---------------------------------------------------------------------------------
+
+
+def test_cache_that_is_a_file_is_not_writable(tmp_path: Path):
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a directory")
+    check = check_cache(Settings(cache_dir=blocker))
+    assert check.status == "fail"
+    assert "not writable" in check.summary
+    assert "PWC_MCP_LOCAL_CACHE_DIR" in (check.fix or "")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root may write anywhere")
+def test_cache_without_write_permission(tmp_path: Path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        check = check_cache(Settings(cache_dir=locked / "cache"))
+    finally:
+        locked.chmod(0o700)
+    assert check.status == "fail"
+
+
+def test_cache_reports_size_against_its_bound(tmp_path: Path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "blob").write_bytes(b"x" * 3000)
+    ok = check_cache(Settings(cache_dir=cache, cache_size=2 * 1024 * 1024))
+    assert ok.status == "ok"
+    assert ok.details["bytes"] >= 3000
+    assert "of 2.0 MiB" in ok.summary
+    over = check_cache(Settings(cache_dir=cache, cache_size=1000))
+    assert over.status == "warn"
+    assert "over its bound" in over.summary
+
+
+# -- cursor key ----------------------------------------------------------------------------
+
+
+def write_key(directory: Path, mode: int) -> Path:
+    directory.mkdir(mode=0o700, parents=True)
+    key = directory / "cursor-key"
+    key.write_text(SECRET + "\n")
+    key.chmod(mode)
+    return key
+
+
+def no_secret(check: Check) -> None:
+    assert SECRET not in repr(check)
+    assert SECRET not in "\n".join(format_checks([check]))
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+def test_key_readable_by_others_fails_with_chmod_fix(tmp_path: Path):
+    key = write_key(tmp_path / "keys", 0o644)
+    check = check_cursor_key({}, tmp_path / "keys")
+    assert check.status == "fail"
+    assert "0644" in check.summary
+    assert check.fix == f"chmod 600 {key}"
+    no_secret(check)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+def test_private_key_is_ok(tmp_path: Path):
+    write_key(tmp_path / "keys", 0o600)
+    check = check_cursor_key({}, tmp_path / "keys")
+    assert check.status == "ok", check.summary
+    assert "0600" in check.summary
+    no_secret(check)
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="needs chown")
+def test_key_owned_by_someone_else_fails(tmp_path: Path):
+    key = write_key(tmp_path / "keys", 0o600)
+    os.chown(key, 12345, 12345)
+    check = check_cursor_key({}, tmp_path / "keys")
+    assert check.status == "fail"
+    assert "uid 12345" in check.summary
+    assert (check.fix or "").startswith("chown ")
+
+
+def test_missing_key_and_environment_key_are_fine(tmp_path: Path):
+    missing = check_cursor_key({}, tmp_path / "nothing-yet")
+    assert missing.status == "ok" and "first use" in missing.summary
+    env = check_cursor_key({"PWC_MCP_CURSOR_KEY_CURRENT": SECRET}, tmp_path / "nothing")
+    assert env.status == "ok" and "PWC_MCP_CURSOR_KEY_CURRENT" in env.summary
+    no_secret(env)
+
+
+# -- self-test -----------------------------------------------------------------------------
+
+
+def test_self_test_of_something_that_is_not_an_mcp_server():
+    command = (sys.executable, ["-c", "import sys; sys.stderr.write('boom: no server here\\n')"])
+    check = anyio.run(check_self_test, command, {})
+    assert check.status == "fail"
+    assert "boom: no server here" in check.summary
+    assert "by hand" in (check.fix or "")
+
+
+def test_self_test_of_a_server_that_never_answers():
+    command = (sys.executable, ["-c", "import sys; sys.stdin.read()"])
+
+    async def run() -> Check:
+        return await check_self_test(command, {}, timeout=1)
+
+    check = anyio.run(run)
+    assert check.status == "fail"
+    assert "within 1 s" in check.summary
+
+
+# -- client entries ------------------------------------------------------------------------
+
+
+def desktop_config(home: Path) -> Path:
+    return home / ".config" / "Claude" / "claude_desktop_config.json"
+
+
+def write_json(path: Path, document: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document))
+
+
+def test_entry_pointing_at_a_missing_executable(tmp_path: Path):
+    host = Host("linux", {}, tmp_path)
+    write_json(
+        desktop_config(tmp_path),
+        {"mcpServers": {"pwc-local": {"command": str(tmp_path / "gone" / "pwc-mcp-local")}}},
+    )
+    write_json(
+        tmp_path / ".cursor" / "mcp.json",
+        {"mcpServers": {"papers": {"command": "/old/venv/bin/pwc-mcp-local", "args": []}}},
+    )
+    checks = {check.name: check for check in check_clients(host)}
+    assert checks["claude-desktop"].status == "fail"
+    assert "does not exist" in checks["claude-desktop"].summary
+    assert checks["claude-desktop"].fix == "pwc-mcp-local install claude-desktop --force"
+    assert checks["cursor"].status == "fail"
+    assert checks["cursor"].fix == "pwc-mcp-local install cursor --name papers --force"
+
+
+def test_entries_that_run_an_existing_executable(tmp_path: Path):
+    host = Host("linux", {}, tmp_path)
+    write_json(
+        desktop_config(tmp_path),
+        {
+            "mcpServers": {
+                "pwc-local": {"command": sys.executable, "args": ["-m", "pwc_local"]},
+                "someone-else": {"command": "/nowhere/other-server"},
+            }
+        },
+    )
+    checks = {check.name: check for check in check_clients(host)}
+    assert checks["claude-desktop"].status == "ok"
+    assert "someone-else" not in checks["claude-desktop"].summary
+    assert checks["zed"].status == "skip"
+
+
+def test_a_client_config_that_does_not_parse(tmp_path: Path):
+    host = Host("linux", {}, tmp_path)
+    codex = tmp_path / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text('[mcp_servers.pwc-local\ncommand = "x"\n')
+    checks = {check.name: check for check in check_clients(host)}
+    assert checks["codex"].status == "fail"
+    assert f"{codex}:1:" in checks["codex"].summary
+    assert "by hand" in (checks["codex"].fix or "")
