@@ -6,8 +6,9 @@ Prints, for the installed `pwc-mcp-local` and for a bare one-tool `MCPServer` ru
 the same interpreter (once with the SDK's own stdio transport, once through
 `pwc_local.server.stdio`):
 
-* spawn-to-`initialize`-response time: median and p90 over `--runs` runs each, after
-  one untimed warm-up, runs interleaved so that load on the machine hits all alike;
+* spawn-to-`initialize` and spawn-to-`tools/list` answer times: median and p90 over
+  `--runs` runs each, after one untimed warm-up, runs interleaved so that load on the
+  machine hits all alike;
 * the size in bytes of the `initialize` answer (with its instructions) and of the
   `tools/list`, `resources/templates/list` and `prompts/list` answers, the part of
   a model's context the server costs in every session;
@@ -78,21 +79,30 @@ def spawn(argv: Sequence[str], env: Mapping[str, str]) -> subprocess.Popen[bytes
     )
 
 
-def time_to_initialize(argv: Sequence[str], env: Mapping[str, str]) -> float:
-    """Seconds from spawning the server to reading its `initialize` answer."""
+def time_to_answers(argv: Sequence[str], env: Mapping[str, str]) -> tuple[float, float]:
+    """Seconds from spawning the server to its `initialize` answer and its `tools/list` answer.
+
+    Both matter: a client gives up when `initialize` is late, and it lists the tools
+    right after, so work moved past `initialize` still shows up in the second figure.
+    """
     started = time.perf_counter()
     proc = spawn(argv, env)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(frame(INITIALIZE))
     proc.stdin.flush()
     answer = proc.stdout.readline()
-    elapsed = time.perf_counter() - started
+    initialized = time.perf_counter() - started
+    proc.stdin.write(frame({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    proc.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    proc.stdin.flush()
+    listing = proc.stdout.readline()
+    listed = time.perf_counter() - started
     proc.stdin.close()
     proc.stdout.read()
     proc.wait(60)
-    if b'"result"' not in answer:
-        raise SystemExit(f"{argv[0]} did not initialize: {answer[:300]!r}")
-    return elapsed
+    if b'"result"' not in answer or b'"tools"' not in listing:
+        raise SystemExit(f"{argv[0]} did not initialize and list: {answer[:300]!r}")
+    return initialized, listed
 
 
 def session_answers(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes]:
@@ -181,19 +191,22 @@ def main() -> None:
         }
 
         print(f"python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} CPUs")
-        print(f"\nspawn -> initialize answer, {args.runs} runs each (after one warm-up)")
-        times: dict[str, list[float]] = {name: [] for name in servers}
+        print(f"\nspawn -> answer, {args.runs} runs each (after one warm-up)")
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in servers}
         for argv in servers.values():
-            time_to_initialize(argv, env)
+            time_to_answers(argv, env)
         for _ in range(args.runs):
             for name, argv in servers.items():
-                times[name].append(time_to_initialize(argv, env))
-        for name, values in times.items():
-            median, p90 = statistics.median(values), percentile(values, 0.9)
-            print(f"  {name:28} median {median * 1000:7.1f} ms   p90 {p90 * 1000:7.1f} ms")
-        baseline = statistics.median(times["bare MCPServer (SDK stdio)"])
-        ratio = statistics.median(times["pwc-mcp-local"]) / baseline
-        print(f"  ratio pwc-mcp-local / bare (median): {ratio:.2f}")
+                times[name].append(time_to_answers(argv, env))
+        for step, label in ((0, "initialize"), (1, "tools/list")):
+            print(f"  {label}")
+            for name, values in times.items():
+                series = [value[step] for value in values]
+                median, p90 = statistics.median(series), percentile(series, 0.9)
+                print(f"    {name:28} median {median * 1000:7.1f} ms   p90 {p90 * 1000:7.1f} ms")
+            baseline = statistics.median(v[step] for v in times["bare MCPServer (SDK stdio)"])
+            ratio = statistics.median(v[step] for v in times["pwc-mcp-local"]) / baseline
+            print(f"    ratio pwc-mcp-local / bare (median): {ratio:.2f}")
 
         print("\nanswer sizes of pwc-mcp-local (bytes on the wire, newline excluded)")
         answers = session_answers(servers["pwc-mcp-local"], env)

@@ -33,11 +33,22 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class Runtime:
-    """What a tool call works with: where catalog data comes from and how cursors are signed."""
+    """What a tool call works with: where catalog data comes from and how cursors are signed.
+
+    The codec is built on first use rather than with the catalog: only `read_paper`
+    needs the key file, so a key file with unsafe permissions fails that one tool
+    (with the fix in its message) instead of every tool.
+    """
 
     settings: Settings
     catalog: CatalogSource
-    codec: CursorCodec
+    codec: CursorCodec | None = None
+
+    def cursor_codec(self) -> CursorCodec:
+        """The cursor codec, loading (or creating) the key on the first call; may block."""
+        if self.codec is None:
+            self.codec = _build_codec(self.settings)
+        return self.codec
 
     async def aclose(self) -> None:
         close = getattr(self.catalog, "aclose", None)
@@ -65,10 +76,8 @@ def _build_codec(settings: Settings) -> CursorCodec:
 
 
 def build_runtime(settings: Settings) -> Runtime:
-    """Build every service; may block briefly (imports, files), so it runs off the event loop."""
-    return Runtime(
-        settings=settings, catalog=_build_catalog(settings), codec=_build_codec(settings)
-    )
+    """Build the catalog source; may block briefly (imports, files), so it runs off the loop."""
+    return Runtime(settings=settings, catalog=_build_catalog(settings))
 
 
 class LazyRuntime:

@@ -271,11 +271,15 @@ def test_an_unsafe_key_file_is_reported_not_replaced(tmp_path: Path, fake_catalo
     key_file.write_text("ab" * 32 + "\n")
     os.chmod(key_file, 0o644)
 
-    async def scenario() -> str:
+    async def scenario() -> tuple[str, dict[str, Any]]:
         async with server(env, tmp_path / "server.log") as session:
-            return await error_of(session, "read_paper", paper=BIG_PAPER)
+            message = await error_of(session, "read_paper", paper=BIG_PAPER)
+            # Only read_paper needs the key: the other tools keep working.
+            info = await call(session, "get_paper_info", paper=BIG_PAPER)
+            return message, info
 
-    message = anyio.run(scenario)
+    message, info = anyio.run(scenario)
+    assert info["paper"]["arxiv_id"] == BIG_PAPER
     assert "config_error: cursor key" in message
     assert f"chmod 600 {key_file}" in message
     assert "ab" * 32 not in message

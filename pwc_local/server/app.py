@@ -18,6 +18,7 @@ point for a `tools/call`, so that every tool error carries a code:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
@@ -26,6 +27,7 @@ from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
 from pwc_local import __version__
@@ -48,19 +50,45 @@ CACHE_HINTS = {
 
 
 class PwcServer(MCPServer):
-    """`MCPServer` whose every tool-call failure, inside a tool or not, carries a code."""
+    """`MCPServer` whose every tool-call failure, inside a tool or not, carries a code.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    Tools are registered on the first `tools/list` or `tools/call`, not at
+    construction: generating the 21 input and output schemas is the largest part
+    of our start-up, and `initialize` needs none of it.
+    """
+
+    def __init__(
+        self,
+        *args: Any,
+        register_tools: Callable[[MCPServer], None] | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.tool_names: set[str] = set()
+        self._register_tools: Callable[[MCPServer], None] | None = register_tools
+        self._registering = threading.Lock()
         super().__init__(*args, **kwargs)
 
     def add_tool(self, fn: Callable[..., Any], name: str | None = None, **kwargs: Any) -> None:
         super().add_tool(fn, name=name, **kwargs)
         self.tool_names.add(name or fn.__name__)
 
+    def ensure_tools(self) -> None:
+        """Register the tools once; later calls return at once."""
+        if self._register_tools is None:
+            return
+        with self._registering:
+            if self._register_tools is not None:
+                self._register_tools(self)
+                self._register_tools = None
+
+    async def list_tools(self) -> list[MCPTool]:
+        self.ensure_tools()
+        return await super().list_tools()
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> CallToolResult | InputRequiredResult:
+        self.ensure_tools()
         if name not in self.tool_names:
             raise ToolError(unknown_tool_message(name))
         try:
@@ -95,7 +123,9 @@ def _lifespan(
 def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPServer:
     """The complete server for `settings`; `runtime` lets tests supply their own services."""
     runtime = runtime if runtime is not None else LazyRuntime(settings)
+    tools = CatalogTools(runtime)
     server = PwcServer(
+        register_tools=lambda server: register_tools(server, tools),
         name=text.SERVER_NAME,
         title=text.SERVER_TITLE,
         description=text.SERVER_DESCRIPTION,
@@ -106,8 +136,6 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
         cache_hints=CACHE_HINTS,
         log_level=settings.log_level.upper(),  # type: ignore[arg-type]
     )
-    tools = CatalogTools(runtime)
-    register_tools(server, tools)
     register_resources(server, tools)
     register_prompts(server)
     return server

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Literal
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -212,7 +213,8 @@ class CatalogTools:
         from pwc_local.catalog import reading
 
         async with self._call() as call:
-            answer = await reading.read_paper(call.catalog, call.runtime.codec, paper, cursor)
+            codec = await anyio.to_thread.run_sync(call.runtime.cursor_codec)
+            answer = await reading.read_paper(call.catalog, codec, paper, cursor)
             return call.result(projections.paper_read(answer))
 
     async def list_papers(

@@ -395,15 +395,7 @@ class DiskCache:
                         os.mkdir(self.directory, 0o700)
                     if not self.directory.is_dir():
                         raise CacheError(f"{self.directory} exists but is not a directory")
-                    self._cache = diskcache.Cache(
-                        str(self.directory),
-                        timeout=self._lock_timeout,
-                        disk=_BytesOnlyDisk,
-                        size_limit=self.size_limit,
-                        eviction_policy="least-recently-used",
-                        tag_index=True,
-                        statistics=False,
-                    )
+                    self._cache = self._open_shared()
                 except sqlite3.OperationalError as exc:  # locked, unreadable, no space ...
                     raise CacheError(f"cannot open the cache in {self.directory}: {exc}") from None
                 except sqlite3.DatabaseError as exc:  # not a database, malformed image
@@ -414,6 +406,33 @@ class DiskCache:
                 except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
                     raise CacheError(f"cannot open the cache in {self.directory}: {exc}") from None
             return self._cache
+
+    def _open_shared(self) -> diskcache.Cache:
+        """Open the database, waiting out other processes that are opening it too.
+
+        diskcache retries most of its set-up statements on a busy database, but not
+        all of them, so several servers starting at the same moment (a client spawning
+        a server per window) can still see "database is locked". Retry the whole
+        open until the lock timeout instead of giving up the cache for the process.
+        """
+        deadline = time.monotonic() + self._lock_timeout
+        pause = 0.005
+        while True:
+            try:
+                return diskcache.Cache(
+                    str(self.directory),
+                    timeout=self._lock_timeout,
+                    disk=_BytesOnlyDisk,
+                    size_limit=self.size_limit,
+                    eviction_policy="least-recently-used",
+                    tag_index=True,
+                    statistics=False,
+                )
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
 
     def _drop(self, cache: diskcache.Cache, key: str, kind: str, exc: BaseException | None) -> None:
         reason = type(exc).__name__ if exc is not None else "failed verification"
