@@ -25,7 +25,7 @@ from mcp_types import CONNECTION_CLOSED, JSONRPCResponse
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 from pwc_local.server import stdio
-from pwc_local.server.stdio import (
+from pwc_local.server.framing import (
     MAX_LINE_BYTES,
     Accepted,
     LineTooLong,

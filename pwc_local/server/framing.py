@@ -1,0 +1,217 @@
+"""Framing of the stdio transport: splitting stdin into lines, judging each line, and
+writing messages as lines.
+
+Everything here is pure (no I/O beyond the stream handed in), so each rule of the
+MCP stdio framing can be tested on its own:
+
+* `iter_lines` splits a byte stream into lines of at most `MAX_LINE_BYTES`, skipping
+  an oversized line without holding it in memory;
+* `inspect_line` decides what a line is: a message for the SDK (`Accepted`), a
+  malformed one that gets a JSON-RPC error answer (`Rejected`), or nothing;
+* `encode_message` writes one compact JSON document and `b"\\n"`, on every platform.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCResponse,
+    RequestId,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+
+MAX_LINE_BYTES = 4 * 1024 * 1024
+"""The longest message accepted on stdin, in bytes, not counting the line ending."""
+
+_DISCARD_CHUNK = 64 * 1024  # read size while skipping the rest of an oversized line
+
+# Valid JSON, but str.splitlines()-based readers would break a line at these code
+# points, so they are written as escapes (legal anywhere they can occur: in strings).
+_LINE_BREAKING_UTF8 = (
+    (b"\xe2\x80\xa8", b"\\u2028"),
+    (b"\xe2\x80\xa9", b"\\u2029"),
+    (b"\xc2\x85", b"\\u0085"),
+)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading lines and judging them: pure, no I/O beyond the stream handed in.
+
+
+class LineTooLong:
+    """Marks a line longer than the cap; its bytes were read and thrown away."""
+
+    def __repr__(self) -> str:
+        return "LineTooLong()"
+
+
+def iter_lines(source: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | LineTooLong]:
+    """Yield each line of `source` (line ending included), or `LineTooLong` in its place.
+
+    Blocks on `source`; ends at end of file. At most `limit + 1` bytes of any line are
+    ever held: the rest of a longer line is skipped in small reads. A last line without
+    a newline is yielded as it is.
+    """
+    while True:
+        line = source.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        while True:
+            rest = source.readline(_DISCARD_CHUNK)
+            if not rest or rest.endswith(b"\n"):
+                break
+        yield LineTooLong()
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A well-formed JSON-RPC message, validated by the SDK's own message model."""
+
+    message: JSONRPCMessage
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A protocol error to send back instead of passing the line on."""
+
+    code: int
+    message: str
+    id: RequestId | None = None
+    data: dict[str, Any] | None = None
+
+    def frame(self) -> bytes:
+        """The JSON-RPC error response as one line of bytes."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        body = {"jsonrpc": "2.0", "id": self.id, "error": error}
+        return json.dumps(body, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def inspect_line(line: bytes) -> Accepted | Rejected | None:
+    """Judge one stdin line: pass it on (`Accepted`), answer it (`Rejected`), or drop it.
+
+    `None` means there is nothing to answer: a blank line, or a notification whose
+    params the SDK could not use (notifications never get a response).
+
+    >>> inspect_line(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\\n')
+    Accepted(message=JSONRPCRequest(jsonrpc='2.0', id=1, method='ping', params=None))
+    >>> inspect_line(b"hello").code
+    -32700
+    """
+    text = line.strip()
+    if not text:
+        return None
+    try:
+        doc = json.loads(text.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        return Rejected(PARSE_ERROR, "Parse error: the line is not valid UTF-8")
+    except (ValueError, RecursionError):
+        return Rejected(PARSE_ERROR, "Parse error: the line is not valid JSON")
+    problem = _envelope_problem(doc)
+    if problem is not None:
+        return problem
+    try:
+        return Accepted(jsonrpc_message_adapter.validate_python(doc, by_name=False))
+    except ValidationError:
+        if "method" in doc and "id" not in doc:
+            return None  # a notification whose params the SDK cannot use: no answer is due
+        return invalid("the message does not have the shape of a JSON-RPC 2.0 message")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # json.loads would otherwise accept NaN
+
+
+def invalid(reason: str, data: dict[str, Any] | None = None) -> Rejected:
+    # JSON-RPC: when the request object itself is invalid, the answer's id is null.
+    return Rejected(INVALID_REQUEST, f"Invalid request: {reason}", None, data)
+
+
+def is_request_id(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _envelope_problem(doc: Any) -> Rejected | None:
+    """What is wrong with the JSON-RPC envelope of `doc`, or None if nothing is."""
+    if isinstance(doc, list):
+        return invalid("batches (JSON arrays) are not supported; send one message per line")
+    if not isinstance(doc, dict):
+        return invalid("a message must be a JSON object")
+    if doc.get("jsonrpc") != "2.0":
+        return invalid('"jsonrpc" must be "2.0"')
+    if "method" in doc:
+        if not isinstance(doc["method"], str):
+            return invalid('"method" must be a string')
+        if "id" not in doc:
+            return None  # a notification; its params are left to the SDK's model
+        if not is_request_id(doc["id"]):
+            return invalid('"id" must be a string or an integer')
+        return _params_problem(doc)
+    if "result" in doc or "error" in doc:
+        if "result" in doc and "error" in doc:
+            return invalid('a response carries "result" or "error", not both')
+        request_id = doc.get("id", ...)
+        if not (is_request_id(request_id) or (request_id is None and "error" in doc)):
+            return invalid('a response needs the "id" of the request it answers')
+        return None
+    return invalid('a message needs "method" (a request or notification) or "result"/"error"')
+
+
+def _params_problem(doc: dict[str, Any]) -> Rejected | None:
+    """-32602 for request params that no MCP method can accept."""
+    request_id = doc["id"]
+    if "params" not in doc:
+        params: dict[str, Any] = {}
+    elif isinstance(doc["params"], dict):
+        params = doc["params"]
+    else:
+        return Rejected(INVALID_PARAMS, 'Invalid params: "params" must be an object', request_id)
+    if "_meta" in params and not isinstance(params["_meta"], dict):
+        return Rejected(INVALID_PARAMS, 'Invalid params: "_meta" must be an object', request_id)
+    if doc["method"] == "tools/call":
+        if not isinstance(params.get("name"), str):
+            reason = 'Invalid params: tools/call needs the tool "name" as a string'
+            return Rejected(INVALID_PARAMS, reason, request_id)
+        if "arguments" in params and not isinstance(params["arguments"], dict):
+            reason = 'Invalid params: tools/call "arguments" must be an object'
+            return Rejected(INVALID_PARAMS, reason, request_id)
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Writing: one compact JSON document and b"\n" per message, on every platform.
+
+
+def encode_message(message: JSONRPCMessage) -> bytes:
+    """Serialise an outgoing message as one line of UTF-8 bytes ending in b"\\n"."""
+    try:
+        data = message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+    except Exception:
+        # Lone surrogates (e.g. from undecodable file names) cannot be UTF-8; as JSON
+        # escapes they still can travel.
+        plain = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        data = json.dumps(plain, separators=(",", ":")).encode("ascii")
+    for raw, escaped in _LINE_BREAKING_UTF8:
+        if raw in data:
+            data = data.replace(raw, escaped)
+    return data + b"\n"
+
+
+def answered_id(message: JSONRPCMessage) -> RequestId | None:
+    if isinstance(message, JSONRPCResponse | JSONRPCError):
+        return message.id
+    return None
