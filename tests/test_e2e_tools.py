@@ -480,6 +480,22 @@ def test_slow_catalog_times_out(session: Session) -> None:
     assert message.startswith("upstream_timeout: ")
 
 
+@pytest.mark.filterwarnings("ignore:ping is removed")  # a legacy-mode session: ping exists
+def test_a_slow_catalog_call_does_not_block_other_requests(session: Session) -> None:
+    """protocol.md: a slow upstream call must not hold up ping, listings or other calls."""
+    session.fake.faults.slow(prefix="papers/search")
+    pending = session.portal.start_task_soon(
+        session.client.call_tool, "search_papers", {"query": "held query", "mode": "keyword"}
+    )
+    assert session.fake.faults.wait_until_blocked(1, timeout=10)
+    session.portal.call(session.client.send_ping)
+    assert len(session.portal.call(session.client.list_tools).tools) == 21
+    assert session.ok("list_frameworks")["data"]["count"] > 0
+    assert not pending.done()  # the held call is still waiting on the catalog
+    session.fake.faults.release()
+    assert not pending.result(timeout=30).is_error
+
+
 def test_connection_refused(session: Session) -> None:
     session.fake.faults.refuse_connections()
     message = session.error("search_papers", query="refused query", mode="keyword")
