@@ -155,6 +155,8 @@ def test_input_schema_matches_spec(surface: dict[str, Any], name: str) -> None:
             assert body["items"] == {"type": expected["items"]}, where
         if "values" in expected:
             assert body["additionalProperties"] == {"type": expected["values"]}, where
+        assert "title" not in prop, where  # generated titles only repeat the name
+    assert "title" not in schema
 
 
 @pytest.mark.parametrize("name", list(SPEC["tools"]))

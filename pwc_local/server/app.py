@@ -83,7 +83,13 @@ class PwcServer(MCPServer):
 
     async def list_tools(self) -> list[MCPTool]:
         self.ensure_tools()
-        return await super().list_tools()
+        tools = await super().list_tools()
+        # pydantic titles every parameter after its own name ("page" -> "Page"); the
+        # listing is context every session pays for, so leave the repetition out.
+        return [
+            tool.model_copy(update={"input_schema": _without_titles(tool.input_schema)})
+            for tool in tools
+        ]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -105,6 +111,20 @@ class PwcServer(MCPServer):
                 message = validation_message(exc.__cause__)
                 raise ToolError(f"Error executing tool {name}: {message}") from None
             raise
+
+
+def _without_titles(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema without the generated `title` of the object and its properties."""
+    trimmed = {key: value for key, value in schema.items() if key != "title"}
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        trimmed["properties"] = {
+            name: {key: value for key, value in spec.items() if key != "title"}
+            if isinstance(spec, dict)
+            else spec
+            for name, spec in properties.items()
+        }
+    return trimmed
 
 
 def _lifespan(
