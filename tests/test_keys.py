@@ -7,6 +7,7 @@ import json
 import multiprocessing
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -356,3 +357,36 @@ def test_key_status_fails_on_an_unsafe_key(tmp_path: Path) -> None:
     assert "chmod 600" in result.output
     rotate = invoke(tmp_path, "key", "rotate")
     assert rotate.exit_code == 1 and "chmod 600" in rotate.output
+
+
+# -- Windows: narrowing the key file's ACL ------------------------------------------------
+
+
+def test_windows_restriction_runs_icacls_for_the_current_user(tmp_path: Path) -> None:
+    from pwc_local.store.keys import restrict_to_current_user
+
+    seen: list[list[str]] = []
+
+    def fake_run(command: list[str], **_: Any) -> subprocess.CompletedProcess[bytes]:
+        seen.append(command)
+        return subprocess.CompletedProcess(command, 0, b"", b"")
+
+    target = tmp_path / "cursor-key"
+    env = {"USERNAME": "ada", "USERDOMAIN": "LAB"}
+    assert restrict_to_current_user(target, environ=env, run=fake_run)
+    assert seen == [["icacls", str(target), "/inheritance:r", "/grant:r", "LAB\\ada:F"]]
+
+
+def test_windows_restriction_failure_is_reported_not_raised(tmp_path: Path) -> None:
+    from pwc_local.store.keys import restrict_to_current_user
+
+    def failing(command: list[str], **_: Any) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.CompletedProcess(command, 5, b"", b"Access is denied.")
+
+    def missing(command: list[str], **_: Any) -> subprocess.CompletedProcess[bytes]:
+        raise FileNotFoundError("icacls")
+
+    target = tmp_path / "cursor-key"
+    assert not restrict_to_current_user(target, environ={"USERNAME": "ada"}, run=failing)
+    assert not restrict_to_current_user(target, environ={"USERNAME": "ada"}, run=missing)
+    assert not restrict_to_current_user(target, environ={}, run=failing)

@@ -26,8 +26,11 @@ already running keeps the key ring it loaded; restart it to sign with the new ke
 
 Windows has no POSIX modes or `O_NOFOLLOW`. There the key lives in the per-user
 `%LOCALAPPDATA%` folder, whose inherited ACL already limits access to the user (and
-SYSTEM and administrators); the mode and owner checks are skipped, and symbolic links
-are still refused by a check before opening.
+SYSTEM and administrators), and each key file is narrowed further before it is
+published: `icacls` removes the inherited entries and grants the current user alone
+full control (best effort: a failure is logged and the profile ACL remains). The mode
+and owner checks are skipped, and symbolic links are still refused by a check before
+opening.
 
 Nothing in this module prints or logs a key; `KeyRing` hides its secrets from `repr`.
 """
@@ -36,16 +39,20 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator, Mapping
+import subprocess
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pwc_local.config import APP_NAME, ConfigError
 from pwc_local.store.cursors import key_id
+
+log = logging.getLogger(__name__)
 
 KEY_FILE_NAME = "cursor-key"
 PREVIOUS_KEY_FILE_NAME = "cursor-key.previous"
@@ -360,6 +367,8 @@ def _publish(directory: Path, name: str, secret: str, *, replace: bool) -> bool:
             os.fsync(fd)
         finally:
             os.close(fd)
+        if not _POSIX:
+            restrict_to_current_user(temp)
         if replace:
             os.replace(temp, final)
             published = True
@@ -370,6 +379,37 @@ def _publish(directory: Path, name: str, secret: str, *, replace: bool) -> bool:
             os.unlink(temp)
     _fsync_dir(directory)
     return published
+
+
+def restrict_to_current_user(
+    path: Path,
+    *,
+    environ: Mapping[str, str] | None = None,
+    run: Callable[..., subprocess.CompletedProcess[bytes]] = subprocess.run,
+) -> bool:
+    """Windows: make the current user the only one with access to `path`, via `icacls`.
+
+    Removes the inherited access entries and grants the user (as `DOMAIN\\user` when
+    the domain is known) full control. Returns whether `icacls` succeeded; a failure is
+    logged, not raised, because the per-user profile folder already keeps others out.
+    """
+    env = os.environ if environ is None else environ
+    user = env.get("USERNAME", "")
+    if not user:
+        log.warning("cannot narrow the key file's access: USERNAME is not set")
+        return False
+    domain = env.get("USERDOMAIN", "")
+    principal = f"{domain}\\{user}" if domain else user
+    command = ["icacls", str(path), "/inheritance:r", "/grant:r", f"{principal}:F"]
+    try:
+        done = run(command, capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.warning("cannot narrow the key file's access (%s)", type(exc).__name__)
+        return False
+    if done.returncode != 0:
+        log.warning("cannot narrow the key file's access (icacls exit %d)", done.returncode)
+        return False
+    return True
 
 
 def _link_if_absent(temp: Path, final: Path, data: bytes) -> bool:
