@@ -1,18 +1,21 @@
 """The advertised MCP surface matches the contract (tools.json, tools.md §1, §2, §3, §7, §9).
 
-The server is driven in-process through the SDK client, so these tests read exactly
-what a client receives from `initialize`, `tools/list`, `resources/templates/list`
-and `prompts/*`, without the network (no tool is called that would need it).
+The installed `pwc-mcp-local` is spawned and driven over stdio by the SDK client, so
+these tests read exactly what a client receives from `initialize`, `tools/list`,
+`resources/templates/list` and `prompts/*`, without the network (no tool is called
+that would need it).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 from pwc_local import __version__
 from pwc_local.config import Settings
@@ -25,6 +28,7 @@ VENDORED_SPEC = Path(__file__).resolve().parent / "data" / "tools.json"
 SPEC = json.loads(
     (SHARED_SPEC if SHARED_SPEC.exists() else VENDORED_SPEC).read_text(encoding="utf-8")
 )
+EXECUTABLE = Path(sys.executable).parent / "pwc-mcp-local"
 BOUND_KEYS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
 
 # tools.md §2.0.1 output models, identified by their own (non-envelope) properties.
@@ -81,13 +85,22 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-def surface() -> dict[str, Any]:
-    """Everything the server advertises, collected in one in-process session."""
+def surface(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Everything the spawned server advertises, collected in one stdio session."""
     import anyio
 
+    home = tmp_path_factory.mktemp("contract-home")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PWC_")}
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        PWC_API_URL="http://127.0.0.1:9/api/v1",  # nothing listens; no tool is called
+    )
+    params = StdioServerParameters(command=str(EXECUTABLE), args=[], env=env)
+
     async def collect() -> dict[str, Any]:
-        server = build_server(Settings(api_url="http://127.0.0.1:9"))
-        async with Client(server, mode="legacy") as client:
+        async with Client(params, mode="legacy", cache=None) as client:
             tools = (await client.list_tools()).tools
             templates = (await client.list_resource_templates()).resource_templates
             prompts = (await client.list_prompts()).prompts
