@@ -147,3 +147,15 @@ def test_cli_version_and_help(tmp_path: Path) -> None:
     usage = run_cli(tmp_path, "--help")
     assert usage.returncode == 0
     assert "serve" in usage.stdout.decode()
+
+
+def test_python_dash_m_is_the_same_command(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pwc_local", "--version"],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+    )
+    assert result.returncode == 0
+    assert result.stdout.decode().startswith("pwc-mcp-local, version ")
