@@ -496,6 +496,17 @@ def test_a_slow_catalog_call_does_not_block_other_requests(session: Session) -> 
     assert not pending.result(timeout=30).is_error
 
 
+def test_a_response_of_the_wrong_shape_is_not_cached(session: Session) -> None:
+    """catalog-api.md §5: only responses that parsed *and* passed shape checks are kept."""
+    # A listing no other test asks for, so no earlier answer sits in the cache.
+    arguments = {"search": "shape probe", "introduced_year": 1999}
+    session.fake.faults.respond(200, '{"unexpected": true}', prefix="methods/", times=1)
+    assert session.error("list_methods", **arguments).startswith("upstream_error: ")
+    # Within the 10-minute taxonomy lifetime, so a cached copy would fail again.
+    assert session.ok("list_methods", **arguments)["data"]["results"] == []
+    assert session.fake.requests.count_path("methods/") == 2
+
+
 def test_connection_refused(session: Session) -> None:
     session.fake.faults.refuse_connections()
     message = session.error("search_papers", query="refused query", mode="keyword")

@@ -9,7 +9,8 @@ in the return annotation. A tool body does three things: ask the query layer
 schema already validates.
 
 Every call runs inside `CatalogTools._call()`, which provides the lazily built
-`Runtime`, records whether stale cache entries were used, and turns any failure
+`Runtime`, records whether stale cache entries were used, holds cache writes until
+the responses proved usable (`held_writes`), and turns any failure
 into a `ToolError` carrying `errors.error_message(exc)`, the single mapping from
 exceptions to `code: sentence`.
 
@@ -49,6 +50,7 @@ from pwc_local.server.models import (
     ToolOutput,
 )
 from pwc_local.store.freshness import Freshness, track_freshness
+from pwc_local.store.held_writes import hold_cache_writes
 
 HINTS = text.PARAMETER_HINTS
 
@@ -139,8 +141,9 @@ class CatalogTools:
     async def _call(self) -> AsyncIterator[_Call]:
         """Runtime + freshness tracking + the one exception-to-error-text mapping."""
         try:
-            with track_freshness() as freshness:
-                yield _Call(await self._runtime.get(), freshness)
+            async with hold_cache_writes():
+                with track_freshness() as freshness:
+                    yield _Call(await self._runtime.get(), freshness)
         except ToolError:
             raise
         except Exception as exc:

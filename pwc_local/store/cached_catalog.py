@@ -7,7 +7,8 @@ JSON (`get_json`): a fresh entry answers without a request. Otherwise the catalo
 asked and a successful, parsed answer is stored under the path and the full
 parameter mapping (public-metadata paths as `public` entries with a 7-day lifetime,
 everything else as `response` entries with the hosted lifetimes). Errors are never
-stored.
+stored, and inside a tool call the write waits for the call to end without
+`InvalidResponse` (`held_writes`), so an answer of the wrong shape is not kept.
 
 Markdown (`read_markdown`): a chunk is immutable once its content version is known,
 so a continuation (version given) that is in the cache is served without a request,
@@ -60,6 +61,7 @@ from pwc_local.store.cache import (
     response_ttl,
 )
 from pwc_local.store.freshness import note_stale
+from pwc_local.store.held_writes import hold
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +115,13 @@ class CachingCatalog:
             document = await self.upstream.get_json(path, params)
         except UpstreamError as exc:
             return _stale_or_raise(entry, exc)
-        await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
+
+        async def store() -> None:
+            await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
+
+        # Parsed is not yet usable: the query layer checks the shape after this returns.
+        if not hold(store):
+            await store()
         return document
 
     # -- Markdown ------------------------------------------------------------------------
