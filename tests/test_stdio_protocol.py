@@ -556,3 +556,33 @@ def test_the_transcript_check_can_fail(message: dict[str, Any]) -> None:
     # Most tests lean on this check; it must be able to say no.
     with pytest.raises(AssertionError):
         assert_jsonrpc_message(message)
+
+
+@pytest.mark.e2e
+@e2e
+def test_installed_server_in_the_modern_era(tmp_path: Path) -> None:
+    """protocol.md "Versions": discover, per-request `_meta`, -32022 for unknown versions."""
+
+    def meta(version: str) -> dict[str, Any]:
+        return {
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+
+    with StdioPeer([str(PWC_MCP_LOCAL)], env=pwc_env(tmp_path, unused_port())) as peer:
+        found = peer.request("server/discover", {"_meta": meta("2026-07-28")})["result"]
+        assert "2026-07-28" in found["supportedVersions"]
+        assert found["instructions"]
+        # Nothing we list ever changes while serving, and no resource is live.
+        capabilities = found["capabilities"]
+        assert capabilities["tools"]["listChanged"] is False
+        assert capabilities["resources"] == {"listChanged": False, "subscribe": False}
+        listed = peer.request("tools/list", {"_meta": meta("2026-07-28")})["result"]
+        assert len(listed["tools"]) == 21
+        assert listed["resultType"] == "complete"
+        refused = peer.request("tools/list", {"_meta": meta("2099-01-01")})["error"]
+        assert refused["code"] == -32022
+        assert refused["data"]["requested"] == "2099-01-01"
+        assert "2026-07-28" in refused["data"]["supported"]
+        assert peer.finish() == 0
+        peer.assert_clean_transcript()

@@ -154,6 +154,9 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
         version=__version__,
         lifespan=_lifespan(runtime),
         cache_hints=CACHE_HINTS,
+        # Tools, templates and prompts never change while serving, and no resource is
+        # live: advertise neither list changes nor subscriptions (tools.md §7.1).
+        subscriptions=False,
         log_level=settings.log_level.upper(),  # type: ignore[arg-type]
     )
     register_resources(server, tools)
