@@ -53,7 +53,7 @@ def _server_options(fn: Any) -> Any:
     fn = click.option(
         "--config",
         "config_file",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=click.Path(path_type=Path),  # checked by load_settings, in one line
         help="Read settings from this TOML file instead of ~/.config/pwc/mcp-local.toml.",
     )(fn)
     fn = click.option(

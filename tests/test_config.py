@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -131,11 +132,23 @@ def test_cli_refuses_bad_url_with_exit_2_and_silent_stdout(tmp_path: Path) -> No
     assert "PWC_API_URL" in lines[0] and "http://" in lines[0]
 
 
-def test_cli_refuses_unreadable_config_file(tmp_path: Path) -> None:
-    result = run_cli(tmp_path, "serve", "--config", str(tmp_path / "nope.toml"))
-    assert result.returncode == 2
-    assert result.stdout == b""
-    assert "does not exist" in result.stderr.decode()
+@pytest.mark.parametrize(
+    ("make", "fragment"),
+    [
+        (lambda tmp: tmp / "nope.toml", "does not exist"),
+        (lambda tmp: tmp, "cannot read config file"),  # a directory cannot be read as a file
+    ],
+)
+def test_cli_refuses_unreadable_config_file(tmp_path: Path, make: Any, fragment: str) -> None:
+    for args, env in (
+        (("serve", "--config", str(make(tmp_path))), {}),
+        ((), {"PWC_MCP_LOCAL_CONFIG": str(make(tmp_path))}),
+    ):
+        result = run_cli(tmp_path, *args, **env)
+        assert result.returncode == 2
+        assert result.stdout == b""
+        lines = result.stderr.decode().strip().splitlines()
+        assert len(lines) == 1 and fragment in lines[0]
 
 
 def test_cli_version_and_help(tmp_path: Path) -> None:
