@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -75,8 +75,13 @@ def resolve_settings(**flags: Any) -> Settings:
     try:
         return load_settings(flags, config_file=config_file)
     except ConfigError as exc:
-        click.echo(f"pwc-mcp-local: configuration error: {exc}", err=True)
-        sys.exit(2)
+        refuse(exc)
+
+
+def refuse(exc: ConfigError) -> NoReturn:
+    """Stop before serving: one line on stderr, exit status 2, nothing on stdout."""
+    click.echo(f"pwc-mcp-local: configuration error: {exc}", err=True)
+    sys.exit(2)
 
 
 @click.group(cls=LazyGroup, invoke_without_command=True, context_settings=CONTEXT_SETTINGS)
@@ -107,7 +112,10 @@ def serve(ctx: click.Context, **flags: Any) -> None:
 def _serve(settings: Settings) -> None:
     from pwc_local.logs import configure_logging
 
-    configure_logging(settings.log_level, settings.log_file)
+    try:
+        configure_logging(settings.log_level, settings.log_file)
+    except ConfigError as exc:
+        refuse(exc)
     from pwc_local.server.app import run_stdio
 
     sys.exit(run_stdio(settings))

@@ -172,3 +172,19 @@ def test_python_dash_m_is_the_same_command(tmp_path: Path) -> None:
     )
     assert result.returncode == 0
     assert result.stdout.decode().startswith("pwc-mcp-local, version ")
+
+
+def test_cli_refuses_a_log_file_it_cannot_open(tmp_path: Path) -> None:
+    result = run_cli(tmp_path, PWC_MCP_LOCAL_LOG_FILE=str(tmp_path))  # a directory
+    assert result.returncode == 2
+    assert result.stdout == b""
+    lines = result.stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and "cannot open log file" in lines[0]
+
+
+def test_cli_creates_the_log_file_directory(tmp_path: Path) -> None:
+    target = tmp_path / "new-dir" / "server.log"
+    result = run_cli(tmp_path, PWC_MCP_LOCAL_LOG_FILE=str(target))
+    assert result.returncode == 0  # stdin is empty, so the session simply ends
+    assert result.stdout == b""
+    assert target.exists()
