@@ -12,6 +12,7 @@ the same interpreter (once with the SDK's own stdio transport, once through
 * the size in bytes of the `initialize` answer (with its instructions) and of the
   `tools/list`, `resources/templates/list` and `prompts/list` answers, the part of
   a model's context the server costs in every session;
+* the peak resident memory of each server over such a session;
 * the modules `pwc-mcp-local` imports, in a session that only initializes, that the
   bare server does not (from `python -X importtime`), heaviest first.
 
@@ -105,8 +106,11 @@ def time_to_answers(argv: Sequence[str], env: Mapping[str, str]) -> tuple[float,
     return initialized, listed
 
 
-def session_answers(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes]:
-    """The raw answer lines to initialize and the three list requests."""
+def session_answers(
+    argv: Sequence[str], env: Mapping[str, str]
+) -> tuple[dict[str, bytes], float | None]:
+    """The raw answer lines to initialize and the three list requests, and the
+    server's peak resident memory over that session in MiB (POSIX only)."""
     requests = {
         "initialize": INITIALIZE,
         "tools/list": {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
@@ -128,8 +132,12 @@ def session_answers(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, by
             proc.stdin.write(frame({"jsonrpc": "2.0", "method": "notifications/initialized"}))
     proc.stdin.close()
     proc.stdout.read()
-    proc.wait(60)
-    return answers
+    if not hasattr(os, "wait4"):
+        proc.wait(60)
+        return answers, None
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return answers, usage.ru_maxrss / 1024  # kilobytes on Linux
 
 
 def imported_modules(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, int]:
@@ -209,7 +217,8 @@ def main() -> None:
             print(f"    ratio pwc-mcp-local / bare (median): {ratio:.2f}")
 
         print("\nanswer sizes of pwc-mcp-local (bytes on the wire, newline excluded)")
-        answers = session_answers(servers["pwc-mcp-local"], env)
+        answers, rss = session_answers(servers["pwc-mcp-local"], env)
+        _, bare_rss = session_answers(servers["bare MCPServer (SDK stdio)"], env)
         for method, raw in answers.items():
             size = len(raw.rstrip(b"\n"))
             print(f"  {method:26} {size:7d}")
@@ -228,6 +237,9 @@ def main() -> None:
         print(f"  {len(tools)} tools, {average} bytes each on average; largest:")
         for size, name in sizes[:5]:
             print(f"    {name:28} {size:6d}")
+        if rss is not None and bare_rss is not None:
+            print("\npeak memory (max RSS) over initialize and the three listings")
+            print(f"  pwc-mcp-local {rss:6.1f} MiB, bare MCPServer {bare_rss:6.1f} MiB")
 
         print("\nmodules imported before answering initialize, not by the bare server")
         ours = imported_modules([sys.executable, "-X", "importtime", PWC_MCP_LOCAL], env)
