@@ -25,8 +25,8 @@ import anyio.to_thread
 from pwc_local.config import Settings
 
 if TYPE_CHECKING:
+    from pwc_local.catalog.cursors import CursorCodec
     from pwc_local.catalog.http import CatalogSource
-    from pwc_local.store.cursors import CursorCodec
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def _build_catalog(settings: Settings) -> CatalogSource:
 
 def _build_codec(settings: Settings) -> CursorCodec:
     """The cursor codec, signing with the per-machine key (or the environment's override)."""
-    from pwc_local.store.cursors import CursorCodec
+    from pwc_local.catalog.cursors import CursorCodec
     from pwc_local.store.keys import load_keyring
 
     ring = load_keyring()

@@ -304,6 +304,6 @@ def test_start_up_imports_no_network_cache_or_query_modules() -> None:
         "pwc_local.catalog.reading",
         "pwc_local.catalog.taxonomy",
         "pwc_local.catalog.benchmarks",
-        "pwc_local.store.cursors",
+        "pwc_local.catalog.cursors",
     }
     assert loaded & heavy == set()

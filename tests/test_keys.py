@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from pwc_local.catalog.cursors import CursorCodec, CursorState
 from pwc_local.store import keys
-from pwc_local.store.cursors import CursorCodec, CursorState
 from pwc_local.store.keys import (
     ENV_CURRENT,
     ENV_PREVIOUS,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from pwc_local.catalog.cursors import CursorCodec
 from pwc_local.catalog.errors import Ambiguous, NotFound, PaperMissing
 from pwc_local.catalog.http import HttpCatalog
 from pwc_local.catalog.public import (
@@ -17,7 +18,6 @@ from pwc_local.catalog.public import (
     related_or_public,
 )
 from pwc_local.catalog.reading import read_paper
-from pwc_local.store.cursors import CursorCodec
 from tests.fake_catalog import (
     MISSING_ARXIV_ID,
     PUBLIC_ARXIV_ID,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pwc_local.catalog.cursors import CursorCodec
 from pwc_local.catalog.errors import (
     CursorMismatch,
     ExpiredCursor,
@@ -16,7 +17,6 @@ from pwc_local.catalog.errors import (
 )
 from pwc_local.catalog.http import HttpCatalog, MarkdownChunk
 from pwc_local.catalog.reading import ReadResult, read_paper
-from pwc_local.store.cursors import CursorCodec
 from tests.fake_catalog import (
     BIG_MARKDOWN_ARXIV_ID,
     BIGGERGAIT_ID,

@@ -26,6 +26,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from pwc_local.catalog.cursors import (
+    INVALID_MESSAGE,
+    MAX_CHUNK_LIMIT,
+    MAX_REFERENCE_CHARS,
+    MISMATCH_MESSAGE,
+    CursorCodec,
+    CursorReferenceMismatch,
+    CursorState,
+    source_for,
+)
 from pwc_local.catalog.errors import (
     CatalogError,
     CursorMismatch,
@@ -41,16 +51,6 @@ from pwc_local.catalog.errors import (
 from pwc_local.catalog.http import CatalogSource, segment
 from pwc_local.catalog.public import Link, fall_back, is_catalog_miss, public_markdown
 from pwc_local.catalog.references import resolve_paper, shown
-from pwc_local.store.cursors import (
-    INVALID_MESSAGE,
-    MAX_CHUNK_LIMIT,
-    MAX_REFERENCE_CHARS,
-    MISMATCH_MESSAGE,
-    CursorCodec,
-    CursorReferenceMismatch,
-    CursorState,
-    source_for,
-)
 
 DEFAULT_CHUNK_LIMIT = 65536
 PLACEHOLDER_CURSORS = frozenset(

@@ -1,1 +1,1 @@
-"""Local state on disk: the response cache, cursor signing and the per-machine key."""
+"""Local state on disk: the response cache and the per-machine cursor key."""

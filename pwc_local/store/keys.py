@@ -49,8 +49,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pwc_local.catalog.cursors import key_id
 from pwc_local.config import APP_NAME, ConfigError
-from pwc_local.store.cursors import key_id
 
 log = logging.getLogger(__name__)
 
