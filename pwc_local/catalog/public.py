@@ -310,6 +310,18 @@ async def fall_back(
     raise miss
 
 
+async def catalog_or_public(
+    catalog: CatalogSource, reference: str, from_catalog: Callable[[str], Awaitable[T]]
+) -> T | PublicRecord:
+    """`from_catalog(reference)`, or after a catalog miss, the fallback of `fall_back`."""
+    try:
+        return await from_catalog(reference)
+    except (PaperMissing, HTTPStatusError) as exc:
+        if not is_catalog_miss(exc):
+            raise
+        return await fall_back(catalog, reference, exc, from_catalog)
+
+
 # -- presentation ------------------------------------------------------------------------
 
 
@@ -434,12 +446,7 @@ async def paper_info_or_public(
         payload = await get_paper_info(catalog, reference, include_evaluations=include_evaluations)
         return PaperInfoAnswer(payload)
 
-    try:
-        return await from_catalog(paper)
-    except (PaperMissing, HTTPStatusError) as exc:
-        if not is_catalog_miss(exc):
-            raise
-        outcome = await fall_back(catalog, paper, exc, from_catalog)
+    outcome = await catalog_or_public(catalog, paper, from_catalog)
     if isinstance(outcome, PaperInfoAnswer):
         return outcome
     return PaperInfoAnswer(
@@ -453,12 +460,7 @@ async def related_or_public(catalog: CatalogSource, paper: str, *, limit: int = 
     async def from_catalog(reference: str) -> RelatedAnswer:
         return RelatedAnswer(await get_related_papers(catalog, reference, limit=limit))
 
-    try:
-        return await from_catalog(paper)
-    except (PaperMissing, HTTPStatusError) as exc:
-        if not is_catalog_miss(exc):
-            raise
-        outcome = await fall_back(catalog, paper, exc, from_catalog)
+    outcome = await catalog_or_public(catalog, paper, from_catalog)
     if isinstance(outcome, RelatedAnswer):
         return outcome
     query = (outcome.title or paper.strip())[:MAX_QUERY_CHARS]

@@ -49,7 +49,7 @@ from pwc_local.catalog.errors import (
     UsageError,
 )
 from pwc_local.catalog.http import CatalogSource, segment
-from pwc_local.catalog.public import Link, fall_back, is_catalog_miss, public_markdown
+from pwc_local.catalog.public import Link, catalog_or_public, public_markdown
 from pwc_local.catalog.references import resolve_paper, shown
 
 DEFAULT_CHUNK_LIMIT = 65536
@@ -176,12 +176,7 @@ async def _first_read_or_public(
         )
         return await _read(catalog, codec, spelling, plan, now)
 
-    try:
-        return await first_read(reference)
-    except (PaperMissing, HTTPStatusError) as exc:
-        if not is_catalog_miss(exc):
-            raise
-        outcome = await fall_back(catalog, reference, exc, first_read)
+    outcome = await catalog_or_public(catalog, reference, first_read)
     if isinstance(outcome, ReadResult):
         return outcome
     return ReadResult(
