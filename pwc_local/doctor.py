@@ -143,11 +143,13 @@ def check_executable(command: tuple[str, Sequence[str]]) -> Check:
 
 def check_cache(settings: Settings) -> Check:
     """The cache directory exists (or can be made), takes a new file, and its size."""
+    from pwc_local.store.cache import ensure_directory
+
     directory = settings.resolved_cache_dir()
     details: dict[str, Any] = {"path": str(directory), "bound": settings.cache_size}
     fix = f"make {directory} a directory you can write to, or point {ENV_NAMES['cache_dir']} at one"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        ensure_directory(directory)  # as private as a server would make it
         if not directory.is_dir():
             raise NotADirectoryError(f"{directory} is not a directory")
         fd, probe = tempfile.mkstemp(prefix=".doctor-", dir=directory)
@@ -255,13 +257,10 @@ def check_cursor_key(environ: Mapping[str, str], directory: Path | None = None) 
                 details=details,
             )
     if status.problem is not None:
-        return Check(
-            "cursor key",
-            "fail",
-            status.problem,
-            fix=f"follow the advice above, or delete {path} (open read_paper cursors then expire)",
-            details=details,
-        )
+        fix = "follow the advice above"
+        if info.exists:
+            fix += f", or delete {path} (open read_paper cursors then stop working)"
+        return Check("cursor key", "fail", status.problem, fix=fix, details=details)
     mode = f"mode {info.mode:04o}, " if info.mode is not None else ""
     return Check("cursor key", "ok", f"{path}: {mode}owned by you", None, details)
 

@@ -788,3 +788,27 @@ def test_cache_command_reports_an_unusable_directory(tmp_path: Path) -> None:
     result = invoke(tmp_path, "cache", "stats")
     assert result.exit_code == 1
     assert "not a directory" in result.output
+
+
+def test_prune_skips_rows_written_by_something_else(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path / "cache", clock=Clock(T0))
+    cache.put("response", ["a"], {"x": 1}, ttl=60)
+    with sqlite3.connect(db_path(cache)) as db:  # a row with a pickled key, not ours
+        db.execute(
+            "INSERT INTO Cache (key, raw, store_time, expire_time, access_time, access_count,"
+            " tag, size, mode, filename, value) VALUES (?, 0, 0, NULL, 0, 0, NULL, 0, 1, NULL, ?)",
+            (pickle.dumps(("foreign", "key")), b"x"),
+        )
+    cache.clock = Clock(T0 + 120)
+    assert cache.prune().expired == 1
+
+
+def test_cache_commands_accept_a_relative_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    DiskCache(Path("relative")).put("response", ["a"], {"x": 1}, ttl=60)
+    result = invoke(tmp_path, "cache", "--cache-dir", "relative", "stats", "--json")
+    document = json.loads(result.output)
+    assert document["entries"] == 1
+    assert document["location"] == str(tmp_path / "relative")

@@ -88,6 +88,13 @@ def test_headers_inside_multiline_strings_are_not_tables():
     assert tomllib.loads(added)["note"] == '[mcp_servers.pwc-local]\ncommand = "fake"\n'
 
 
+def test_unicode_line_separators_inside_strings_do_not_start_tables():
+    # TOML lines end at \n only; U+2028 and U+0085 are ordinary characters in a string.
+    text = '[mcp_servers.pwc-local]\ncommand = "old"\nnote = "a\u2028[b]\x85[c]"\n'
+    replaced = TomlText(text).set_table(PREFIX, "pwc-local", {"command": "new"})
+    assert tomllib.loads(replaced) == {"mcp_servers": {"pwc-local": {"command": "new"}}}
+
+
 @pytest.mark.parametrize(
     "text",
     [

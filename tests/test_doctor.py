@@ -149,6 +149,14 @@ def test_cache_without_write_permission(tmp_path: Path):
     assert check.status == "fail"
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+def test_a_cache_directory_made_by_doctor_is_private(tmp_path: Path):
+    # install.sh runs doctor before any server: the directory it makes is the cache's.
+    directory = tmp_path / "new" / "pwc-mcp-local"
+    assert check_cache(Settings(cache_dir=directory)).status == "ok"
+    assert directory.stat().st_mode & 0o777 == 0o700
+
+
 def test_cache_reports_size_against_its_bound(tmp_path: Path):
     cache = tmp_path / "cache"
     cache.mkdir()
@@ -205,6 +213,17 @@ def test_key_owned_by_someone_else_fails(tmp_path: Path):
     assert check.status == "fail"
     assert "uid 12345" in check.summary
     assert (check.fix or "").startswith("chown ")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+def test_key_directory_open_to_others_fails_before_the_key_exists(tmp_path: Path):
+    directory = tmp_path / "keys"
+    directory.mkdir()
+    directory.chmod(0o755)
+    check = check_cursor_key({}, directory)
+    assert check.status == "fail"
+    assert f"chmod 700 {directory}" in check.summary
+    assert "delete" not in (check.fix or "")  # there is no key file to delete
 
 
 def test_missing_key_and_environment_key_are_fine(tmp_path: Path):

@@ -132,6 +132,8 @@ def test_installs_registers_and_checks_and_is_safe_to_run_twice(tmp_path: Path):
     # doctor --offline ran: the self-test started the server, the catalog was skipped.
     assert "self-test" in first.stdout and "skip  catalog" in first.stdout
     assert "All good." in first.stdout
+    # doctor made the cache directory before any server did: it is private all the same.
+    assert (box.home / ".cache" / "pwc-mcp-local").stat().st_mode & 0o777 == 0o700
     written = box.desktop_config.read_bytes()
 
     second = box.run("--from", str(ROOT), "claude-desktop")

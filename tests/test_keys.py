@@ -307,6 +307,17 @@ def test_status_describes_without_creating_or_revealing(key_dir: Path) -> None:
     assert "chmod 600" in (key_status(key_dir, environ=NO_ENV).problem or "")
 
 
+def test_status_reports_an_unsafe_directory_before_any_key_exists(key_dir: Path) -> None:
+    # The first read_paper would refuse this directory: status must say so now.
+    key_dir.mkdir(parents=True, mode=0o755)
+    os.chmod(key_dir, 0o755)
+    status = key_status(key_dir, environ=NO_ENV)
+    assert status.current.exists is False
+    assert f"chmod 700 {key_dir}" in (status.problem or "")
+    with pytest.raises(KeyFileError, match="chmod 700"):
+        load_keyring(key_dir, environ=NO_ENV)
+
+
 # -- the `key` commands -------------------------------------------------------------------
 
 
@@ -344,6 +355,16 @@ def test_key_status_and_rotate_never_print_the_key(tmp_path: Path) -> None:
     assert after.previous_kid in people  # type: ignore[operator]
     for output in (status.output, rotated.output, people):
         assert ring.current not in output and after.current not in output
+
+
+def test_key_rotate_without_a_key_says_it_made_one(tmp_path: Path) -> None:
+    if sys.platform != "linux":
+        pytest.skip("XDG_CONFIG_HOME applies on Linux")
+    result = invoke(tmp_path, "key", "rotate")
+    assert result.exit_code == 0
+    ring = load_keyring(tmp_path / "config" / "pwc-mcp-local", environ=NO_ENV)
+    assert "Created the cursor key" in result.output and ring.current_kid in result.output
+    assert "None" not in result.output and "Rotated" not in result.output
 
 
 def test_key_status_fails_on_an_unsafe_key(tmp_path: Path) -> None:

@@ -32,6 +32,9 @@ else:  # pragma: no cover - Python 3.10
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ERROR_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+# A line with its ending. TOML lines end at "\n" alone; str.splitlines would also split
+# at U+2028, U+0085 and other characters that strings and comments may hold.
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
 
 
 def loads(text: str) -> dict[str, Any]:
@@ -265,7 +268,7 @@ def _scan_tables(text: str) -> list[Table]:
     current: tuple[tuple[str, ...], int] | None = None
     last_content_end = 0
     offset = 0
-    for line in text.splitlines(keepends=True):
+    for line in _LINE.findall(text):
         line_end = offset + len(line)
         if scanner.at_top_level() and line.lstrip(" \t").startswith("["):
             if current is not None:

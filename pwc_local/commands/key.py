@@ -82,6 +82,9 @@ def rotate(as_json: bool) -> None:
         }
         click.echo(json.dumps(document, indent=2))
         return
+    if ring.previous is None:  # there was no key yet: nothing to keep as previous
+        click.echo(f"Created the cursor key in {ring.path} (key id {ring.current_kid}).")
+        return
     click.echo(f"Rotated the cursor key in {ring.path}.")
     click.echo(f"New key id: {ring.current_kid}; previous key id: {ring.previous_kid}.")
     click.echo("Restart running servers to sign new cursors with the new key.")

@@ -106,6 +106,18 @@ def response_ttl(path: str) -> int:
     return REST_TTL
 
 
+def ensure_directory(directory: Path) -> None:
+    """Create the cache directory, readable by its owner only, unless it exists already.
+
+    The cache reveals what was read and searched, so whoever makes the directory first
+    (a server, `doctor`, a cache command) makes it 0700; an existing one is left as the
+    person set it up.
+    """
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # another process was first
+        os.mkdir(directory, 0o700)
+
+
 def cache_key(kind: str, parts: Sequence[Any]) -> str:
     """A stable key for `parts` (JSON-able): the kind, then a digest of the parts.
 
@@ -243,7 +255,8 @@ class DiskCache:
         clock: Callable[[], float] = time.time,
         lock_timeout: float = LOCK_TIMEOUT,
     ) -> None:
-        self.directory = Path(directory)
+        # Absolute, so a relative setting can still be opened as an SQLite URI.
+        self.directory = Path(os.path.abspath(directory))
         self.size_limit = size_limit
         self.clock = clock
         self._lock_timeout = lock_timeout
@@ -342,7 +355,11 @@ class DiskCache:
         expired = corrupt = 0
         prefixes = tuple(f"{kind}:" for kind in EXPIRING_KINDS)
         try:
-            keys = [k for k in cache.iterkeys() if isinstance(k, str) and k.startswith(prefixes)]
+            # Our keys only: a row some other program wrote (a pickled key) is not ours
+            # to decode, and diskcache's own key iterator would try.
+            with _read_only(self.directory / diskcache.core.DBNAME) as db:
+                rows = db.execute("SELECT key FROM Cache WHERE raw = 1").fetchall()
+            keys = [k for (k,) in rows if isinstance(k, str) and k.startswith(prefixes)]
             for key in keys:
                 with cache.transact(retry=True):
                     try:
@@ -389,10 +406,7 @@ class DiskCache:
         with self._open_lock:
             if self._cache is None:
                 try:
-                    # The cache reveals what was read and searched: keep it to the user.
-                    self.directory.parent.mkdir(parents=True, exist_ok=True)
-                    with contextlib.suppress(FileExistsError):  # another process was first
-                        os.mkdir(self.directory, 0o700)
+                    ensure_directory(self.directory)
                     if not self.directory.is_dir():
                         raise CacheError(f"{self.directory} exists but is not a directory")
                     self._cache = self._open_shared()

@@ -198,18 +198,21 @@ def key_status(
 ) -> KeyStatus:
     """Describe the key files and which key is in force, without creating anything.
 
-    A key that does not exist yet is no problem: the first server to need one makes it.
+    A key that does not exist yet is no problem: the first server to need one makes it,
+    provided the directory it would go in is private (that is checked here too).
     """
     env = os.environ if environ is None else environ
     directory = default_key_dir() if directory is None else Path(directory)
     problem: str | None = None
     kids: dict[str, str | None] = {"current": None, "previous": None}
-    if os.path.lexists(directory / KEY_FILE_NAME):
-        try:
+    try:
+        if os.path.lexists(directory / KEY_FILE_NAME):
             ring = load_keyring(directory, environ={}, create=False)
             kids = {"current": ring.current_kid, "previous": ring.previous_kid}
-        except KeyFileError as exc:
-            problem = str(exc)
+        elif os.path.lexists(directory):
+            _check_dir(directory)  # the first load would refuse it
+    except KeyFileError as exc:
+        problem = str(exc)
     env_current = env.get(ENV_CURRENT) or None
     env_previous = env.get(ENV_PREVIOUS) or None
     try:
