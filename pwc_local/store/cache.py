@@ -60,7 +60,9 @@ KIND_PUBLIC = "public"
 KIND_MARKDOWN = "markdown"
 KIND_VERSION = "version"
 KINDS = (KIND_RESPONSE, KIND_PUBLIC, KIND_MARKDOWN, KIND_VERSION)
-EXPIRING_KINDS = (KIND_RESPONSE, KIND_PUBLIC, KIND_VERSION)
+# What `prune` may remove once expired. Markdown chunks never expire, and a paper's
+# "last version seen" is what opens its kept chunks offline, so both stay.
+PRUNED_KINDS = (KIND_RESPONSE, KIND_PUBLIC)
 
 LISTING_TTL = 60
 TAXONOMY_TTL = 600
@@ -347,13 +349,15 @@ class DiskCache:
     def prune(self) -> PruneResult:
         """Remove entries past their lifetime, and any that fail to verify on the way.
 
-        Markdown chunks never expire and are left alone. Each entry is checked and
-        removed in its own short transaction, so running servers barely notice.
+        Markdown chunks never expire, and the last version seen per paper (a few bytes
+        each) is kept with them so a pruned cache still opens those papers offline.
+        Each entry is checked and removed in its own short transaction, so running
+        servers barely notice.
         """
         cache = self._maintenance_cache()
         now = self.clock()
         expired = corrupt = 0
-        prefixes = tuple(f"{kind}:" for kind in EXPIRING_KINDS)
+        prefixes = tuple(f"{kind}:" for kind in PRUNED_KINDS)
         try:
             # Our keys only: a row some other program wrote (a pickled key) is not ours
             # to decode, and diskcache's own key iterator would try.
