@@ -105,6 +105,17 @@ def test_metric_options_scan_every_page_and_page_locally() -> None:
     assert [r["best_rank"] for r in payload["results"]] == [41, 48, 55, 62, 69]
 
 
+def test_local_paging_offers_no_page_past_the_last_valid_one() -> None:
+    # Page numbers end at 100, so a later slice is not offered as a next page.
+    rows = [row(f"M{i:03}", i, {"Score": 1}) for i in range(1, 151)]
+    answer, _ = run_against(
+        coco_routes(rows),
+        lambda c: get_benchmark(c, "COCO", page=100, limit=1, sort_metric="Score"),
+    )
+    assert [r["model_name"] for r in answer.payload["results"]] == ["M100"]
+    assert (answer.payload["matched_count"], answer.payload["next_page"]) == (150, None)
+
+
 def test_spec_pareto_fixture_through_the_command() -> None:
     answer, _ = run_against(
         coco_routes(),
@@ -451,6 +462,15 @@ def test_task_trend_mode_pages_and_reports_next_page() -> None:
     assert TREND["results"][0]["id"] == "2"  # the route's document is untouched
 
 
+def test_task_trend_paging_stops_at_page_100() -> None:
+    # The catalog is asked for 100 rows; should it send more, page 101 is still not offered.
+    trend = {"results": [{"id": str(i), "name": f"B{i}"} for i in range(1, 102)]}
+    routes = {"tasks/ocr/trending-benchmarks": trend}
+    answer, _ = run_against(routes, lambda c: list_benchmarks(c, task="ocr", page=100, limit=1))
+    assert [r["id"] for r in answer.payload["results"]] == ["100"]
+    assert answer.payload["next_page"] is None
+
+
 def test_task_trend_search_covers_full_name() -> None:
     answer, _ = listing(task="Optical Character Recognition", search="5k-WORD")
     assert [r["id"] for r in answer.payload["results"]] == ["3"]
@@ -459,6 +479,16 @@ def test_task_trend_search_covers_full_name() -> None:
 def test_unknown_trend_task_is_task_not_found() -> None:
     with pytest.raises(NotFound, match=r"^Task not found: Nope$"):
         listing(task="Nope")
+
+
+def test_dot_task_names_stay_in_the_task_path() -> None:
+    # Sent as is, httpx would resolve `tasks/../trending-benchmarks` to another endpoint.
+    async def attempt(catalog: HttpCatalog) -> None:
+        with pytest.raises(NotFound, match=r"^Task not found: \.\.$"):
+            await list_benchmarks(catalog, task="..")
+
+    _, seen = run_against({}, attempt)
+    assert paths(seen) == ["tasks/%2E%2E/trending-benchmarks"]
 
 
 def test_list_benchmarks_rejects_out_of_range_values() -> None:

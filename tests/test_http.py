@@ -51,6 +51,18 @@ def test_segment_encodes_everything_but_unreserved() -> None:
     assert segment("a_b.c-d~e") == "a_b.c-d~e"
 
 
+@pytest.mark.parametrize("value, encoded", [(".", "%2E"), ("..", "%2E%2E")])
+def test_segment_keeps_dot_segments_literal(value: str, encoded: str) -> None:
+    # httpx resolves `.` and `..` path segments, so `tasks/../x` would become `x`: a
+    # caller's text must never move the request to another endpoint.
+    assert segment(value) == encoded
+    _, seen = run(
+        lambda request: httpx.Response(200, json={}),
+        lambda c: c.get_json(f"tasks/{segment(value)}/trending-benchmarks"),
+    )
+    assert seen[0].url.raw_path.decode() == f"/api/v1/tasks/{encoded}/trending-benchmarks"
+
+
 def test_query_encoding_follows_form_rules() -> None:
     query = encode_query(
         {
@@ -107,6 +119,17 @@ def test_declared_oversize_body_fails_before_reading() -> None:
             lambda c: c.get_json("tasks/"),
             max_body=100,
         )
+
+
+def test_a_large_error_body_still_reports_its_status() -> None:
+    # Only the first 4 KiB of an error body is read, so its size is no reason to fail.
+    with pytest.raises(HTTPStatusError) as caught:
+        run(
+            lambda r: httpx.Response(503, content=b"x" * 500),
+            lambda c: c.get_json("tasks/"),
+            max_body=100,
+        )
+    assert caught.value.status == 503
 
 
 def test_undeclared_oversize_stream_is_cut_off() -> None:
@@ -192,6 +215,15 @@ def test_read_markdown_validates_and_encodes_legacy_ids() -> None:
     )
 
 
+def odd_offset_response(next_offset: bytes) -> httpx.Response:
+    headers = [
+        (b"x-pwc-content-version", VERSION.encode()),
+        (b"x-pwc-truncated", b"1"),
+        (b"x-pwc-next-offset", next_offset),
+    ]
+    return httpx.Response(200, content=b"abc", headers=headers)
+
+
 @pytest.mark.parametrize(
     "response",
     [
@@ -201,6 +233,8 @@ def test_read_markdown_validates_and_encodes_legacy_ids() -> None:
         chunk_response(b"abc", True, 0),  # offset did not advance
         chunk_response(b"abc", True, 5),  # next offset does not match length
         chunk_response(b"\xce", False, None),  # cut inside a UTF-8 character
+        odd_offset_response("\u00b2".encode("latin-1")),  # a digit, but not a decimal one
+        odd_offset_response(b"9" * 5000),  # beyond what int() converts, and any offset
     ],
 )
 def test_read_markdown_rejects_inconsistent_chunks(response: httpx.Response) -> None:

@@ -230,6 +230,7 @@ def test_rows_without_metrics_or_with_odd_metrics_still_merge() -> None:
         (None, None),
         ("nan", None),
         (float("inf"), None),
+        pytest.param(10**400, None, id="int-beyond-float"),
         ([1], None),
     ],
 )

@@ -215,6 +215,17 @@ async def test_authors_are_confirmed_by_id_username_or_name(scripted: ScriptedCa
     assert scripted.requests[0].params["author"] == ["kaiming he", "@YilunDu"]
 
 
+async def test_author_ids_of_any_length_compare_as_numbers(scripted: ScriptedCatalog) -> None:
+    # int() refuses digit strings over 4,300 characters; such IDs still compare.
+    huge = "7" * 5000
+    applied = {"authors": [{"id": huge, "name": "Long Id"}, *AUTHORS["authors"]]}
+    scripted.on("papers/", search_page([ATTENTION], applied_filters=applied))
+    async with scripted.client() as catalog:
+        await list_papers(catalog, authors=["00" + huge, "264"])
+        with pytest.raises(NotFound, match=r"^Papers API did not confirm the requested author"):
+            await list_papers(catalog, authors=["9" * 5000])
+
+
 @pytest.mark.parametrize(
     "applied",
     [

@@ -18,6 +18,10 @@ from pwc_local.catalog.public import (
     related_or_public,
 )
 from pwc_local.catalog.reading import read_paper
+from pwc_local.server.errors import error_message
+from pwc_local.store.cache import DiskCache
+from pwc_local.store.cached_catalog import CachingCatalog
+from pwc_local.store.held_writes import hold_cache_writes
 from tests.fake_catalog import (
     MISSING_ARXIV_ID,
     PUBLIC_ARXIV_ID,
@@ -55,6 +59,7 @@ UNCATALOGUED = {
     "publisher_url": "javascript:alert(1)",
 }
 CATALOGUED = {"in_catalog": True, "catalog_id": "755", "arxiv_id": "1706.03762", "title": "A"}
+ATTENTION_DETAIL = {"id": "755", "arxiv_id": "1706.03762", "title": "Attention Is All You Need"}
 
 
 @pytest.fixture
@@ -144,7 +149,9 @@ async def test_miss_reasons(
     scripted.on("public-metadata", lambda params: answer)
     scripted.on("public-metadata/search", lambda params: answer)
     async with scripted.client() as catalog:
-        assert await lookup_public(catalog, reference) == PublicMiss(reason)
+        miss = await lookup_public(catalog, reference)
+    # A 200 that is not a record is also flagged, so the call will not cache it.
+    assert miss == PublicMiss(reason, unusable=answer.status_code == 200)
 
 
 async def test_unreachable_public_sources_are_unavailable() -> None:
@@ -446,3 +453,57 @@ async def test_fake_public_miss_and_unavailable_sources(fake) -> None:
     server.faults.service_unavailable(prefix="public-metadata")
     with pytest.raises(NotFound, match="could not be consulted just now"):
         await related_or_public(catalog, MISSING_ARXIV_ID)
+
+
+# -- unusable answers are not cached ------------------------------------------------------
+
+
+async def _twice(catalog, tmp_path, call) -> tuple[BaseException | None, object]:
+    """`call(source)` in two tool calls over one disk cache: (first failure, second answer)."""
+    cache = DiskCache(tmp_path / "cache")
+    source = CachingCatalog(catalog, cache, namespace=BASE)
+    failure: BaseException | None = None
+    try:
+        try:
+            async with hold_cache_writes():
+                await call(source)
+        except NotFound as exc:
+            failure = exc
+        async with hold_cache_writes():
+            return failure, await call(source)
+    finally:
+        cache.close()
+
+
+async def test_an_unusable_public_answer_is_asked_again_next_time(
+    scripted: ScriptedCatalog, tmp_path
+) -> None:
+    # The first answer is not a record: the call reports a public miss, and the next
+    # call must ask again instead of replaying that answer from the cache for a week.
+    answers = iter([json_response(["not", "a", "record"]), json_response(UNCATALOGUED)])
+    scripted.on("public-metadata", lambda params: next(answers))
+    async with scripted.client() as catalog:
+        failure, answer = await _twice(
+            catalog, tmp_path, lambda source: paper_info_or_public(source, "2401.00001")
+        )
+    assert error_message(failure).startswith("not_found: Paper not found: 2401.00001; it is not")
+    assert "could not be consulted" in str(failure)
+    assert answer.public is not None and answer.public.title == "An Uncatalogued Paper"
+    assert scripted.count("public-metadata") == 2
+
+
+async def test_an_unusable_catalog_retry_is_asked_again_next_time(
+    scripted: ScriptedCatalog, tmp_path
+) -> None:
+    # The public record points into the catalog; the retry's first answer is unusable.
+    scripted.on("papers/search", search_page([]))
+    scripted.on("public-metadata", CATALOGUED)
+    details = iter([json_response(["not", "a", "paper"]), json_response(ATTENTION_DETAIL)])
+    scripted.on("papers/1706.03762", lambda params: next(details))
+    async with scripted.client() as catalog:
+        failure, answer = await _twice(
+            catalog, tmp_path, lambda source: paper_info_or_public(source, PUBLIC_IN_CATALOG_DOI)
+        )
+    assert str(failure).startswith(f"Paper title not found: {PUBLIC_IN_CATALOG_DOI}")
+    assert answer.in_catalog and answer.paper["title"] == "Attention Is All You Need"
+    assert scripted.count("papers/1706.03762") == 2

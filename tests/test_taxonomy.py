@@ -256,6 +256,14 @@ def test_list_tasks_unknown_area() -> None:
         run_against({"areas/": AREAS}, lambda c: list_tasks(c, area="Space"))
 
 
+def test_blank_area_counts_as_not_given() -> None:
+    routes = {"tasks/": {"count": 0, "results": []}, "methods/": {"count": 0, "results": []}}
+    for command in (list_tasks, list_methods):
+        _, seen = run_against(routes, lambda c, command=command: command(c, area=" "))
+        assert [s.path for s in seen] in (["tasks/"], ["methods/"])
+        assert "area_id" not in seen[0].params
+
+
 GROUPED_TASKS = {
     "results": [
         {
@@ -519,6 +527,7 @@ def test_get_framework_returns_the_flattened_row() -> None:
         ({"category": "training"}, [None]),
         ({"platform": "apple"}, ["llama-cpp"]),
         ({"platform": "tpu"}, []),
+        ({"domain": " ", "category": "", "platform": ""}, ["vllm", "llama-cpp", None]),  # unset
     ],
 )
 def test_list_frameworks_filters(filters: dict, expected: list) -> None:

@@ -61,7 +61,7 @@ DEFAULT_BENCHMARKS_PER_TASK = 3
 GROUPED_MIN_EVALUATIONS = 2  # the grouped endpoint's own default minimum
 SCAN_PAGE_SIZE = 100
 SCAN_ROW_LIMIT = 1000  # a metric scan stops with an error rather than read more rows
-_MAX_PAGE = 100  # the catalog serves pages 1-100; a scan never asks beyond that
+_MAX_PAGE = 100  # pages run 1-100: a scan never asks beyond, paging never offers beyond
 
 _BENCHMARK_FIELDS = ("name", "full_name", "slug", "id")
 _LIST_ORDER = ("trending", "name", "full_name", "created_at", "paper_count")
@@ -221,11 +221,13 @@ class _Leaderboard:
         merged = self._guarded(merge_rows(rows))
         selected = select_rows(merged, request)
         start = (page - 1) * limit
+        # Pages end at 100 (the tool's bound too), so no later slice is offered.
+        more = len(selected) > start + limit and page < _MAX_PAGE
         return self._payload(
             count=total,
             matched=len(selected),
             page=page,
-            next_page=page + 1 if len(selected) > start + limit else None,
+            next_page=page + 1 if more else None,
             results=selected[start : start + limit],
         )
 
@@ -496,7 +498,7 @@ async def _task_trend(
     return {
         **trend,
         "count": len(kept),
-        "next_page": page + 1 if len(kept) > start + limit else None,
+        "next_page": page + 1 if len(kept) > start + limit and page < _MAX_PAGE else None,
         "results": kept[start : start + limit],
     }
 

@@ -38,7 +38,7 @@ def result_total(document: Any) -> int | None:
             continue
         try:
             total = int(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: `1e400`, `Infinity`
             continue
         if total or key == "total":
             return total

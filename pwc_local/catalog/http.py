@@ -41,6 +41,8 @@ USER_AGENT = f"pwc-mcp-local/{__version__}"
 ACCEPT = "application/json, text/plain;q=0.9"
 
 _CONTENT_VERSION = re.compile(r"[0-9a-f]{64}")
+# ASCII digits only (`str.isdigit` also takes `²`), and no more than a 64-bit offset has.
+_NEXT_OFFSET = re.compile(r"[0-9]{1,19}")
 
 QueryValue = str | int | float | bool | None | Sequence[str | int | float]
 
@@ -50,7 +52,11 @@ def segment(value: str) -> str:
 
     A legacy arXiv ID keeps its dot and loses its slash (`math.GT/0309136` becomes
     `math.GT%2F0309136`); a task name keeps nothing else (`Image%20Classification`).
+    A segment that is only `.` or `..` has its dots encoded too: httpx would resolve
+    it, sending `tasks/../trending-benchmarks` to another endpoint.
     """
+    if value in (".", ".."):
+        return value.replace(".", "%2E")
     return quote(value, safe="")
 
 
@@ -205,11 +211,13 @@ class HttpCatalog:
             async with self._client.stream("GET", url) as response:
                 declared = response.headers.get("content-length")
                 if (
-                    declared is not None
+                    response.is_success
+                    and declared is not None
                     and declared.isdigit()
                     and int(declared) > self.max_body_bytes
                 ):
                     raise ResponseTooLarge("catalog response exceeds the client byte limit")
+                # An error body is only read for its detail, so its size does not matter.
                 limit = self.max_body_bytes if response.is_success else ERROR_DETAIL_BYTES
                 body = bytearray()
                 # Decoded bytes: the cap also bounds what a compressed body expands to.
@@ -256,7 +264,7 @@ def _validate_chunk(
     next_header = headers.get("x-pwc-next-offset")
     next_offset: int | None = None
     if truncated:
-        if next_header is None or not next_header.isdigit():
+        if next_header is None or not _NEXT_OFFSET.fullmatch(next_header):
             raise InvalidResponse("truncated chunk has no valid next offset")
         next_offset = int(next_header)
         if next_offset <= offset:

@@ -228,7 +228,10 @@ def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # a JSON integer with hundreds of digits
+            return None
     elif isinstance(value, str):
         text = value.strip().replace(",", "")
         if text.endswith("%"):

@@ -45,20 +45,9 @@ ORDER_DIRECTIONS = ("asc", "desc")
 MAX_AUTHORS = 10
 EVALUATION_PAGE_SIZE = 100
 MAX_PAGE = 100
-# Filters `list_papers` must see echoed, in the order they are reported.
-CONFIRMED_FILTERS = (
-    "task",
-    "method",
-    "conference",
-    "framework",
-    "organization",
-    "start_date",
-    "end_date",
-    "has_official_implementation",
-)
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"[0-9]+")
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -474,7 +463,7 @@ def _confirm_authors(document: Mapping[str, Any], requested: Sequence[str]) -> N
     )
     if not isinstance(entries, list) or not entries:
         raise failure
-    confirmed: list[tuple[int, str, str]] = []
+    confirmed: list[tuple[str, str, str]] = []
     for entry in entries:
         if not isinstance(entry, dict):
             raise failure
@@ -485,7 +474,7 @@ def _confirm_authors(document: Mapping[str, Any], requested: Sequence[str]) -> N
         username = entry.get("hf_username")
         confirmed.append(
             (
-                int(id_text),
+                _number_text(id_text),
                 " ".join(name.split()).casefold(),
                 username.strip().casefold() if isinstance(username, str) else "",
             )
@@ -495,9 +484,14 @@ def _confirm_authors(document: Mapping[str, Any], requested: Sequence[str]) -> N
             raise failure
 
 
-def _author_matches(reference: str, author_id: int, name: str, username: str) -> bool:
+def _number_text(digits: str) -> str:
+    """All-digit text without leading zeros, so `000264` equals `264` at any length."""
+    return digits.lstrip("0") or "0"
+
+
+def _author_matches(reference: str, author_id: str, name: str, username: str) -> bool:
     if _DIGITS.fullmatch(reference):
-        return int(reference) == author_id
+        return _number_text(reference) == author_id
     if reference.startswith("@"):
         wanted = reference[1:].strip().casefold()
         return bool(wanted) and wanted == username

@@ -32,6 +32,7 @@ from pwc_local.catalog.envelopes import require_object
 from pwc_local.catalog.errors import (
     CatalogError,
     HTTPStatusError,
+    InvalidResponse,
     NotFound,
     PaperMissing,
     UpstreamError,
@@ -156,9 +157,13 @@ class PublicRecord:
 
 @dataclass(frozen=True)
 class PublicMiss:
-    """No usable public record; `reason` says why (`identifier`, `title`, `unsupported` ...)."""
+    """No usable public record; `reason` says why (`identifier`, `title`, `unsupported` ...).
+
+    `unusable` is true when the service answered with something that is not a record.
+    """
 
     reason: str
+    unusable: bool = False
 
     @property
     def tail(self) -> str:
@@ -250,7 +255,8 @@ async def lookup_public(catalog: CatalogSource, reference: str) -> PublicRecord 
     except (HTTPStatusError, UpstreamError) as exc:
         if not (isinstance(exc, HTTPStatusError) and exc.status in (400, 404, 422)):
             logger.info("public metadata lookup failed type=%s", type(exc).__name__)
-        return PublicMiss(_miss_reason(exc, by_title=by_title))
+        unusable = isinstance(exc, InvalidResponse)
+        return PublicMiss(_miss_reason(exc, by_title=by_title), unusable=unusable)
     if by_title and record.requested_title is None:
         record = _with_requested_title(record, text)
     return record
@@ -278,9 +284,20 @@ def miss_message(exc: BaseException, reference: str) -> str:
     return f"Paper not found: {shown(reference.strip())}"
 
 
+class MissAfterUnusableAnswer(NotFound, InvalidResponse):
+    """A paper miss reported after some answer on the way was unusable.
+
+    The caller sees an ordinary miss (a `NotFound` with its text). Being an
+    `InvalidResponse` too, it makes the tool call keep none of its cache writes
+    (`store.held_writes`), so the next call asks again instead of replaying the
+    unusable answer for as long as the cache keeps it (a week for public records).
+    """
+
+
 def public_miss_error(exc: BaseException, reference: str, miss: PublicMiss) -> NotFound:
     """The final error when neither the catalog nor the public sources know a paper."""
-    return NotFound(f"{miss_message(exc, reference)}; it is {NOT_INDEXED} and {miss.tail}")
+    kind = MissAfterUnusableAnswer if miss.unusable else NotFound
+    return kind(f"{miss_message(exc, reference)}; it is {NOT_INDEXED} and {miss.tail}")
 
 
 async def fall_back(
@@ -302,11 +319,16 @@ async def fall_back(
         raise public_miss_error(miss, reference, outcome) from miss
     if not outcome.in_catalog:
         return outcome
+    unusable = False
     for alternative in outcome.retry_ids(reference):
         try:
             return await retry(alternative)
+        except InvalidResponse:
+            unusable = True  # moves on like any failure, but must not be cached
         except CatalogError:
             continue
+    if unusable:
+        raise MissAfterUnusableAnswer(miss_message(miss, reference)) from miss
     raise miss
 
 

@@ -294,9 +294,11 @@ async def list_tasks(
     `area`, with each area's tasks sorted by `order_by` (missing values last, `desc`
     reverses the whole order). Payload `{"results": [area, ...]}`. Paging and `level`
     do not apply to it and are rejected; `search` and `visible_only` are ignored.
+    A blank `search` or `area` counts as not given.
     """
     ordering = _ordering(order_by, order_direction, _TASK_ORDER)
     check_page(page, limit)
+    area = optional_text(area)
     if group_by_area:
         if page != 1 or limit is not None or level is not None:
             raise UsageError(
@@ -383,6 +385,7 @@ async def list_methods(
     check_page(page, limit, max_limit=500)
     params: dict[str, QueryValue] = {"page": page, "page_size": limit}
     params["q"] = optional_text(search)
+    area = optional_text(area)
     if area is not None:
         params["area_id"], _ = await resolve_area(catalog, area)
     params["introduced_year"] = introduced_year
@@ -529,8 +532,10 @@ async def list_frameworks(
     """Flattened frameworks, filtered exactly and case-insensitively: `{count, results}`.
 
     `domain` matches a domain slug or name, `category` a category slug or name,
-    `platform` one of the framework's `platforms`.
+    `platform` one of the framework's `platforms`. A blank filter counts as not given,
+    as in the other listings.
     """
+    domain, category, platform = map(optional_text, (domain, category, platform))
     rows = _flatten_frameworks(await catalog.get_json("frameworks/"))
     if domain is not None:
         rows = [row for row in rows if _equals_any(domain, row["domain_slug"], row["domain_name"])]
