@@ -19,6 +19,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -192,6 +193,7 @@ def parse_path(raw: Any) -> Path:
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:([kmgt])(i?)b?|b)?", re.IGNORECASE)
 _SIZE_POWERS = {"k": 1, "m": 2, "g": 3, "t": 4}
+MAX_CACHE_SIZE = 2**63 - 1  # diskcache keeps the bound in an SQLite INTEGER
 
 
 def parse_size(raw: Any) -> int:
@@ -206,9 +208,12 @@ def parse_size(raw: Any) -> int:
             raise ConfigError(f"{raw!r} is not a size such as 1GiB or 500MB")
         number, prefix, binary = match.groups()
         power = _SIZE_POWERS[prefix.lower()] if prefix else 0
-        value = int(float(number) * (1024 if binary else 1000) ** power)
+        # Decimal, not float: exact for any number of digits, and it cannot overflow.
+        value = int(Decimal(number) * (1024 if binary else 1000) ** power)
     if value < 1024 * 1024:
         raise ConfigError(f"{raw!r} is below the 1 MiB minimum")
+    if value > MAX_CACHE_SIZE:
+        raise ConfigError(f"{raw!r} is above the largest size the cache can hold (8 EiB)")
     return value
 
 

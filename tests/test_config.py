@@ -114,6 +114,15 @@ def test_sizes() -> None:
         parse_size("10k")  # below the 1 MiB floor
     with pytest.raises(ConfigError):
         parse_size(True)
+    assert parse_size(str(2**63 - 1)) == 2**63 - 1  # exact, however many digits
+
+
+@pytest.mark.parametrize("raw", ["9" * 400, "100000000TB", str(2**63), 2**63])
+def test_sizes_beyond_what_the_cache_can_hold_are_refused(raw: object) -> None:
+    # Too large for diskcache's SQLite INTEGER: every tool call used to fail on it (or,
+    # past float range, start-up crashed with a traceback).
+    with pytest.raises(ConfigError, match="largest size"):
+        parse_size(raw)
 
 
 def run_cli(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[bytes]:

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import anyio
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
 
@@ -147,6 +148,7 @@ def test_bad_request_detail_is_extracted_and_sanitised() -> None:
         ("Wed, 21 Oct 2026 07:28:00 GMT", "; retry after Wed, 21 Oct 2026 07:28:00 GMT."),
         (None, "; retry later."),
         ("\x00\n", "; retry later."),
+        ("\u00b2", "; retry after \u00b2."),  # a digit to str.isdigit(), not to int()
     ],
 )
 def test_rate_limit_mentions_retry_after(retry_after: str | None, tail: str) -> None:
@@ -193,6 +195,7 @@ class _Args(BaseModel):
     query: str = Field(min_length=1, max_length=5)
     authors: list[str] | None = Field(None, max_length=2)
     pareto: list[str] | None = Field(None, min_length=2)
+    metrics: list[str] | None = Field(None, min_length=1)
     bounds: dict[str, float] | None = None
     flag: bool = False
 
@@ -217,6 +220,7 @@ def _validation(arguments: dict[str, Any]) -> str:
         ({"query": "a", "authors": [1]}, "authors[0] must be a string"),
         ({"query": "a", "authors": "SECRET"}, "authors must be an array"),
         ({"query": "a", "pareto": ["x"]}, "pareto must have at least 2 items"),
+        ({"query": "a", "metrics": []}, "metrics must have at least 1 item"),
         ({"query": "a", "bounds": {"SECRET": "high"}}, "bounds values must be a number"),
         ({"query": "a", "bounds": "SECRET"}, "bounds must be an object"),
         ({"query": "a", "flag": "SECRET"}, "flag must be true or false"),
@@ -434,3 +438,38 @@ def test_runtime_is_built_once_and_closed_at_shutdown() -> None:
 
     anyio.run(main)
     assert catalog.closed
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        ("SECRET_prompt", {}, "not_found: unknown prompt SECRET_prompt; prompts/list names"),
+        (
+            "find_papers",
+            {},
+            "invalid_argument: prompt find_papers takes exactly the argument topic",
+        ),
+        (
+            "survey_task",
+            {"task": "SECRET-value", "SECRET-name": "SECRET-value"},
+            "invalid_argument: prompt survey_task takes exactly the argument task.",
+        ),
+    ],
+)
+def test_bad_prompt_requests_are_invalid_params_and_not_logged(
+    caplog: pytest.LogCaptureFixture, name: str, arguments: dict[str, str], expected: str
+) -> None:
+    # The SDK alone answers these with JSON-RPC code 0 and logs a traceback quoting the
+    # caller's arguments (the unexpected one's value included).
+    async def scenario(client: Client, catalog: StubCatalog) -> None:
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt(name, arguments)
+        assert caught.value.code == -32602
+        assert caught.value.message.startswith(expected)
+        good = await client.get_prompt("survey_task", {"task": "ocr"})
+        assert '"ocr"' in good.messages[0].content.text
+
+    with caplog.at_level(logging.DEBUG):
+        _run(scenario)
+    assert "SECRET" not in caplog.text
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]

@@ -2,11 +2,12 @@
 reaches the server's logs.
 
 The installed `pwc-mcp-local` runs with `--log-level debug` and a log file, and is
-sent queries, paper references, entity names, out-of-bounds arguments and an unknown
-tool name that all carry a marker, reads paper text, and meets upstream failures
-whose bodies carry another marker. Neither stderr nor the log file may contain any
-of them, nor the per-machine cursor key; both must still contain the diagnostics
-that are allowed (exception class names), so the test cannot pass on silent logs.
+sent queries, paper references, entity names, out-of-bounds arguments, an unknown
+tool name and malformed prompt requests that all carry a marker, reads paper text,
+and meets upstream failures whose bodies carry another marker. Neither stderr nor
+the log file may contain any of them, nor the per-machine cursor key; both must
+still contain the diagnostics that are allowed (exception class names), so the
+test cannot pass on silent logs.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, FakeCatalog, big_document
 
@@ -80,6 +82,14 @@ def test_logs_never_carry_requests_bodies_or_the_key(tmp_path: Path) -> None:
                 await call("get_conference", conference="CVPR 2025")
                 fake.faults.invalid_json(prefix="organizations/")
                 await call("list_organizations")
+                # Bad prompt requests: the SDK alone logs a traceback quoting them.
+                for name, arguments in (
+                    ("find_papers", {"topic": MARKER, f"{MARKER}_arg": MARKER}),
+                    (f"{MARKER}_prompt", {"topic": MARKER}),
+                ):
+                    with pytest.raises(MCPError) as refused:
+                        await session.get_prompt(name, arguments)
+                    texts.append(refused.value.error.message)
 
     try:
         anyio.run(session_script)

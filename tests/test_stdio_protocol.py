@@ -229,6 +229,37 @@ def test_serve_over_explicit_streams_answers_every_line_and_returns_at_eof() -> 
     assert replies[2]["result"]["structuredContent"] == {"result": 5}
 
 
+def test_a_crashed_handler_is_answered_with_internal_error_and_no_details() -> None:
+    # The SDK's catch-all answer is code 0 (not a JSON-RPC code) with the exception text.
+    server = MCPServer("in-process")
+
+    @server.prompt()
+    def broken(topic: str) -> str:
+        raise RuntimeError(f"secret detail about {topic}")
+
+    to_server_r, to_server_w = os.pipe()
+    from_server_r, from_server_w = os.pipe()
+    with open(to_server_w, "wb") as client_out:
+        client_out.write(line(init_request(1, "2025-11-25")))
+        client_out.write(line({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        client_out.write(line(request(2, "prompts/get", {"name": "broken", "arguments": {}})))
+        client_out.write(
+            line(request(3, "prompts/get", {"name": "broken", "arguments": {"topic": "x"}}))
+        )
+        client_out.write(line(request(4, "ping", {})))
+
+    async def main() -> None:
+        with open(to_server_r, "rb") as stdin, open(from_server_w, "wb") as stdout:
+            await stdio.serve(server, stdin=stdin, stdout=stdout)
+
+    anyio.run(main)
+    with open(from_server_r, "rb") as client_in:
+        replies = {reply["id"]: reply for reply in map(json.loads, client_in.read().splitlines())}
+    for request_id in (2, 3):
+        assert replies[request_id]["error"] == {"code": -32603, "message": "Internal error"}
+    assert replies[4]["result"] == {}
+
+
 def init_request(request_id: Any, version: str) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",

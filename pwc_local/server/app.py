@@ -14,6 +14,10 @@ point for a `tools/call`, so that every tool error carries a code:
   no code and echoes the rejected values;
 * an unknown tool name is reported as `not_found: unknown tool ...`;
 * a crash the SDK catches outside a tool body is `internal_error: ...`.
+
+It also checks `prompts/get` itself: the SDK answers an unknown prompt or a wrong
+argument with JSON-RPC code 0 and logs a traceback that quotes the caller's
+arguments; we answer -32602 with a `code: sentence` and log nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from typing import Any
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp_types import CallToolResult, InputRequiredResult
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
 from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
@@ -34,7 +39,13 @@ from pwc_local import __version__
 from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime
 from pwc_local.server import text
-from pwc_local.server.errors import error_message, unknown_tool_message, validation_message
+from pwc_local.server.errors import (
+    error_message,
+    prompt_arguments_message,
+    unknown_prompt_message,
+    unknown_tool_message,
+    validation_message,
+)
 from pwc_local.server.prompts import register_prompts
 from pwc_local.server.resources import register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
@@ -111,6 +122,20 @@ class PwcServer(MCPServer):
                 message = validation_message(exc.__cause__)
                 raise ToolError(f"Error executing tool {name}: {message}") from None
             raise
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None
+    ) -> GetPromptResult | InputRequiredResult:
+        """The rendered prompt, once its name and argument names are known to fit."""
+        prompt = next((p for p in await self.list_prompts() if p.name == name), None)
+        if prompt is None:
+            raise MCPError(INVALID_PARAMS, unknown_prompt_message(name))
+        expected = {argument.name for argument in prompt.arguments or []}
+        required = {argument.name for argument in prompt.arguments or [] if argument.required}
+        given = set(arguments or {})
+        if not required <= given <= expected:
+            raise MCPError(INVALID_PARAMS, prompt_arguments_message(name, expected))
+        return await super().get_prompt(name, arguments, context)
 
 
 def _without_titles(schema: dict[str, Any]) -> dict[str, Any]:

@@ -172,7 +172,7 @@ def catalog_detail(body: str) -> str:
 def _retry_after(value: str | None) -> str:
     """When to retry: the catalog's Retry-After (seconds or an HTTP date), else "later"."""
     value = sanitise(value or "", RETRY_AFTER_LIMIT)
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # str.isdigit() also accepts "²", which int() refuses
         return f"after {int(value)} seconds"
     return f"after {value}" if value else "later"
 
@@ -188,6 +188,20 @@ def unknown_tool_message(name: str) -> str:
     """The whole error text for a call naming no tool, framed like every tool error."""
     shown = sanitise(name, NAME_LIMIT)
     return f"Error executing tool {shown}: not_found: unknown tool; tools/list names the tools."
+
+
+def unknown_prompt_message(name: str) -> str:
+    """The error text for `prompts/get` naming no prompt."""
+    return (
+        f"not_found: unknown prompt {sanitise(name, NAME_LIMIT)}; prompts/list names the prompts."
+    )
+
+
+def prompt_arguments_message(name: str, expected: Iterable[str]) -> str:
+    """The error text for `prompts/get` whose arguments are missing or unknown (names only)."""
+    names = sorted(expected)
+    noun = "argument" if len(names) == 1 else "arguments"
+    return f"invalid_argument: prompt {name} takes exactly the {noun} {', '.join(names)}."
 
 
 # -- argument validation -----------------------------------------------------------------
@@ -253,11 +267,15 @@ def _problem(kind: str, ctx: Mapping[str, Any]) -> str:
     if kind == "string_too_long":
         return f"must have at most {ctx.get('max_length')} characters"
     if kind == "too_short":
-        return f"must have at least {ctx.get('min_length')} items"
+        return f"must have at least {_items(ctx.get('min_length'))}"
     if kind == "too_long":
-        return f"must have at most {ctx.get('max_length')} items"
+        return f"must have at most {_items(ctx.get('max_length'))}"
     if kind == "literal_error":
         return f"must be one of {ctx.get('expected')}"
     if kind.startswith(("int_", "float_", "bool_", "string_", "list_", "dict_")):
         return f"must be {_TYPE_WORDS.get(kind.split('_', 1)[0], 'of another type')}"
     return "is not valid"
+
+
+def _items(count: Any) -> str:
+    return "1 item" if count == 1 else f"{count} items"

@@ -8,7 +8,8 @@ MCP stdio framing can be tested on its own:
   an oversized line without holding it in memory;
 * `inspect_line` decides what a line is: a message for the SDK (`Accepted`), a
   malformed one that gets a JSON-RPC error answer (`Rejected`), or nothing;
-* `encode_message` writes one compact JSON document and `b"\\n"`, on every platform.
+* `encode_message` writes one compact JSON document and `b"\\n"`, on every platform;
+* `public_error` keeps the SDK's catch-all error answer to what JSON-RPC defines.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from mcp_types import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
+    ErrorData,
     JSONRPCError,
     JSONRPCMessage,
     JSONRPCResponse,
@@ -209,6 +212,19 @@ def encode_message(message: JSONRPCMessage) -> bytes:
         if raw in data:
             data = data.replace(raw, escaped)
     return data + b"\n"
+
+
+def public_error(message: JSONRPCMessage) -> JSONRPCMessage:
+    """`message`, except that an error answer with code 0 becomes -32603 "Internal error".
+
+    The SDK answers an exception it did not expect with code 0, which JSON-RPC does not
+    define, and with the exception's text, which may quote internals or the request.
+    The exception is in the server's log; the client learns only that it happened.
+    """
+    if isinstance(message, JSONRPCError) and message.error.code == 0:
+        error = ErrorData(code=INTERNAL_ERROR, message="Internal error")
+        return JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
+    return message
 
 
 def answered_id(message: JSONRPCMessage) -> RequestId | None:

@@ -16,7 +16,8 @@ of in-memory streams:
 * **Every malformed line gets the answer JSON-RPC asks for** (see `pwc_local.server.framing`):
   -32700 for bytes that are not UTF-8 JSON, -32600 for JSON that is not a JSON-RPC 2.0
   message, -32602 for a request whose params cannot be right. Valid messages reach
-  the SDK unchanged.
+  the SDK unchanged. The SDK's catch-all answer to a crashed handler (code 0 and the
+  exception's text) leaves as -32603 "Internal error".
 * **Lines are capped** at `MAX_LINE_BYTES`. A longer line is skipped without being
   held in memory and answered with -32600; the session carries on.
 * **Request ids are tracked.** A request reusing the id of one still running is
@@ -67,6 +68,7 @@ from pwc_local.server.framing import (
     invalid,
     is_request_id,
     iter_lines,
+    public_error,
 )
 
 if TYPE_CHECKING:
@@ -234,7 +236,7 @@ class _Session:
         """Encode what the SDK sends and note which requests that answers."""
         async with from_sdk, output:
             async for item in from_sdk:
-                message = item.message
+                message = public_error(item.message)
                 answered = answered_id(message)
                 try:
                     data = encode_message(message)
