@@ -170,11 +170,18 @@ def parse_api_url(raw: Any) -> str:
     return url
 
 
+MAX_TIMEOUT = 600.0
+
+
 def parse_timeout(raw: Any) -> float:
-    """Seconds per catalog request: a positive, finite number."""
+    """Seconds per catalog request: more than 0, at most 600.
+
+    The bound matters beyond the request itself: when a client closes stdin, requests
+    still running may finish within one timeout before the server exits.
+    """
     value = _number(raw, "a number of seconds")
-    if not math.isfinite(value) or value <= 0:
-        raise ConfigError(f"{raw!r} must be a positive number of seconds")
+    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
+        raise ConfigError(f"{raw!r} must be a number of seconds above 0 and at most 600")
     return value
 
 
