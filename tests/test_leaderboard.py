@@ -268,6 +268,8 @@ def rows_with(*names: str) -> list[dict]:
         ("D4RL Normalized Score", ["Normalized Score", "Return"], "normalized score"),
         ("Normalized", ["Normalized Score", "Return"], "normalized score"),
         ("Overall", ["GenEval Score", "Speed"], "geneval score"),
+        # The request's own containment comes before its aliases' (`ap` is in all three).
+        ("mAP", ["box mAP", "AP50", "AP75"], "box map"),
     ],
 )
 def test_requested_metrics_resolve_through_aliases_and_containment(

@@ -304,9 +304,11 @@ def _resolve_one(requested: str, available: Mapping[str, str]) -> str | None:
     """The case-folded available metric that serves `requested`, or `None`.
 
     Exact (case-insensitive) match first, then a known alias, then the ONE available
-    metric whose name contains the request or an alias of it, or is contained in one
-    (`Normalized Score` serves `D4RL Normalized Score`). Several containment hits are
-    ambiguous and resolve to nothing.
+    metric whose name contains the request, or is contained in it (`Normalized Score`
+    serves `D4RL Normalized Score`), then the one related to an alias in that way. The
+    request's own relations come before its aliases' because short aliases relate to
+    much more (`ap` is inside `ap50`, `ap75` and `box map`; `map` only inside the
+    last). Several hits at one step are ambiguous and resolve to nothing.
     """
     if requested in available:
         return requested
@@ -314,9 +316,11 @@ def _resolve_one(requested: str, available: Mapping[str, str]) -> str | None:
     for alias in aliases:
         if alias in available:
             return alias
-    probes = [requested, *aliases]
-    related = {name for name in available for probe in probes if probe in name or name in probe}
-    return related.pop() if len(related) == 1 else None
+    for probes in ([requested], aliases):
+        related = {n for n in available for probe in probes if probe in n or n in probe}
+        if related:
+            return related.pop() if len(related) == 1 else None
+    return None
 
 
 def resolve_metrics(requested: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
