@@ -224,6 +224,16 @@ def parse_size(raw: Any) -> int:
     return value
 
 
+def format_size(count: int) -> str:
+    """A byte count for people: `512 B`, `3.5 MiB`, `1.0 GiB` (the inverse of parse_size)."""
+    value = float(count)
+    for unit in ("B", "KiB", "MiB"):
+        if value < 1024:
+            return f"{count} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
+
+
 def parse_cursor_ttl(raw: Any) -> int:
     """Cursor lifetime in seconds: 1 minute to 30 days."""
     value = _number(raw, "a number of seconds")

@@ -30,7 +30,7 @@ from pwc_local.clients.entry import DEFAULT_NAME, SCRIPT_NAME, is_runnable
 from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document
 from pwc_local.clients.targets import TARGETS, ClientTarget, Host
-from pwc_local.config import CONFIG_FILE_NAME, ENV_NAMES, Settings, pwc_config_dir
+from pwc_local.config import CONFIG_FILE_NAME, ENV_NAMES, Settings, format_size, pwc_config_dir
 
 Status = Literal["ok", "warn", "fail", "skip"]
 EXPECTED_TOOLS = 21
@@ -164,7 +164,8 @@ def check_cache(settings: Settings) -> Check:
     if entries is not None:
         details["entries"] = entries
     counted = f", {entries} entries" if entries is not None else ""
-    summary = f"{directory}: writable, {_human(size)} of {_human(settings.cache_size)}{counted}"
+    bound = format_size(settings.cache_size)
+    summary = f"{directory}: writable, {format_size(size)} of {bound}{counted}"
     if size > settings.cache_size:
         return Check(
             "cache",
@@ -199,15 +200,6 @@ def _cache_entries(settings: Settings) -> int | None:
             cache.close()
     except Exception:  # statistics are a nicety; the filesystem checks above decide
         return None
-
-
-def _human(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"  # pragma: no cover - loop always returns
 
 
 # -- cursor key ----------------------------------------------------------------------------

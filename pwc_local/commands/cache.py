@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from pwc_local.config import format_size
 from pwc_local.store.cache import KINDS, CacheError, CacheStats, DiskCache
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -53,15 +54,16 @@ def stats(store: DiskCache, as_json: bool) -> None:
         _print_json(_stats_document(result))
         return
     click.echo(f"Cache directory: {result.directory}")
-    click.echo(f"Size bound:      {_size(result.size_limit)} (on disk now: {_size(result.volume)})")
+    bound, volume = format_size(result.size_limit), format_size(result.volume)
+    click.echo(f"Size bound:      {bound} (on disk now: {volume})")
     click.echo("")
     click.echo(f"{'kind':<10} {'entries':>8} {'bytes':>11}  {'oldest':<20}  {'newest':<20}")
     for kind, numbers in result.kinds.items():
         click.echo(
-            f"{kind:<10} {numbers.entries:>8} {_size(numbers.bytes):>11}  "
+            f"{kind:<10} {numbers.entries:>8} {format_size(numbers.bytes):>11}  "
             f"{_when(numbers.oldest) or '-':<20}  {_when(numbers.newest) or '-':<20}"
         )
-    click.echo(f"{'total':<10} {result.entries:>8} {_size(result.bytes):>11}")
+    click.echo(f"{'total':<10} {result.entries:>8} {format_size(result.bytes):>11}")
 
 
 @cache.command(context_settings=CONTEXT_SETTINGS)
@@ -143,12 +145,3 @@ def _when(timestamp: float | None) -> str | None:
     if timestamp is None:
         return None
     return datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat(timespec="seconds")
-
-
-def _size(count: int) -> str:
-    value = float(count)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{count} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
