@@ -214,6 +214,19 @@ def _nest(path: Sequence[str], value: Any) -> Any:
     return value
 
 
+def value_at(document: Any, path: Sequence[str]) -> Any:
+    """The value at `path` in a parsed document, or `None` when a key along it is missing.
+
+    Shared by the JSON and TOML editors, whose parsed documents are plain dicts.
+    """
+    value = document
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
 class JsonText:
     """A JSON or JSONC document whose top level is an object, editable in place.
 
@@ -237,12 +250,7 @@ class JsonText:
 
     def get(self, path: Sequence[str]) -> Any:
         """The value at `path`, or `None` when a key along it is missing."""
-        value: Any = self.value
-        for key in path:
-            if not isinstance(value, dict) or key not in value:
-                return None
-            value = value[key]
-        return value
+        return value_at(self.value, path)
 
     # -- edits --------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pwc_local.clients.errors import ConfigSyntaxError, UnsafeEdit
+from pwc_local.clients.jsonc import value_at
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -77,12 +78,8 @@ class TomlText:
         self.tables = _scan_tables(text)
 
     def get(self, path: tuple[str, ...]) -> Any:
-        value: Any = self.value
-        for key in path:
-            if not isinstance(value, dict) or key not in value:
-                return None
-            value = value[key]
-        return value
+        """The value at `path`, or `None` when a key along it is missing."""
+        return value_at(self.value, path)
 
     def set_table(self, prefix: tuple[str, ...], name: str, entry: Mapping[str, Any]) -> str:
         """Text with table `prefix.name` replaced by `entry` (or appended when absent)."""
