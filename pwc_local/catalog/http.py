@@ -41,8 +41,7 @@ USER_AGENT = f"pwc-mcp-local/{__version__}"
 ACCEPT = "application/json, text/plain;q=0.9"
 
 _CONTENT_VERSION = re.compile(r"[0-9a-f]{64}")
-# ASCII digits only (`str.isdigit` also takes `²`), and no more than a 64-bit offset has.
-_NEXT_OFFSET = re.compile(r"[0-9]{1,19}")
+_MAX_COUNT_DIGITS = 19  # a 64-bit count; longer digit strings all mean "too many"
 
 QueryValue = str | int | float | bool | None | Sequence[str | int | float]
 
@@ -209,13 +208,8 @@ class HttpCatalog:
     async def _stream(self, url: str) -> _Response:
         try:
             async with self._client.stream("GET", url) as response:
-                declared = response.headers.get("content-length")
-                if (
-                    response.is_success
-                    and declared is not None
-                    and declared.isdigit()
-                    and int(declared) > self.max_body_bytes
-                ):
+                declared = _byte_count(response.headers.get("content-length"))
+                if response.is_success and declared is not None and declared > self.max_body_bytes:
                     raise ResponseTooLarge("catalog response exceeds the client byte limit")
                 # An error body is only read for its detail, so its size does not matter.
                 limit = self.max_body_bytes if response.is_success else ERROR_DETAIL_BYTES
@@ -235,6 +229,17 @@ class HttpCatalog:
             raise UpstreamUnreachable(f"catalog unreachable ({type(exc).__name__})") from exc
         except httpx.HTTPError as exc:
             raise InvalidResponse(f"catalog transport failed ({type(exc).__name__})") from exc
+
+
+def _byte_count(header: str | None) -> int | None:
+    """A byte-count header as a number, or `None` when absent or not plain ASCII digits.
+
+    `str.isdigit` also accepts `²`, which `int` refuses, and `int` refuses thousands of
+    digits; a count longer than a 64-bit one reads as 2**63, more than anything holds.
+    """
+    if header is None or not header.isascii() or not header.isdigit():
+        return None
+    return int(header) if len(header) <= _MAX_COUNT_DIGITS else 2**63
 
 
 def _origin(url: str) -> tuple[str, str]:
@@ -264,9 +269,9 @@ def _validate_chunk(
     next_header = headers.get("x-pwc-next-offset")
     next_offset: int | None = None
     if truncated:
-        if next_header is None or not _NEXT_OFFSET.fullmatch(next_header):
+        next_offset = _byte_count(next_header)
+        if next_offset is None:
             raise InvalidResponse("truncated chunk has no valid next offset")
-        next_offset = int(next_header)
         if next_offset <= offset:
             raise InvalidResponse("chunk offset did not advance")
         if next_offset - offset != len(response.body):
