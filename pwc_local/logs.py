@@ -54,7 +54,7 @@ def _file_handler(log_file: Path) -> logging.FileHandler:
         raise ConfigError(
             f"cannot open log file {log_file}: {exc.strerror or type(exc).__name__}"
         ) from None
-    if _is_stdout(handler.stream.fileno()):
+    if handler.stream is not None and _is_stdout(handler.stream.fileno()):
         handler.close()
         raise ConfigError(
             f"log file {log_file} is the server's standard output, which belongs to the MCP "

@@ -264,9 +264,10 @@ class _Leaderboard:
                 following_value = document.get("next_page") if isinstance(document, dict) else None
                 if following_value is None:
                     return collected, total
-                following = next_page_after(document, page)
-                if following is None:
+                after = next_page_after(document, page)
+                if after is None:
                     raise InvalidResponse("invalid evaluation pagination")
+                following = after
             if len(collected) >= SCAN_ROW_LIMIT:
                 raise InvalidResponse("leaderboard scan reached its safety limit of 1000 rows")
             if following > _MAX_PAGE:

@@ -15,6 +15,7 @@ from pwc_local.catalog.errors import InvalidResponse
 
 def result_rows(document: Any, *, what: str = "catalog response") -> list[dict[str, Any]]:
     """The object rows of a list response; raise `InvalidResponse` if there is no list."""
+    rows: Any
     if isinstance(document, list):
         rows = document
     elif isinstance(document, dict):

@@ -581,8 +581,9 @@ def select_rows(rows: list[dict[str, Any]], request: MetricRequest) -> list[dict
 
     kept: list[dict[str, Any]] = []
     for row in rows:
-        values = {name.casefold(): metric_value(row, actual(name)) for name in names}
-        if any(value is None for value in values.values()):
+        found = {name.casefold(): metric_value(row, actual(name)) for name in names}
+        values = {name: value for name, value in found.items() if value is not None}
+        if len(values) < len(found):
             continue
         if any(values[name.casefold()] < bound for name, bound in request.minimum.items()):
             continue

@@ -88,7 +88,9 @@ class _Parser:
         """Skip whitespace and, in JSONC, comments."""
         text = self.text
         while True:
-            self.pos = _BLANKS.match(text, self.pos).end()
+            blanks = _BLANKS.match(text, self.pos)
+            assert blanks is not None  # the pattern matches the empty string
+            self.pos = blanks.end()
             if text.startswith(("//", "/*"), self.pos):
                 if not self.comments:
                     raise self.fail("comments are not allowed in this file (plain JSON)")
@@ -238,10 +240,11 @@ class JsonText:
         self.text = text
         self.comments = comments
         self.newline = newline
-        self.root = _Parser(text, comments=comments).document()
-        if self.root is not None and not isinstance(self.root, ObjectNode):
-            line, column = _position(text, self.root.start)
+        root = _Parser(text, comments=comments).document()
+        if root is not None and not isinstance(root, ObjectNode):
+            line, column = _position(text, root.start)
             raise ConfigSyntaxError("the top level must be a JSON object", line, column)
+        self.root: ObjectNode | None = root
         self.indent_unit = _indent_unit(text)
 
     @property

@@ -79,7 +79,9 @@ class PwcServer(MCPServer):
         self._registering = threading.Lock()
         super().__init__(*args, **kwargs)
 
-    def add_tool(self, fn: Callable[..., Any], name: str | None = None, **kwargs: Any) -> None:
+    def add_tool(  # type: ignore[override]  # forwards every keyword unchanged
+        self, fn: Callable[..., Any], name: str | None = None, **kwargs: Any
+    ) -> None:
         super().add_tool(fn, name=name, **kwargs)
         self.tool_names.add(name or fn.__name__)
 
@@ -182,7 +184,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
         # Tools, templates and prompts never change while serving, and no resource is
         # live: advertise neither list changes nor subscriptions (tools.md §7.1).
         subscriptions=False,
-        log_level=settings.log_level.upper(),  # type: ignore[arg-type]
+        log_level=settings.log_level.upper(),
     )
     register_resources(server, tools)
     register_prompts(server)

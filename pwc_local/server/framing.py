@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeGuard
 
 from mcp_types import (
     INTERNAL_ERROR,
@@ -144,7 +144,7 @@ def invalid(reason: str, data: dict[str, Any] | None = None) -> Rejected:
     return Rejected(INVALID_REQUEST, f"Invalid request: {reason}", None, data)
 
 
-def is_request_id(value: object) -> bool:
+def is_request_id(value: object) -> TypeGuard[str | int]:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "v1"
+SCHEMA_VERSION: Literal["v1"] = "v1"
 
 MetricValue = int | float | str | None
 Direction = Literal["higher", "lower", "unknown"]

@@ -43,7 +43,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import anyio
 from anyio.from_thread import BlockingPortal
@@ -351,7 +351,7 @@ class _ClaimedDescriptor:
         _rebind_windows_handle(fd)
         mode = "rb" if fd == 0 else "wb"
         # closefd=False: the descriptor is closed by release(), never by the file object.
-        return cls(fd, private, open(private, mode, closefd=False))
+        return cls(fd, private, cast(BinaryIO, open(private, mode, closefd=False)))
 
     def release(self, *, close: bool) -> None:
         """Point `fd` at the pipe again; close the duplicate unless a thread may use it."""
@@ -410,7 +410,7 @@ def _flush_python_stdout() -> None:
 def _lowlevel_server(server: MCPServer | Server) -> Server:
     """The SDK's low-level `Server` behind an `MCPServer` (or the server itself)."""
     # MCPServer exposes no public accessor; its own run_stdio_async uses this attribute.
-    lowlevel = getattr(server, "_lowlevel_server", server)
+    lowlevel = cast("Server", getattr(server, "_lowlevel_server", server))
     if not (hasattr(lowlevel, "run") and hasattr(lowlevel, "create_initialization_options")):
         raise TypeError(f"{type(server).__name__} is not an MCP server this SDK release can run")
     return lowlevel
