@@ -49,7 +49,7 @@ from pwc_local.server.errors import (
     validation_message,
 )
 from pwc_local.server.models import QueryResult
-from pwc_local.store.freshness import note_stale
+from pwc_local.store.freshness import Freshness
 
 
 def _code(message: str) -> str:
@@ -267,20 +267,38 @@ FRAMEWORKS = {
 }
 
 
-class StubCatalog:
-    """Answers `frameworks/` from a queue of outcomes: documents, exceptions, or callables."""
+class Stale:
+    """An outcome served from an expired cache entry saved at `saved`."""
 
-    def __init__(self) -> None:
-        self.outcomes: list[Any] = []
+    def __init__(self, document: Any, saved: datetime) -> None:
+        self.document = document
+        self.saved = saved
+
+
+class StubCatalog:
+    """Answers `frameworks/` from a queue of outcomes: documents, exceptions or `Stale`.
+
+    Like the caching source, it hands each tool call a view (`for_call`) that notes
+    the stale answers it serves on the call's `Freshness` record.
+    """
+
+    def __init__(self, freshness: Freshness | None = None, shared: StubCatalog | None = None):
+        self.outcomes: list[Any] = [] if shared is None else shared.outcomes
+        self.freshness = freshness
         self.closed = False
 
-    async def get_json(self, path: str, params: Any = None) -> Any:
+    def for_call(self, freshness: Freshness) -> StubCatalog:
+        return StubCatalog(freshness, shared=self)
+
+    async def get_json(self, path: str, params: Any = None, *, accept: Any) -> Any:
         outcome = self.outcomes.pop(0) if self.outcomes else FRAMEWORKS
-        if callable(outcome):
-            outcome = outcome()
         if isinstance(outcome, BaseException):
             raise outcome
-        return outcome
+        if isinstance(outcome, Stale):
+            assert self.freshness is not None, "tool calls work through their own view"
+            self.freshness.note_stale(outcome.saved)
+            outcome = outcome.document
+        return accept(outcome)
 
     async def read_markdown(self, *args: Any, **kwargs: Any) -> Any:
         raise AssertionError("not used")
@@ -392,12 +410,8 @@ def test_crash_outside_a_tool_body_is_internal_error(caplog: pytest.LogCaptureFi
 def test_stale_answers_are_labelled() -> None:
     saved = datetime(2026, 5, 1, 12, 30, tzinfo=timezone.utc)
 
-    def stale_frameworks() -> dict[str, Any]:
-        note_stale(saved)  # what the caching source does when it serves an old entry
-        return FRAMEWORKS
-
     async def scenario(client: Client, catalog: StubCatalog) -> None:
-        catalog.outcomes.append(stale_frameworks)
+        catalog.outcomes.append(Stale(FRAMEWORKS, saved))
         stale = await client.call_tool("list_frameworks", {})
         assert stale.structured_content["cache"] == {
             "stale": True,

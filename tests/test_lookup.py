@@ -5,7 +5,13 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
+from pwc_local.catalog.errors import (
+    HTTPStatusError,
+    InvalidResponse,
+    NotFound,
+    UsageError,
+    translate_404,
+)
 from pwc_local.catalog.lookup import (
     areas_matching,
     check_page,
@@ -17,7 +23,6 @@ from pwc_local.catalog.lookup import (
     optional_text,
     require_reference,
     resolve_area,
-    translate_404,
 )
 from tests.mock_catalog import run_against
 
@@ -120,10 +125,10 @@ def test_listing_payload_wraps_bare_arrays_and_rejects_other_shapes() -> None:
 def test_translate_404_only_touches_404() -> None:
     with (
         pytest.raises(NotFound, match=r"^Method not found: x$"),
-        translate_404("Method not found: x"),
+        translate_404(NotFound("Method not found: x")),
     ):
         raise HTTPStatusError(404, "gone")
-    with pytest.raises(HTTPStatusError), translate_404("Method not found: x"):
+    with pytest.raises(HTTPStatusError), translate_404(NotFound("Method not found: x")):
         raise HTTPStatusError(500, "boom")
 
 

@@ -12,6 +12,9 @@ because they may carry upstream details.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class CatalogError(Exception):
     """Base class of every deliberate failure of the catalog layer."""
@@ -107,3 +110,27 @@ class InvalidResponse(UpstreamError):
 
 class ResponseTooLarge(InvalidResponse):
     """The response body exceeded the client byte cap."""
+
+
+# -- the one 404 rule ----------------------------------------------------------------
+
+
+def is_missing(exc: BaseException) -> bool:
+    """Whether a failure is the catalog saying "no such record" (an HTTP 404)."""
+    return isinstance(exc, HTTPStatusError) and exc.status == 404
+
+
+@contextmanager
+def translate_404(error: NotFound) -> Iterator[None]:
+    """Turn a catalog 404 raised inside the block into `error` (chained to the 404).
+
+    Detail endpoints answer 404 for records that do not exist; callers should see the
+    same stable `<Kind> not found: X` text as after a failed search, and paper lookups
+    raise `PaperMissing`, which starts the public-metadata fallback.
+    """
+    try:
+        yield
+    except HTTPStatusError as exc:
+        if is_missing(exc):
+            raise error from exc
+        raise

@@ -20,13 +20,12 @@ argument checks every command shares (blank references, page bounds) live here t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
-from pwc_local.catalog.envelopes import result_rows
-from pwc_local.catalog.errors import HTTPStatusError, NotFound, UsageError
+from pwc_local.catalog.envelopes import listing_payload, rows_of
+from pwc_local.catalog.errors import NotFound, UsageError
 from pwc_local.catalog.http import CatalogSource
 
 __all__ = [
@@ -44,7 +43,6 @@ __all__ = [
     "optional_text",
     "require_reference",
     "resolve_area",
-    "translate_404",
 ]
 
 # `areas/` is small; one page of 500 always holds all of it (catalog-api §2.12).
@@ -142,41 +140,14 @@ def check_page(page: int, limit: int | None, *, max_limit: int = 100) -> None:
         raise UsageError(f"limit must be an integer from 1 to {max_limit}")
 
 
-def listing_payload(document: Any, what: str) -> dict[str, Any]:
-    """A list response as a command payload: the document itself, checked to hold rows.
-
-    A bare JSON array (which the envelope rules allow) becomes `{count, results}`, so
-    every payload is an object.
-    """
-    rows = result_rows(document, what=what)
-    if isinstance(document, dict):
-        return document
-    return {"count": len(rows), "results": rows}
-
-
 def is_numeric_id(reference: str) -> bool:
     """True for ASCII digits only, the form that skips search and fetches by ID."""
     return reference.isascii() and reference.isdigit()
 
 
-@contextmanager
-def translate_404(message: str) -> Iterator[None]:
-    """Turn a catalog 404 raised inside the block into `NotFound(message)`.
-
-    Detail endpoints answer 404 for records that do not exist; callers should see the
-    same stable `<Kind> not found: X` text as after a failed search.
-    """
-    try:
-        yield
-    except HTTPStatusError as exc:
-        if exc.status == 404:
-            raise NotFound(message) from exc
-        raise
-
-
 async def fetch_areas(catalog: CatalogSource) -> list[dict[str, Any]]:
     """All research areas (`areas/` rows, each with at least `id` and `name`)."""
-    return result_rows(await catalog.get_json("areas/", AREA_PARAMS), what="area list")
+    return await catalog.get_json("areas/", AREA_PARAMS, accept=rows_of("area list"))
 
 
 def area_named(rows: Iterable[Mapping[str, Any]], area_id: Any) -> dict[str, Any] | None:

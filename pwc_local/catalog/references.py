@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from pwc_local.catalog.envelopes import next_page_after, require_object, result_rows
-from pwc_local.catalog.errors import Ambiguous, HTTPStatusError, NotFound, PaperMissing
+from pwc_local.catalog.envelopes import listing_of, next_page_after, object_of
+from pwc_local.catalog.errors import Ambiguous, NotFound, PaperMissing, translate_404
 from pwc_local.catalog.http import CatalogSource, segment
 
 TITLE_PAGE_SIZE = 100
@@ -179,14 +179,10 @@ async def resolve_paper(catalog: CatalogSource, reference: str) -> str:
 
 
 async def _canonical_numeric(catalog: CatalogSource, paper_id: str, reference: str) -> str:
-    try:
-        record = require_object(
-            await catalog.get_json(f"papers/{segment(paper_id)}"), what="paper response"
+    with translate_404(PaperMissing(f"Paper not found: {shown(reference)}")):
+        record = await catalog.get_json(
+            f"papers/{segment(paper_id)}", accept=object_of("paper response")
         )
-    except HTTPStatusError as exc:
-        if exc.status == 404:
-            raise PaperMissing(f"Paper not found: {shown(reference)}") from exc
-        raise
     arxiv_id = arxiv_without_version(record.get("arxiv_id"))
     if arxiv_id is not None:
         return arxiv_id
@@ -282,11 +278,12 @@ async def _scan_title_query(
     first_rows: list[tuple[str, str]] = []
     page = 1
     for _ in range(TITLE_PAGE_BUDGET):
-        document = await catalog.get_json(
+        document, rows = await catalog.get_json(
             "papers/search",
             {"q": query, "page": page, "page_size": TITLE_PAGE_SIZE, "mode": "keyword"},
+            accept=listing_of("paper search response"),
         )
-        for row in result_rows(document, what="paper search response"):
+        for row in rows:
             key = row_key(row)
             title = row.get("title")
             if key is None or not isinstance(title, str):

@@ -9,10 +9,12 @@ in the return annotation. A tool body does three things: ask the query layer
 schema already validates.
 
 Every call runs inside `CatalogTools._call()`, which provides the lazily built
-`Runtime`, records whether stale cache entries were used, holds cache writes until
-the responses proved usable (`held_writes`), and turns any failure
-into a `ToolError` carrying `errors.error_message(exc)`, the single mapping from
-exceptions to `code: sentence`.
+`Runtime` and turns any failure into a `ToolError` carrying
+`errors.error_message(exc)`, the single mapping from exceptions to `code: sentence`.
+The `_Call` it yields holds the call's `Freshness` record and the call's view of the
+catalog (`freshness.for_call`): the query layer works with that view, the view notes
+any stale cache entry it serves on the record, and `_Call.result` turns the record
+into the `cache` label and the stale notice.
 
 Start-up cost matters (clients spawn a server per session), so this module imports
 no HTTP client, cache or query module at import time: the query modules are
@@ -49,8 +51,7 @@ from pwc_local.server.models import (
     TaskResult,
     ToolOutput,
 )
-from pwc_local.store.freshness import Freshness, track_freshness
-from pwc_local.store.held_writes import hold_cache_writes
+from pwc_local.store.freshness import Freshness, for_call
 
 HINTS = text.PARAMETER_HINTS
 
@@ -104,12 +105,16 @@ TOOL_NAMES = (
 
 
 class _Call:
-    """One tool call in progress: its runtime, and how it turns a model into a result."""
+    """One tool call in progress: its runtime, its catalog view, and how it builds the result.
 
-    def __init__(self, runtime: Runtime, freshness: Freshness) -> None:
+    `catalog` is the call's own view of the runtime's catalog: stale cache entries it
+    serves are noted on `freshness`, which `result` turns into the label.
+    """
+
+    def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self.catalog = runtime.catalog
-        self._freshness = freshness
+        self.freshness = Freshness()
+        self.catalog = for_call(runtime.catalog, self.freshness)
 
     def result(self, model: ToolOutput, summary: str | None = None) -> CallToolResult:
         """`structuredContent` = the model; one text block = `summary` or the JSON dump.
@@ -118,8 +123,8 @@ class _Call:
         ends with a sentence explaining it.
         """
         notice = ""
-        if self._freshness.stale and self._freshness.cached_at is not None:
-            cached_at = self._freshness.cached_at.isoformat()
+        if self.freshness.stale and self.freshness.cached_at is not None:
+            cached_at = self.freshness.cached_at.isoformat()
             model.cache = CacheStatus(stale=True, cached_at=cached_at)
             notice = "\n\n" + text.stale_notice(cached_at)
         structured = model.model_dump(mode="json")
@@ -139,11 +144,9 @@ class CatalogTools:
 
     @asynccontextmanager
     async def _call(self) -> AsyncIterator[_Call]:
-        """Runtime + freshness tracking + the one exception-to-error-text mapping."""
+        """The call's runtime and catalog view, and the one exception-to-error-text mapping."""
         try:
-            async with hold_cache_writes():
-                with track_freshness() as freshness:
-                    yield _Call(await self._runtime.get(), freshness)
+            yield _Call(await self._runtime.get())
         except ToolError:
             raise
         except Exception as exc:
