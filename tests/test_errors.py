@@ -38,12 +38,16 @@ from pwc_local.catalog.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
     UsageError,
+    catalog_detail,
+    is_missing,
+    translate_404,
 )
+from pwc_local.catalog.references import shown
 from pwc_local.config import ConfigError, Settings
 from pwc_local.runtime import LazyRuntime, Runtime
+from pwc_local.safe_text import one_line
 from pwc_local.server.app import PwcServer, build_server
 from pwc_local.server.errors import (
-    catalog_detail,
     error_message,
     unknown_tool_message,
     validation_message,
@@ -93,6 +97,66 @@ def test_every_error_class_has_its_code(exc: BaseException, expected: str) -> No
     message = error_message(exc)
     assert _code(message) == expected
     assert message.split(": ", 1)[1].strip()  # a sentence follows the code
+
+
+def test_each_class_carries_its_code_and_the_mapping_only_composes() -> None:
+    for exc in (
+        NotFound("Task not found: x"),
+        NoMarkdown("diagnostic"),
+        ExpiredCursor("diagnostic"),
+        HTTPStatusError(429, "", retry_after="3"),
+        UpstreamUnreachable("diagnostic"),
+        ConfigError("key file is group-readable; chmod 600 it"),
+    ):
+        assert error_message(exc) == f"{exc.code}: {exc.public_message()}"
+    assert HTTPStatusError(422, "x").code == "invalid_argument"
+    assert HTTPStatusError(504, "").code == "upstream_error"  # only a body saying so is a timeout
+
+
+def test_a_404_becomes_the_given_not_found_and_nothing_else_does() -> None:
+    with (
+        pytest.raises(NotFound, match=r"^Method not found: x$") as caught,
+        translate_404(NotFound("Method not found: x")),
+    ):
+        raise HTTPStatusError(404, "gone")
+    assert is_missing(caught.value.__cause__)
+    with pytest.raises(HTTPStatusError), translate_404(NotFound("Method not found: x")):
+        raise HTTPStatusError(500, "boom")
+    # A 404 no lookup translated still reads as a miss.
+    assert error_message(HTTPStatusError(404, "")) == (
+        "not_found: the requested catalog record does not exist."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "cut", "expected"),
+    [
+        ("line one\nline\ttwo\x00\x07  ", None, "", "line one line two"),
+        ("zero\u200bwidth\u2028separator\xa0space", None, "", "zero width separator space"),
+        ("Attention  Is   All", None, "", "Attention Is All"),
+        ("é" * 300, 200, "", "é" * 200),
+        ("x" * 300, 200, "…", "x" * 199 + "…"),
+        ("short", 200, "…", "short"),
+    ],
+)
+def test_one_sanitiser_for_text_in_messages(
+    text: str, limit: int | None, cut: str, expected: str
+) -> None:
+    assert one_line(text, limit, cut=cut) == expected
+
+
+def test_the_catalogs_own_wording_keeps_its_spacing() -> None:
+    kept = one_line(" page_size\x00 must be\nat  most ", fold=False)
+    assert kept == "page_size  must be at  most"
+
+
+def test_every_quoting_site_uses_the_one_sanitiser() -> None:
+    hostile = "a\x00b\u2028c\u200b  d" + "e" * 300
+    assert shown(hostile) == one_line(hostile, 200, cut="…")
+    assert catalog_detail(hostile) == one_line(hostile, 200, fold=False)
+    assert unknown_tool_message(hostile).startswith(
+        f"Error executing tool {one_line(hostile, 64, fold=False)}: "
+    )
 
 
 def test_caller_facing_messages_pass_through_verbatim() -> None:

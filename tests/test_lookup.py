@@ -5,13 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pwc_local.catalog.errors import (
-    HTTPStatusError,
-    InvalidResponse,
-    NotFound,
-    UsageError,
-    translate_404,
-)
+from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
 from pwc_local.catalog.lookup import (
     areas_matching,
     check_page,
@@ -120,16 +114,6 @@ def test_listing_payload_wraps_bare_arrays_and_rejects_other_shapes() -> None:
     assert listing_payload([{"id": "1"}, 3], "x") == {"count": 1, "results": [{"id": "1"}]}
     with pytest.raises(InvalidResponse):
         listing_payload({"results": "no"}, "x")
-
-
-def test_translate_404_only_touches_404() -> None:
-    with (
-        pytest.raises(NotFound, match=r"^Method not found: x$"),
-        translate_404(NotFound("Method not found: x")),
-    ):
-        raise HTTPStatusError(404, "gone")
-    with pytest.raises(HTTPStatusError), translate_404(NotFound("Method not found: x")):
-        raise HTTPStatusError(500, "boom")
 
 
 def test_resolve_area_by_name_or_id() -> None:

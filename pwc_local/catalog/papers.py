@@ -41,6 +41,7 @@ from pwc_local.catalog.errors import (
 from pwc_local.catalog.http import Accept, CatalogSource, QueryValue, segment
 from pwc_local.catalog.leaderboard import merge_rows
 from pwc_local.catalog.references import resolve_paper, shown
+from pwc_local.safe_text import one_line
 
 SEARCH_MODES = ("hybrid", "keyword", "semantic")
 ORDER_FIELDS = ("trending", "date_published", "citation_count")
@@ -53,7 +54,6 @@ T = TypeVar("T")
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _DIGITS = re.compile(r"[0-9]+")
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 # -- search and listings ------------------------------------------------------------
@@ -573,5 +573,4 @@ def _author_error(exc: HTTPStatusError) -> UsageError:
 
 def _clean(text: str) -> str:
     """Upstream text made safe to show: printable, one line, at most 200 characters."""
-    flat = " ".join(_UNPRINTABLE.sub(" ", text).split())
-    return flat[:200]
+    return one_line(text, 200)

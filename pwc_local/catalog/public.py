@@ -47,6 +47,7 @@ from pwc_local.catalog.references import (
     normalize_title,
     shown,
 )
+from pwc_local.safe_text import one_line
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +78,7 @@ _DOI = re.compile(r"(?:doi:\s*)?10\.\d{4,9}/\S+", re.IGNORECASE)
 _DOI_HOSTS = frozenset({"doi.org", "www.doi.org", "dx.doi.org"})
 _ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org"})
 _DIGITS = re.compile(r"\d{1,20}")
+# Control characters other than tab and newline: removed from multi-line text and URLs.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 _MISS_TAILS = {
@@ -479,11 +481,10 @@ async def related_or_public(catalog: CatalogSource, paper: str, *, limit: int = 
 
 
 def _line(value: Any) -> str | None:
-    """Text on one line, or `None` when missing or blank."""
+    """Text on one line (`safe_text.one_line`), or `None` when missing or blank."""
     if not isinstance(value, str):
         return None
-    text = " ".join(_CONTROL.sub(" ", value).split())
-    return text or None
+    return one_line(value) or None
 
 
 def _block(value: Any) -> str | None:

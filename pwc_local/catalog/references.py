@@ -31,6 +31,7 @@ from urllib.parse import unquote, urlsplit
 from pwc_local.catalog.envelopes import listing_of, next_page_after, object_of
 from pwc_local.catalog.errors import Ambiguous, NotFound, PaperMissing, translate_404
 from pwc_local.catalog.http import CatalogSource, segment
+from pwc_local.safe_text import one_line
 
 TITLE_PAGE_SIZE = 100
 TITLE_PAGE_BUDGET = 10
@@ -41,7 +42,6 @@ _MODERN = re.compile(r"(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
 _LEGACY = re.compile(r"([a-z][a-z0-9.\-]*/\d{7})(?:v\d+)?", re.IGNORECASE)
 _NUMERIC = re.compile(r"\d{1,20}")
 _SLUG_CHARS = re.compile(r"[^a-z0-9]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 _ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org"})
 _HF_HOSTS = frozenset({"huggingface.co"})
@@ -118,9 +118,11 @@ def arxiv_without_version(value: object) -> str | None:
 
 
 def shown(text: str) -> str:
-    """A reference as echoed in messages: one line, bounded length."""
-    flat = " ".join(_CONTROL.sub(" ", text).split())
-    return flat if len(flat) <= MAX_SHOWN_CHARS else flat[: MAX_SHOWN_CHARS - 1] + "…"
+    """A reference or title as echoed in messages: one line, at most 200 characters.
+
+    A longer one ends in `…`, so the reader knows it was cut (`safe_text.one_line`).
+    """
+    return one_line(text, MAX_SHOWN_CHARS, cut="…")
 
 
 def unsupported_url(reference: str) -> PaperMissing:
