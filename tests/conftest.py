@@ -1,11 +1,15 @@
 """Shared pytest fixtures.
 
-`fake_catalog` starts a fresh loopback fake of the catalog API for one test (new
-port, fresh data, no faults, empty request log) and stops it afterwards;
-`fake_catalog_session` is one fake shared by a whole session for read-only use
-(do not install faults or change its data). Both yield a
-`tests.fake_catalog.FakeCatalog`: `.api_url`, `.requests`, `.faults`,
-`.stop()`, `.start()` and friends.
+Catalogs for tests, from the most faithful to the most controllable:
+
+* `fake_catalog` starts a fresh loopback fake of the catalog API for one test (new
+  port, fresh data, no faults, empty request log) and stops it afterwards;
+  `fake_catalog_session` is one fake shared by a whole session for read-only use
+  (do not install faults or change its data). Both yield a
+  `tests.fake_catalog.FakeCatalog`: `.api_url`, `.requests`, `.faults`, `.stop()`,
+  `.start()` and friends.
+* `scripted` is an empty `tests.scripted_catalog.ScriptedCatalog`: routes and
+  failures a unit test scripts itself, behind a real `HttpCatalog`, no sockets.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.fake_catalog import FakeCatalog
+from tests.scripted_catalog import ScriptedCatalog
 
 
 @pytest.fixture
@@ -33,3 +38,8 @@ def fake_catalog_session() -> Iterator[FakeCatalog]:
         yield fake
     finally:
         fake.stop()
+
+
+@pytest.fixture
+def scripted() -> ScriptedCatalog:
+    return ScriptedCatalog()

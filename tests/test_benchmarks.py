@@ -9,7 +9,7 @@ import pytest
 from pwc_local.catalog.benchmarks import get_benchmark, list_benchmarks
 from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
 from pwc_local.catalog.http import HttpCatalog
-from tests.mock_catalog import paged, run_against
+from tests.scripted_catalog import paged, run_against
 
 COCO = {"id": "6", "name": "COCO", "full_name": "Common Objects in Context", "slug": "coco"}
 COCO_SEARCH = {

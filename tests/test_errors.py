@@ -11,9 +11,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
+import httpx
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -42,6 +44,7 @@ from pwc_local.catalog.errors import (
     is_missing,
     translate_404,
 )
+from pwc_local.catalog.http import CatalogSource
 from pwc_local.catalog.references import shown
 from pwc_local.config import ConfigError, Settings
 from pwc_local.runtime import LazyRuntime, Runtime
@@ -53,7 +56,9 @@ from pwc_local.server.errors import (
     validation_message,
 )
 from pwc_local.server.models import QueryResult
-from pwc_local.store.freshness import Freshness
+from pwc_local.store.cache import DiskCache
+from pwc_local.store.cached_catalog import CachingCatalog
+from tests.scripted_catalog import BASE, ScriptedCatalog, error
 
 
 def _code(message: str) -> str:
@@ -331,57 +336,29 @@ FRAMEWORKS = {
 }
 
 
-class Stale:
-    """An outcome served from an expired cache entry saved at `saved`."""
-
-    def __init__(self, document: Any, saved: datetime) -> None:
-        self.document = document
-        self.saved = saved
+def _scripted() -> ScriptedCatalog:
+    return ScriptedCatalog().on("frameworks/", FRAMEWORKS)
 
 
-class StubCatalog:
-    """Answers `frameworks/` from a queue of outcomes: documents, exceptions or `Stale`.
+def _run(
+    scenario: Callable[[Client, ScriptedCatalog], Any],
+    catalog: Callable[[ScriptedCatalog], CatalogSource] = ScriptedCatalog.client,
+) -> ScriptedCatalog:
+    """Run `scenario` with a client of an in-process server whose catalog is scripted.
 
-    Like the caching source, it hands each tool call a view (`for_call`) that notes
-    the stale answers it serves on the call's `Freshness` record.
+    `catalog` builds the runtime's source from the script: the plain `HttpCatalog` by
+    default, or (say) a caching source in front of it.
     """
-
-    def __init__(self, freshness: Freshness | None = None, shared: StubCatalog | None = None):
-        self.outcomes: list[Any] = [] if shared is None else shared.outcomes
-        self.freshness = freshness
-        self.closed = False
-
-    def for_call(self, freshness: Freshness) -> StubCatalog:
-        return StubCatalog(freshness, shared=self)
-
-    async def get_json(self, path: str, params: Any = None, *, accept: Any) -> Any:
-        outcome = self.outcomes.pop(0) if self.outcomes else FRAMEWORKS
-        if isinstance(outcome, BaseException):
-            raise outcome
-        if isinstance(outcome, Stale):
-            assert self.freshness is not None, "tool calls work through their own view"
-            self.freshness.note_stale(outcome.saved)
-            outcome = outcome.document
-        return accept(outcome)
-
-    async def read_markdown(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("not used")
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-
-def _run(scenario: Callable[[Client, StubCatalog], Any]) -> StubCatalog:
-    catalog = StubCatalog()
+    scripted = _scripted()
     settings = Settings(api_url="http://127.0.0.1:9")
-    runtime = LazyRuntime(settings, builder=lambda s: Runtime(s, catalog, codec=None))  # type: ignore[arg-type]
+    runtime = LazyRuntime(settings, builder=lambda s: Runtime(s, catalog(scripted), codec=None))
 
     async def main() -> None:
         async with Client(build_server(settings, runtime=runtime), mode="legacy") as client:
-            await scenario(client, catalog)
+            await scenario(client, scripted)
 
     anyio.run(main)
-    return catalog
+    return scripted
 
 
 def _text(result: Any) -> str:
@@ -392,19 +369,17 @@ def _text(result: Any) -> str:
 @pytest.mark.parametrize(
     ("raised", "expected"),
     [
-        (HTTPStatusError(429, "", retry_after="7"), "rate_limited: "),
-        (UpstreamTimeout("timed out"), "upstream_timeout: "),
-        (UpstreamUnreachable("refused"), "upstream_error: "),
-        (InvalidResponse("bad json"), "upstream_error: "),
-        (HTTPStatusError(404, ""), "not_found: "),
+        (error(429, "slow down", retry_after="7"), "rate_limited: "),
+        (httpx.ReadTimeout("timed out"), "upstream_timeout: "),
+        (httpx.ConnectError("refused"), "upstream_error: "),
+        (httpx.Response(200, content=b"{bad json"), "upstream_error: "),
+        (error(404, "gone"), "not_found: "),
         (RuntimeError("bug"), "internal_error: "),
     ],
 )
-def test_tool_failures_are_mapped_and_the_server_keeps_serving(
-    raised: BaseException, expected: str
-) -> None:
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
-        catalog.outcomes.append(raised)
+def test_tool_failures_are_mapped_and_the_server_keeps_serving(raised: Any, expected: str) -> None:
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
+        catalog.once("frameworks/", raised)
         failed = await client.call_tool("get_framework", {"framework": "vllm"})
         assert failed.is_error
         assert _text(failed).startswith(f"Error executing tool get_framework: {expected}")
@@ -417,7 +392,7 @@ def test_tool_failures_are_mapped_and_the_server_keeps_serving(
 
 
 def test_schema_violation_is_invalid_argument_without_the_value() -> None:
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
         result = await client.call_tool(
             "get_benchmark", {"benchmark": "x" * 501, "limit": 26, "pareto": ["SECRET"]}
         )
@@ -431,11 +406,11 @@ def test_schema_violation_is_invalid_argument_without_the_value() -> None:
         assert _text(missing).endswith("get_task: invalid_argument: task is required.")
 
     catalog = _run(scenario)
-    assert catalog.outcomes == []  # nothing reached the catalog
+    assert catalog.requests == []  # nothing reached the catalog
 
 
 def test_unknown_tool_names_the_tool() -> None:
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
         result = await client.call_tool("delete_everything", {})
         assert result.is_error
         assert _text(result) == (
@@ -471,11 +446,18 @@ def test_crash_outside_a_tool_body_is_internal_error(caplog: pytest.LogCaptureFi
     assert "ValidationError" in caplog.text
 
 
-def test_stale_answers_are_labelled() -> None:
+def test_stale_answers_are_labelled(tmp_path: Path) -> None:
     saved = datetime(2026, 5, 1, 12, 30, tzinfo=timezone.utc)
+    now = [saved.timestamp()]
 
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
-        catalog.outcomes.append(Stale(FRAMEWORKS, saved))
+    def caching(scripted: ScriptedCatalog) -> CatalogSource:
+        cache = DiskCache(tmp_path / "cache", clock=lambda: now[0])
+        return CachingCatalog(scripted.client(), cache, namespace=BASE, clock=lambda: now[0])
+
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
+        assert (await client.call_tool("list_frameworks", {})).structured_content["cache"] is None
+        now[0] += 24 * 3600  # long expired; and the catalog is gone
+        catalog.fail_with(httpx.ConnectError("refused"))
         stale = await client.call_tool("list_frameworks", {})
         assert stale.structured_content["cache"] == {
             "stale": True,
@@ -485,21 +467,22 @@ def test_stale_answers_are_labelled() -> None:
             "This answer comes from the local cache saved at 2026-05-01T12:30:00+00:00, "
             "because the Papers With Code catalog could not be reached."
         )
+        catalog.fail_with(None)
         fresh = await client.call_tool("list_frameworks", {})
         assert fresh.structured_content["cache"] is None
         assert "local cache" not in _text(fresh)
 
-    _run(scenario)
+    _run(scenario, caching)
 
 
 def test_runtime_is_built_once_and_closed_at_shutdown() -> None:
     builds: list[Settings] = []
-    catalog = StubCatalog()
+    catalog = _scripted().client()
     settings = Settings(api_url="http://127.0.0.1:9")
 
     def builder(s: Settings) -> Runtime:
         builds.append(s)
-        return Runtime(s, catalog, codec=None)  # type: ignore[arg-type]
+        return Runtime(s, catalog, codec=None)
 
     runtime = LazyRuntime(settings, builder=builder)
 
@@ -512,10 +495,10 @@ def test_runtime_is_built_once_and_closed_at_shutdown() -> None:
                 for _ in range(5):
                     group.start_soon(client.call_tool, "list_frameworks", {})
             assert len(builds) == 1
-            assert not catalog.closed
+            assert not catalog._client.is_closed
 
     anyio.run(main)
-    assert catalog.closed
+    assert catalog._client.is_closed
 
 
 @pytest.mark.parametrize(
@@ -539,7 +522,7 @@ def test_bad_prompt_requests_are_invalid_params_and_not_logged(
 ) -> None:
     # The SDK alone answers these with JSON-RPC code 0 and logs a traceback quoting the
     # caller's arguments (the unexpected one's value included).
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
         with pytest.raises(MCPError) as caught:
             await client.get_prompt(name, arguments)
         assert caught.value.code == -32602

@@ -18,7 +18,7 @@ from pwc_local.catalog.lookup import (
     require_reference,
     resolve_area,
 )
-from tests.mock_catalog import run_against
+from tests.scripted_catalog import run_against
 
 TASKS = [
     {"id": "2", "name": "Optical Character Recognition", "slug": "ocr"},

@@ -28,7 +28,7 @@ from tests.fake_catalog import (
     PUBLIC_IN_CATALOG_DOI,
     PUBLIC_TITLE,
 )
-from tests.paper_mock import (
+from tests.scripted_catalog import (
     BASE,
     ScriptedCatalog,
     error,
@@ -64,11 +64,6 @@ ATTENTION_DETAIL = {"id": "755", "arxiv_id": "1706.03762", "title": "Attention I
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def scripted() -> ScriptedCatalog:
-    return ScriptedCatalog()
 
 
 # -- lookup ------------------------------------------------------------------------------
@@ -109,7 +104,7 @@ async def test_lookup_requests(
     async with scripted.client() as catalog:
         record = await lookup_public(catalog, reference)
     assert isinstance(record, PublicRecord)
-    assert [(r.path, r.params) for r in scripted.requests] == [(path, params)]
+    assert [(r.path, r.multi) for r in scripted.requests] == [(path, params)]
 
 
 @pytest.mark.parametrize(
@@ -152,11 +147,9 @@ async def test_miss_reasons(
     assert miss == PublicMiss(reason)
 
 
-async def test_unreachable_public_sources_are_unavailable() -> None:
-    def refuse(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("refused", request=request)
-
-    async with HttpCatalog(BASE, transport=httpx.MockTransport(refuse)) as catalog:
+async def test_unreachable_public_sources_are_unavailable(scripted: ScriptedCatalog) -> None:
+    scripted.fail_with(httpx.ConnectError("refused"))
+    async with scripted.client() as catalog:
         assert await lookup_public(catalog, "2401.00001") == PublicMiss("unavailable")
 
 
@@ -263,7 +256,7 @@ async def test_title_miss_uses_the_title_search_and_explains_a_different_title(
     scripted.on("public-metadata/search", record)
     async with scripted.client() as catalog:
         answer = await paper_info_or_public(catalog, "Gait: Running")
-    assert scripted.requests[-1].params == {"title": ["Gait: Running"]}
+    assert scripted.requests[-1].multi == {"title": ["Gait: Running"]}
     assert (answer.note or "").startswith(
         'No paper is titled exactly "Gait: Running"; this is the paper with the same name: '
         '"Gait: Walking Far". This paper is not indexed on Papers With Code'
@@ -282,7 +275,7 @@ async def test_related_falls_back_to_a_search_on_the_public_title(
     async with scripted.client() as catalog:
         answer = await related_or_public(catalog, "2401.00001", limit=3)
     assert not answer.in_catalog and answer.payload == hits
-    assert scripted.requests[-1].params == {
+    assert scripted.requests[-1].multi == {
         "q": ["An Uncatalogued Paper"],
         "page": ["1"],
         "page_size": ["3"],
