@@ -596,6 +596,7 @@ _WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(os.name != "posix", reason="SIGKILL")
 def test_a_writer_killed_mid_write_leaves_a_usable_cache(tmp_path: Path) -> None:
     directory = tmp_path / "cache"
@@ -668,6 +669,7 @@ def _hammer(directory: str, worker: int, barrier: Any, errors: Any) -> None:
     cache.close()
 
 
+@pytest.mark.e2e
 def test_processes_share_the_cache_without_errors(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     directory = str(tmp_path / "cache")
