@@ -202,6 +202,37 @@ def markdown_pages(text: str, params: Query, *, version: str | None = None) -> h
     return httpx.Response(200, content=data[offset:end], headers=headers)
 
 
+def markdown_pieces(pieces: list[str], version: str) -> Route:
+    """A read route that serves `pieces` as the chunks, whatever limit is asked for.
+
+    For tests that need exact chunk boundaries: the chunk at each piece's byte offset
+    is that piece, with the truncation headers of the read protocol; another
+    `content_version` than `version` is a 409, an offset between pieces a 404.
+    """
+    starts: dict[int, int] = {}
+    offset = 0
+    for index, piece in enumerate(pieces):
+        starts[offset] = index
+        offset += len(piece.encode("utf-8"))
+
+    def answer(params: Query) -> httpx.Response:
+        asked = params.get("content_version")
+        if asked is not None and asked != version:
+            return error(409, "content changed")
+        at = int(params.get("offset", "0"))
+        if at not in starts:
+            return error(404, "no chunk at this offset")
+        index = starts[at]
+        body = pieces[index].encode("utf-8")
+        last = index == len(pieces) - 1
+        headers = {"x-pwc-content-version": version, "x-pwc-truncated": "0" if last else "1"}
+        if not last:
+            headers["x-pwc-next-offset"] = str(at + len(body))
+        return httpx.Response(200, content=body, headers=headers)
+
+    return answer
+
+
 def paper_row(arxiv_id: str | None, title: str, paper_id: str, **extra: Any) -> dict[str, Any]:
     return {"id": paper_id, "arxiv_id": arxiv_id, "title": title, **extra}
 
