@@ -173,7 +173,8 @@ def _retry_after(value: str | None) -> str:
     """When to retry: the catalog's Retry-After (seconds or an HTTP date), else "later"."""
     value = sanitise(value or "", RETRY_AFTER_LIMIT)
     if value.isascii() and value.isdigit():  # str.isdigit() also accepts "²", which int() refuses
-        return f"after {int(value)} seconds"
+        seconds = int(value)
+        return f"after {seconds} second" if seconds == 1 else f"after {seconds} seconds"
     return f"after {value}" if value else "later"
 
 

@@ -547,8 +547,12 @@ def benchmark_result(payload: Any, *, page: int, metric_note: str | None) -> Ben
     )
 
 
-def benchmark_page(payload: Any, *, grouped: bool) -> BenchmarkPage:
-    """`list_benchmarks`: grouped payloads are flattened area → task → benchmark."""
+def benchmark_page(payload: Any, *, grouped: bool, next_page: int | None) -> BenchmarkPage:
+    """`list_benchmarks`: grouped payloads are flattened area → task → benchmark.
+
+    `next_page` comes from the query layer, which also knows it where the payload
+    does not say (a task's trend list is paged locally; `data` stays the CLI's).
+    """
     if grouped:
         rows = [
             benchmark
@@ -561,5 +565,5 @@ def benchmark_page(payload: Any, *, grouped: bool) -> BenchmarkPage:
     return BenchmarkPage(
         data=payload,
         items=[benchmark_summary(row) for row in rows],
-        next_page=_next_page(payload),
+        next_page=next_page,
     )
