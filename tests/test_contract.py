@@ -32,7 +32,7 @@ SPEC = json.loads(
 EXECUTABLE = Path(sys.executable).parent / "pwc-mcp-local"
 BOUND_KEYS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
 
-# tools.md §2.0.1 output models, identified by their own (non-envelope) properties.
+# The hosted output models, identified by their own (non-envelope) properties.
 ENVELOPE = {"schema_version", "cache"}
 MODEL_FIELDS = {
     "PaperPage": {"data", "items", "next_page", "note", "available_at"},

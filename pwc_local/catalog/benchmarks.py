@@ -2,18 +2,18 @@
 
 `get_benchmark` finds a benchmark by exact name and returns its leaderboard, either one
 catalog page as stored (ordered by best rank) or, when metric options are given, the
-whole leaderboard scanned, merged and selected locally (catalog-api §6.5):
+whole leaderboard scanned, merged and selected locally (`leaderboard.py`):
 
     answer = await get_benchmark(catalog, "COCO", pareto=["mAP:higher", "FPS:higher"])
     [row["model_name"] for row in answer.payload["results"]]   # the Pareto frontier
 
 A metric the leaderboard does not report does not fail the call: the plain leaderboard
-comes back and `answer.metric_note` says which metrics exist (tools.md §2.20).
+comes back and `answer.metric_note` says which metrics exist.
 
 `list_benchmarks` serves three uses with one set of parameters — a task's benchmarks
 in trend order, a filtered flat listing, or top benchmarks grouped by area and task —
 and repairs contradictory parameter combinations instead of rejecting them, reporting
-each repair in `answer.notes` (tools.md §2.21, catalog-api §6.6).
+each repair in `answer.notes` (the rules are listed in `_normalise`).
 """
 
 from __future__ import annotations
@@ -318,7 +318,7 @@ def _require_coverage(document: Any) -> None:
 
 @dataclass
 class _ListRequest:
-    """`list_benchmarks` arguments after the MCP-level repairs (tools.md §2.21)."""
+    """`list_benchmarks` arguments after the repairs `_normalise` makes (never raising)."""
 
     search: str | None
     task: str | None

@@ -44,7 +44,7 @@ __all__ = [
     "translate_404",
 ]
 
-# `areas/` is small; one page of 500 always holds all of it (catalog-api §2.12).
+# `areas/` is small (a few dozen research areas); one page of 500 always holds all of it.
 AREA_PARAMS: dict[str, str | int] = {"page": 1, "page_size": 500, "ordering": "name"}
 
 

@@ -1,13 +1,13 @@
 """The paper commands: search, listings, paper detail, evaluations, related, lineage.
 
-Each function mirrors one read-only command of the `pwc` CLI (catalog-api.md §6.1)
+Each function mirrors one read-only command of the `pwc` CLI (`pwc paper search`, ...)
 and returns its JSON payload: plain dicts and lists, ready to be the `data` of a
 tool result. They take a `CatalogSource`, check before any request what the tool's
 input schema cannot (`pwc_local.catalog.arguments`), resolve paper references
 (`references.resolve_paper`) and raise the typed errors of `pwc_local.catalog.errors`;
 nothing here knows about MCP.
 
-Filters are fail-closed (§6.3): when a caller asks for a filter, the catalog must
+Filters are fail-closed: when a caller asks for a filter, the catalog must
 echo it in `applied_filters`, otherwise no rows are shown at all. An unfiltered list
 presented as filtered would be a wrong answer that looks right.
 
@@ -333,7 +333,7 @@ def _check_authors(authors: Sequence[str] | None) -> list[str]:
     return cleaned
 
 
-# -- fail-closed confirmation (§6.3) ---------------------------------------------------
+# -- fail-closed confirmation: a requested filter must be echoed in applied_filters ---
 
 
 def _applied(document: Mapping[str, Any]) -> Mapping[str, Any] | None:

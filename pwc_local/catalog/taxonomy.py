@@ -1,7 +1,7 @@
 """Research taxonomy commands: tasks, methods, conferences, organizations, frameworks.
 
 Each function is one read-only command. It takes a `CatalogSource`, sends the catalog
-requests of catalog-api §6.1, applies the command's client-side logic, and returns the
+requests the `pwc` CLI command sends, applies its client-side logic, and returns the
 command's payload: a plain JSON-able dict that the MCP layer returns as `data` or
 projects into typed models. Failures are the typed errors of
 `pwc_local.catalog.errors`; the exact-match and not-found rules live in
@@ -52,7 +52,7 @@ __all__ = [
     "list_tasks",
 ]
 
-DEFAULT_LIMIT = 25  # MCP rows-per-response default for flat listings (tools.md §8)
+DEFAULT_LIMIT = 25  # rows per response of a flat listing when the caller gives no limit
 COMMON_METHODS = 8  # methods kept in a task's `common_methods`
 TASK_PAPERS = 10  # papers kept in a task's `papers`
 _TASK_PAPER_SAMPLE = 100  # trending papers sampled for common methods
