@@ -55,7 +55,8 @@ from pwc_local.server.resources import register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
 
 HOUR_MS = 3_600_000
-# tools.md §1.3: listings are static for an hour; resource contents for five minutes.
+# Clients may cache listings for an hour (they never change while serving) and resource
+# contents for five minutes, as the hosted server advertises.
 CACHE_HINTS = {
     "server/discover": CacheHint(ttl_ms=HOUR_MS, scope="public"),
     "tools/list": CacheHint(ttl_ms=HOUR_MS, scope="public"),
@@ -68,7 +69,7 @@ class PwcServer(MCPServer):
     """`MCPServer` whose every tool-call failure, inside a tool or not, carries a code.
 
     Tools are registered on the first `tools/list` or `tools/call`, not at
-    construction: generating the 21 input and output schemas is the largest part
+    construction: generating every input and output schema is the largest part
     of our start-up, and `initialize` needs none of it.
     """
 
@@ -189,7 +190,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
         lifespan=_lifespan(runtime),
         cache_hints=CACHE_HINTS,
         # Tools, templates and prompts never change while serving, and no resource is
-        # live: advertise neither list changes nor subscriptions (tools.md §7.1).
+        # live: advertise neither list changes nor subscriptions.
         subscriptions=False,
         log_level=settings.log_level.upper(),
     )
