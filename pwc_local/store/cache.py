@@ -442,8 +442,8 @@ class DiskCache:
         """
         cache = self._maintenance_cache()
         now = self.clock()
-        expired: list[tuple[int, float]] = []
-        corrupt: list[tuple[int, float]] = []
+        expired: list[tuple[int, float, str | None]] = []
+        corrupt: list[tuple[int, float, str | None]] = []
         prefixes = tuple(f"{kind}:" for kind in PRUNED_KINDS)
         marks = ",".join("?" * len(PRUNED_KINDS))
         try:
@@ -456,16 +456,19 @@ class DiskCache:
                 for rowid, key, stored, mode, filename, value in rows:
                     if not (isinstance(key, str) and key.startswith(prefixes)):
                         continue
-                    times = check_entry(self._stored_bytes(mode, filename, value))
+                    try:
+                        times = check_entry(self._stored_bytes(mode, filename, value))
+                    except OSError:  # a missing or unreadable value file
+                        times = None
                     if times is None:
-                        corrupt.append((rowid, stored))
+                        corrupt.append((rowid, stored, filename))
                     elif not now < times[1]:
-                        expired.append((rowid, stored))
-            removed = self._delete_rows(cache, expired + corrupt)
+                        expired.append((rowid, stored, filename))
+            gone_expired = self._delete_rows(cache, expired)
+            gone_corrupt = self._delete_rows(cache, corrupt)
         except (sqlite3.Error, OSError) as exc:
             raise CacheError(f"cannot prune the cache in {self.directory}: {exc}") from None
-        gone_expired = sum(1 for row in expired if row[0] in removed)
-        return PruneResult(expired=gone_expired, corrupt=len(removed) - gone_expired)
+        return PruneResult(expired=gone_expired, corrupt=gone_corrupt)
 
     def close(self) -> None:
         """Write pending access times, close every connection; a later call reopens."""
@@ -611,36 +614,38 @@ class DiskCache:
                 check_same_thread=False,
             )
             db.execute("PRAGMA synchronous = NORMAL")  # what diskcache uses, WAL-safe
+            db.execute("PRAGMA cache_size = -65536")  # 64 MiB at most, for prune
             self._local.writer = db
             with self._open_lock:
                 self._connections.append(db)
         return db
 
-    def _delete_rows(self, cache: diskcache.Cache, rows: list[tuple[int, float]]) -> set[int]:
-        """Delete rows still stored at the time seen, in short batches; the rowids deleted."""
-        removed: set[int] = set()
+    def _delete_rows(
+        self, cache: diskcache.Cache, rows: list[tuple[int, float, str | None]]
+    ) -> int:
+        """Delete rows still stored at the time seen, in short batches; how many went.
+
+        diskcache's triggers keep its entry count and size total right; the value
+        files are removed after each commit, as diskcache does.
+        """
+        removed = 0
         db = self._writer_connection()
         for start in range(0, len(rows), PRUNE_BATCH):
-            files: list[str] = []
+            batch = rows[start : start + PRUNE_BATCH]
             db.execute("BEGIN IMMEDIATE")
             try:
-                for rowid, stored in rows[start : start + PRUNE_BATCH]:
-                    found = db.execute(
-                        "SELECT filename FROM Cache WHERE rowid = ? AND store_time = ?",
-                        (rowid, stored),
-                    ).fetchone()
-                    if found is None:
-                        continue  # stored again or evicted meanwhile
-                    db.execute("DELETE FROM Cache WHERE rowid = ?", (rowid,))
-                    removed.add(rowid)
-                    if found[0]:
-                        files.append(found[0])
+                done = db.executemany(
+                    "DELETE FROM Cache WHERE rowid = ? AND store_time = ?",
+                    [(rowid, stored) for rowid, stored, _ in batch],
+                )
+                removed += max(done.rowcount, 0)
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
-            for filename in files:  # after the commit, as diskcache does
-                cache.disk.remove(filename)
+            for _, _, filename in batch:
+                if filename:  # gone already if the row was stored again meanwhile
+                    cache.disk.remove(filename)
         return removed
 
     def _write_failed(self, exc: BaseException) -> None:
