@@ -232,12 +232,11 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 def fill(path: Path) -> None:
     """Write into `path` until the filesystem refuses."""
-    with open(path, "wb") as filler:
-        with contextlib.suppress(OSError):
-            while True:
-                filler.write(b"\0" * 65536)
-                filler.flush()
-                os.fsync(filler.fileno())
+    with open(path, "wb") as filler, contextlib.suppress(OSError):
+        while True:
+            filler.write(b"\0" * 65536)
+            filler.flush()
+            os.fsync(filler.fileno())
 
 
 def test_a_full_disk_stops_writes_only_and_they_resume(
