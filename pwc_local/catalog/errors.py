@@ -271,7 +271,8 @@ def retry_after_text(value: str | None) -> str:
     """When to retry: the catalog's Retry-After (seconds or an HTTP date), else "later"."""
     value = one_line(value or "", RETRY_AFTER_LIMIT, fold=False)
     if value.isascii() and value.isdigit():  # str.isdigit() also accepts "²", which int() refuses
-        return f"after {int(value)} seconds"
+        seconds = int(value)
+        return f"after {seconds} second" if seconds == 1 else f"after {seconds} seconds"
     return f"after {value}" if value else "later"
 
 
