@@ -439,6 +439,8 @@ async def _entity_detail(
         raise not_found(label, reference, suggestions)
     key = str(match.get("slug") or match.get("id") or "")
     if not key:
+        # Checked here, not in the list's shape check: the list itself is fine (and
+        # cached) for the listing commands, only this row cannot be looked up.
         raise InvalidResponse(f"matched {label.lower()} has neither slug nor id")
     with translate_404(NotFound(f"{label} not found: {reference}")):
         return await catalog.get_json(
