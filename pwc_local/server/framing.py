@@ -9,6 +9,7 @@ MCP stdio framing can be tested on its own:
 * `inspect_line` decides what a line is: a message for the SDK (`Accepted`), a
   malformed one that gets a JSON-RPC error answer (`Rejected`), or nothing;
 * `encode_message` writes one compact JSON document and `b"\\n"`, on every platform;
+* `oversized_answer` stands in for an answer over `MAX_ANSWER_BYTES`;
 * `public_error` keeps the SDK's catch-all error answer to what JSON-RPC defines.
 """
 
@@ -35,6 +36,15 @@ from pydantic import ValidationError
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """The longest message accepted on stdin, in bytes, not counting the line ending."""
+
+MAX_ANSWER_BYTES = 2 * 1024 * 1024
+"""The longest message written to stdout, in bytes (tools.md §8: a 2 MiB response bound)."""
+
+OVERSIZED_ANSWER = (
+    "upstream_error: the answer would be larger than the 2 MiB response limit because the "
+    "catalog sent unusually large records; ask for fewer rows (a smaller limit) or a "
+    "narrower request."
+)
 
 _DISCARD_CHUNK = 64 * 1024  # read size while skipping the rest of an oversized line
 
@@ -212,6 +222,20 @@ def encode_message(message: JSONRPCMessage) -> bytes:
         if raw in data:
             data = data.replace(raw, escaped)
     return data + b"\n"
+
+
+def oversized_answer(request_id: RequestId, tool: str | None) -> bytes:
+    """What is sent instead of an answer over `MAX_ANSWER_BYTES`, as one line.
+
+    A tool call gets a tool error (`isError`), framed like every other one, so the
+    model can act on it; any other request gets a JSON-RPC -32603 with the same text.
+    """
+    if tool is None:
+        return Rejected(INTERNAL_ERROR, OVERSIZED_ANSWER, request_id).frame()
+    text = f"Error executing tool {tool[:64]}: {OVERSIZED_ANSWER}"
+    result = {"content": [{"type": "text", "text": text}], "isError": True}
+    body = {"jsonrpc": "2.0", "id": request_id, "result": result}
+    return json.dumps(body, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 def public_error(message: JSONRPCMessage) -> JSONRPCMessage:
