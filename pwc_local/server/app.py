@@ -23,17 +23,18 @@ arguments; we answer -32602 with a `code: sentence` and log nothing.
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from mcp.server.caching import CacheHint
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
 from mcp_types import Tool as MCPTool
-from pydantic import ValidationError
+from pydantic import AnyUrl, ValidationError
 
 from pwc_local import __version__
 from pwc_local.config import Settings
@@ -46,8 +47,9 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
+from pwc_local.server.hygiene import keep_text_verbatim
 from pwc_local.server.prompts import register_prompts
-from pwc_local.server.resources import register_resources
+from pwc_local.server.resources import UNKNOWN_RESOURCE, register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
 
 HOUR_MS = 3_600_000
@@ -84,6 +86,8 @@ class PwcServer(MCPServer):
     ) -> None:
         super().add_tool(fn, name=name, **kwargs)
         self.tool_names.add(name or fn.__name__)
+        # "null" or "[1,2]" typed into a text parameter must arrive as that text.
+        keep_text_verbatim(self._tool_manager.get_tool(name or fn.__name__))
 
     def ensure_tools(self) -> None:
         """Register the tools once; later calls return at once."""
@@ -124,6 +128,16 @@ class PwcServer(MCPServer):
                 message = validation_message(exc.__cause__)
                 raise ToolError(f"Error executing tool {name}: {message}") from None
             raise
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context | None = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        """The SDK's read, with its code-less "Unknown resource" refusal given a code."""
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError:
+            # Only the SDK's template matching raises it; our templates answer MCPError.
+            raise MCPError(INVALID_PARAMS, UNKNOWN_RESOURCE) from None
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None

@@ -63,6 +63,7 @@ from pwc_local.server.framing import (
     Accepted,
     LineTooLong,
     Rejected,
+    ToolRefusal,
     answered_id,
     encode_message,
     inspect_line,
@@ -171,7 +172,7 @@ class _Session:
         request_id: RequestId | None = None
         try:
             verdict = self._judge(line)
-            if isinstance(verdict, Rejected):
+            if isinstance(verdict, Rejected | ToolRefusal):
                 await output.send((verdict.frame(), None))
                 return
             if verdict is None:
@@ -194,18 +195,22 @@ class _Session:
                 failure = Rejected(INTERNAL_ERROR, "Internal error", request_id)
                 await output.send((failure.frame(), None))
 
-    def _judge(self, line: bytes | LineTooLong) -> Accepted | Rejected | None:
+    def _judge(self, line: bytes | LineTooLong) -> Accepted | Rejected | ToolRefusal | None:
         if isinstance(line, LineTooLong):
             return invalid(f"message longer than {MAX_LINE_BYTES} bytes; it was discarded")
         verdict = inspect_line(line)
         if isinstance(verdict, Rejected):
             logger.debug("answered a malformed line with %d", verdict.code)
+            return verdict
+        request_id: RequestId | None = None
+        if isinstance(verdict, ToolRefusal):
+            request_id = verdict.id
         elif verdict is not None and isinstance(verdict.message, JSONRPCRequest):
             request_id = verdict.message.id
-            if coerce_request_id(request_id) in self._outstanding:
-                # The id belongs to the running request; a second answer carrying it
-                # would be ambiguous, so this refusal says which id via `data`.
-                return invalid("a request with this id is still in progress", {"id": request_id})
+        if request_id is not None and coerce_request_id(request_id) in self._outstanding:
+            # The id belongs to the running request; a second answer carrying it
+            # would be ambiguous, so this refusal says which id via `data`.
+            return invalid("a request with this id is still in progress", {"id": request_id})
         return verdict
 
     def _note_cancelled(self, message: JSONRPCNotification) -> None:
