@@ -14,9 +14,9 @@ The rules, in one place:
   `gzip`/`x-gzip` or `deflate` (the zlib format RFC 9110 means by it). `identity`
   is no layer. Stacked codings (`gzip, gzip`) and unknown ones (`br`, `zstd`, ...)
   are refused: we never asked for them.
-* **Sizes.** The raw bytes and the decoded bytes both count against `limit`. A
-  success body over it is `ResponseTooLarge`; an error body is only read for its
-  detail, so it is cut at `limit` and the rest ignored.
+* **Sizes.** The decoded bytes count against `limit`, and the raw ones against
+  `RAW_FACTOR * limit`. A success body over either is `ResponseTooLarge`; an error
+  body is only read for its detail, so it is cut at `limit` and the rest ignored.
 * **Integrity.** A compressed success body that does not decode, or ends before its
   compressed stream does, is `InvalidResponse`. An error body that does not decode
   loses its detail (the status still counts).
@@ -41,6 +41,9 @@ from pwc_local.catalog.errors import InvalidResponse, ResponseTooLarge
 
 ACCEPT_ENCODING = "gzip"
 """What we ask for: one coding, the one every HTTP server and proxy knows."""
+
+RAW_FACTOR = 2
+"""Raw bytes read may exceed the decoded limit by this factor (gzip can grow a body)."""
 
 _WBITS = {
     "gzip": 16 + zlib.MAX_WBITS,  # gzip header and trailer
@@ -93,9 +96,6 @@ class BodyReader:
         if self._broken or self._cut:
             return True
         self._raw += len(raw)
-        if self._raw > self.limit and self._inflater is not None:
-            # Compressed bytes beyond the cap cannot decode to less than nothing.
-            return self._over()
         room = self.limit - len(self._body)
         if self._inflater is None:
             decoded = raw
@@ -111,6 +111,10 @@ class BodyReader:
             self._body += decoded[:room]
             return self._over()
         self._body += decoded
+        if self._raw > RAW_FACTOR * self.limit:
+            # Compressed bytes that decode to next to nothing (a stream of empty
+            # blocks): none of it is held, but reading on would only burn time.
+            return self._over()
         return False
 
     def finish(self) -> bytes:

@@ -24,6 +24,18 @@ of in-memory streams:
   refused (-32600) and the first one continues. When stdin closes, requests in flight
   may finish (up to `drain_timeout` seconds), their answers are flushed, and only then
   does the server stop.
+* **Back-pressure.** At most `MAX_IN_FLIGHT` (32) requests are admitted and not yet
+  written out; a request is "out" when the writer thread takes its answer for the
+  pipe, or when it is cancelled. The guard holds the next request until a slot frees
+  and reads no further line meanwhile, so the reader thread blocks and stdin fills:
+  a client that sends without reading answers stalls itself, and the process holds
+  at most 32 answers (each under the 2 MiB bound) whatever it sends. A cancellation
+  sent before the held request frees its slot at once; one sent after it is read
+  when a slot frees (every catalog request ends within the configured timeout).
+* **Answers are bounded.** An answer over `MAX_ANSWER_BYTES` (2 MiB, tools.md §8) is
+  replaced by an `upstream_error:` of a few hundred bytes: a tool error for a tool
+  call, -32603 otherwise. Rows are bounded long before (the HTTP client cuts a page
+  to the size asked for); this is the backstop for records that are absurdly large.
 
 Typical use, from the command line entry point:
 
@@ -111,6 +123,7 @@ class _Session:
         # leaves for stdout (or it is cancelled).
         self._outstanding: dict[RequestId, str | None] = {}
         self._room = anyio.Event()  # set whenever a slot below MAX_IN_FLIGHT frees
+        self._paused_before = False
         self._drained: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
         self.reader_done = threading.Event()
@@ -228,6 +241,14 @@ class _Session:
         stdout stops this session from reading stdin once `MAX_IN_FLIGHT` answers wait:
         memory stays bounded by those answers, however many requests the client sends.
         """
+        if len(self._outstanding) < MAX_IN_FLIGHT:
+            return
+        if not self._paused_before:
+            self._paused_before = True  # said once per session: it may recur often
+            logger.info(
+                "%d requests in flight; not reading stdin until an answer is written",
+                MAX_IN_FLIGHT,
+            )
         while len(self._outstanding) >= MAX_IN_FLIGHT:
             if self._room.is_set():
                 self._room = anyio.Event()
