@@ -1,4 +1,4 @@
-"""The four resource templates (tools.md §7.1): tool answers addressable by URI.
+"""The four resource templates (README, "Tools"): tool answers addressable by URI.
 
 Each template reads through the same tool implementation as the matching tool, so
 a resource holds exactly the tool's `structuredContent` (as compact JSON) and
@@ -60,7 +60,7 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def paper_info(paper: str) -> str:
-        return _compact(await _answer(tools.get_paper_info(_checked(paper))))
+        return _compact(await _answer(tools.call("get_paper_info", paper=_checked(paper))))
 
     @server.resource(
         "pwc://papers/{paper}/markdown",
@@ -71,7 +71,7 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def paper_markdown(paper: str) -> str:
-        result = await _answer(tools.read_paper(_checked(paper)))
+        result = await _answer(tools.call("read_paper", paper=_checked(paper)))
         if result["truncated"]:
             raise _refusal(TRUNCATED)
         return str(result["markdown"])
@@ -85,7 +85,9 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def task(task: str) -> str:
-        return _compact(await _answer(tools.get_task(_checked(task), benchmark_limit=10)))
+        return _compact(
+            await _answer(tools.call("get_task", task=_checked(task), benchmark_limit=10))
+        )
 
     @server.resource(
         "pwc://benchmarks/{benchmark}",
@@ -96,7 +98,11 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def benchmark(benchmark: str) -> str:
-        return _compact(await _answer(tools.get_benchmark(_checked(benchmark), page=1, limit=20)))
+        return _compact(
+            await _answer(
+                tools.call("get_benchmark", benchmark=_checked(benchmark), page=1, limit=20)
+            )
+        )
 
 
 def _checked(reference: str) -> str:
