@@ -227,6 +227,15 @@ def test_deep_nesting_is_an_upstream_error(session: Session) -> None:
     assert "internal_error" not in session.peer.stderr
 
 
+def test_a_lone_surrogate_from_upstream_is_mended_not_fatal(session: Session) -> None:
+    body = '{"results": [{"id": "1", "title": "bad \\ud800 title"}]}'
+    session.fake.faults.respond(200, body, prefix="papers/search")
+    result = session.call("search_papers", query="surrogate title")
+    assert result.get("isError") is not True, result
+    assert result["structuredContent"]["items"][0]["title"] == "bad \ufffd title"
+    assert "cache writes failing" not in session.peer.stderr
+
+
 LONE = "\ud800"  # StdioPeer's json.dumps writes it as the escape a client sends: \\ud800
 
 

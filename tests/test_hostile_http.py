@@ -313,3 +313,10 @@ def test_a_listing_without_a_page_size_has_a_ceiling(size: int) -> None:
     with pytest.raises(InvalidResponse, match="more rows"):
         documents.parse_document(body)
     assert len(documents.parse_document(body, max_rows=rows)["results"]) == rows
+
+
+@pytest.mark.parametrize("size", [0, 200_000])  # the small and the large path
+def test_lone_surrogates_from_upstream_become_replacement_characters(size: int) -> None:
+    body = '{"results": [{"title": "a\\ud800b", "\\udfff": ["\\ud83d\\ude00"]}]}' + " " * size
+    document = documents.parse_document(body.encode())
+    assert document == {"results": [{"title": "a\ufffdb", "\ufffd": ["\N{GRINNING FACE}"]}]}

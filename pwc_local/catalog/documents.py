@@ -11,6 +11,9 @@ applies three rules before any query or projection sees the document:
   `page_size=5` with 180,000 rows therefore costs one parse, not 180,000 projected
   rows and a 30 MB answer. A listing fetched without a page size may have at most
   `UNPAGED_ROWS` rows.
+* **Text is valid Unicode.** A lone surrogate escape (`"\\ud800"`) in a string
+  becomes U+FFFD, so nothing downstream (the cache, the log, the answer) meets
+  text that cannot be written as UTF-8.
 * **At most `MAX_DEPTH` levels of nesting.** Real catalog documents nest a handful
   of levels; an 800-deep array where a title should be would otherwise reach the
   serialisers, which give up on it with a recursion error, i.e. a crash that looks
@@ -45,6 +48,8 @@ ROW_KEYS = ("results", "items")
 """Where a list response keeps its rows (besides being a bare array)."""
 
 _PAGE_SIZE_PARAMS = ("page_size", "limit")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _DECODER = json.JSONDecoder()
 # JSON whitespace; `*` always matches, so the match is never None.
 _space_match = cast(Callable[[str, int], "re.Match[str]"], re.compile(r"[ \t\n\r]*").match)
@@ -74,7 +79,49 @@ def parse_document(body: bytes, *, max_rows: int | None = None) -> Any:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InvalidResponse("catalog returned invalid JSON") from exc
     _check_depth(document)
+    if may_hold_surrogates(body):
+        document = _mended(document)
     return document
+
+
+def may_hold_surrogates(raw: bytes) -> bool:
+    """Whether raw JSON contains a surrogate escape (`\\ud800`), paired or not.
+
+    Raw bytes that are not UTF-8 fail decoding, so an escape is the only way a JSON
+    text can produce a `str` that cannot be encoded as UTF-8 again.
+    """
+    return _SURROGATE_ESCAPE.search(raw) is not None
+
+
+def _mended(value: Any) -> Any:
+    """`value` with every lone surrogate replaced by U+FFFD (keys too).
+
+    Such text cannot be written as UTF-8 (the cache, the log, a client expecting
+    UTF-8 all fail on it), and it was never readable text. Recursion is safe here:
+    the depth was checked first.
+    """
+    if isinstance(value, str):
+        return value if is_encodable(value) else _replace_surrogates(value)
+    if isinstance(value, list):
+        return [_mended(item) for item in value]
+    if isinstance(value, dict):
+        return {_mended(key): _mended(item) for key, item in value.items()}
+    return value
+
+
+def is_encodable(text: str) -> bool:
+    """Whether `text` can be encoded as UTF-8 (no lone surrogates)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _replace_surrogates(text: str) -> str:
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _cut_rows(document: Any, max_rows: int | None) -> Any:
