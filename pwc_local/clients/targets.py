@@ -64,6 +64,34 @@ class Host:
 
 
 @dataclass(frozen=True)
+class Scope:
+    """Where an entry is written, and so how it must name the program.
+
+    A user-level file stays on this machine: the absolute path of this installation
+    works there even when the client does not see the shell's PATH (desktop apps). A
+    project-level file is committed and shared with a team: this machine's absolute
+    path means nothing elsewhere, so the entry runs the command by name (`portable`),
+    and everyone who uses the file needs it on their PATH (`note` says so).
+    """
+
+    name: str
+    portable: bool
+    note: str = ""
+
+
+USER_SCOPE = Scope("user", portable=False)
+PROJECT_SCOPE = Scope(
+    "project",
+    portable=True,
+    note=(
+        "The entry runs `pwc-mcp-local` by name, because {path} is meant to be shared "
+        "through the repository: everyone who uses it needs pwc-mcp-local on the PATH "
+        "their client sees (pipx install pwc-mcp-local; pipx ensurepath)."
+    ),
+)
+
+
+@dataclass(frozen=True)
 class ClientTarget:
     """One MCP client's registration format.
 
