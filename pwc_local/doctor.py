@@ -33,9 +33,10 @@ from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document
 from pwc_local.clients.targets import TARGETS, WINDOWS, ClientTarget, Host
 from pwc_local.config import CONFIG_FILE_NAME, ENV_NAMES, Settings, format_size, pwc_config_dir
+from pwc_local.server.contract import TOOLS
 
 Status = Literal["ok", "warn", "fail", "skip"]
-EXPECTED_TOOLS = 21
+EXPECTED_TOOLS = len(TOOLS)  # every entry of the contract table is registered
 SELF_TEST_TIMEOUT = 30.0
 # What a desktop application's children find on PATH (launchd's and most session
 # managers' default), not the shell's: a bare command name must be found there.
