@@ -33,10 +33,8 @@ from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document
 from pwc_local.clients.targets import TARGETS, WINDOWS, ClientTarget, Host
 from pwc_local.config import CONFIG_FILE_NAME, ENV_NAMES, Settings, format_size, pwc_config_dir
-from pwc_local.server.contract import TOOLS
 
 Status = Literal["ok", "warn", "fail", "skip"]
-EXPECTED_TOOLS = len(TOOLS)  # every entry of the contract table is registered
 SELF_TEST_TIMEOUT = 30.0
 # What a desktop application's children find on PATH (launchd's and most session
 # managers' default), not the shell's: a bare command name must be found there.
@@ -430,9 +428,19 @@ async def probe_server(
             return Probe(False, f"server failed the handshake: {reason}", details)
     elapsed = time.perf_counter() - started
     details.update(tools=len(tools), seconds=round(elapsed, 3), protocol=version)
-    if len(tools) != EXPECTED_TOOLS:
-        return Probe(False, f"server listed {len(tools)} tools, expected {EXPECTED_TOOLS}", details)
+    expected = expected_tools()
+    if len(tools) != expected:
+        return Probe(False, f"server listed {len(tools)} tools, expected {expected}", details)
     return Probe(True, f"handshake and {len(tools)} tools in {elapsed:.1f} s", details)
+
+
+def expected_tools() -> int:
+    """Every entry of the contract table is registered. Imported here, not at the top:
+    the table pulls in the MCP models (most of a second), and doctor's first lines
+    must not wait for it."""
+    from pwc_local.server.contract import TOOLS
+
+    return len(TOOLS)
 
 
 def _spawn_error(exc: BaseException) -> OSError | None:

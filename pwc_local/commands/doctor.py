@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -37,6 +38,8 @@ def doctor(ctx: click.Context, as_json: bool, offline: bool) -> None:
     the entries in each MCP client's configuration. Exits with status 1 when any
     check fails.
     """
+    if not as_json:  # at once, before the slower imports below
+        click.echo(f"pwc-mcp-local {__version__} (Python {_python_version()})")
     from pwc_local.clients.entry import server_command
     from pwc_local.clients.targets import Host
     from pwc_local.doctor import iter_checks, python_version
@@ -79,7 +82,6 @@ def doctor(ctx: click.Context, as_json: bool, offline: bool) -> None:
     else:
         # Each line goes out as its check completes: the slow ones (catalog, server
         # starts) come last, and the first lines appear at once.
-        click.echo(f"pwc-mcp-local {__version__} (Python {python_version()})")
         for check in checks:
             done.append(check)
             for line in format_checks([check]):
@@ -87,6 +89,10 @@ def doctor(ctx: click.Context, as_json: bool, offline: bool) -> None:
         count = sum(check.status == "fail" for check in done)
         click.echo(f"{count} check{'s' if count != 1 else ''} failed." if count else "All good.")
     ctx.exit(1 if any(check.status == "fail" for check in done) else 0)
+
+
+def _python_version() -> str:
+    return ".".join(map(str, sys.version_info[:3]))
 
 
 def format_checks(checks: Sequence[Any]) -> list[str]:
