@@ -2,16 +2,20 @@
 
 Each check looks at one thing a working setup needs and returns a `Check`: a status
 (`ok`, `warn`, `fail`, `skip`), a one-line summary, and for anything that is not ok,
-the fix a person can apply. `run_checks` runs them all in a fixed order; the command
-in `pwc_local.commands.doctor` only formats the result.
+the fix a person can apply. `iter_checks` yields them in a fixed order as each one
+completes, quick local checks first, so the command can print every line at once;
+the command in `pwc_local.commands.doctor` only formats the results.
 
 The checks, in order: the resolved configuration and where each value came from; the
 executable a client would run; the cache directory (writable, size, bound); the
 cursor key (present, mode, owner; the secret itself is never read out); the catalog
-(one cheap request, its latency or the exact failure); a self-test that starts the
-server over stdio as a client would, completes the MCP handshake and lists the tools;
-and every MCP client config that has an entry for us, and whether it points at an
-executable that exists.
+(one cheap request to the configured URL with the configured timeout: its latency,
+or the precise cause from `pwc_local.catalog.causes`, and the proxy in use); a
+self-test that starts the server with this shell's settings, completes the MCP
+handshake and lists the tools; and every MCP client config that has an entry for us,
+each entry started exactly as its client starts it (command, arguments, `env`, over
+a desktop application's minimal environment), reporting the line the server printed
+or why the OS would not start it (a missing interpreter, an exec format error).
 """
 
 from __future__ import annotations

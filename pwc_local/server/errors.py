@@ -25,7 +25,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pwc_local.catalog.causes import find_cause
 from pwc_local.catalog.errors import (
     Ambiguous,
     CatalogError,
@@ -127,7 +126,10 @@ def unreachable_message(exc: BaseException) -> str:
     """UNREACHABLE, with the precise cause (DNS, refused, TLS ...) when one is known.
 
     The cause is a fixed phrase from `pwc_local.catalog.causes`, never exception text.
+    Imported here: the classifier needs httpx, which server start-up must not load.
     """
+    from pwc_local.catalog.causes import find_cause
+
     cause = find_cause(exc)
     if cause is None:
         return UNREACHABLE
