@@ -536,15 +536,22 @@ def iter_client_checks(host: Host, *, spawn: bool = True) -> Iterator[Check]:
         yield _check_client(target, target.user_path(host), host, spawn)
 
 
-def desktop_environment(host: Host) -> dict[str, str]:
-    """Roughly what a desktop application's child process inherits: the account's
-    basics and a system PATH, none of the shell's own additions or PWC_* settings."""
+def desktop_environment(host: Host, target: ClientTarget | None = None) -> dict[str, str]:
+    """Roughly what a client's child process inherits: the account's basics and a
+    system PATH (a terminal client's: the shell's PATH), none of the shell's PWC_*
+    settings."""
     if host.system == WINDOWS:
         return {}  # the SDK's Windows defaults (APPDATA, PATH, SYSTEMROOT ...) apply
     keep = ("HOME", "USER", "LOGNAME", "LANG", "TMPDIR")
     env = {k: v for k, v in host.environ.items() if k in keep or k.startswith("XDG_")}
-    env["PATH"] = DESKTOP_PATH
+    env["PATH"] = _client_path(host, target)
     return env
+
+
+def _client_path(host: Host, target: ClientTarget | None) -> str:
+    if target is not None and target.shell_path and host.environ.get("PATH"):
+        return host.environ["PATH"]
+    return DESKTOP_PATH
 
 
 def _check_client(target: ClientTarget, path: Path, host: Host, spawn: bool) -> Check:
@@ -573,7 +580,7 @@ def _check_client(target: ClientTarget, path: Path, host: Host, spawn: bool) -> 
     entries: dict[str, Any] = {}
     for entry_name, entry in ours.items():
         program = _entry_command(entry)
-        runnable = program is not None and _resolves(program, DESKTOP_PATH)
+        runnable = program is not None and _resolves(program, _client_path(host, target))
         info: dict[str, Any] = {"command": program, "runnable": runnable}
         entries[entry_name] = info
         if not runnable or program is None:
@@ -582,7 +589,7 @@ def _check_client(target: ClientTarget, path: Path, host: Host, spawn: bool) -> 
         if not spawn:
             described.append(f"{entry_name!r} runs {program}")
             continue
-        env = {**desktop_environment(host), **_entry_env(entry)}
+        env = {**desktop_environment(host, target), **_entry_env(entry)}
         probe = anyio.run(_probe_entry, program, _entry_args(entry), env)
         info["started"] = probe.ok
         info["probe"] = dict(probe.details)

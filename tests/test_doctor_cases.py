@@ -275,3 +275,22 @@ def test_server_names_the_tls_cause_in_the_error_and_the_log(
     warnings = [line for line in log.splitlines() if "TLS certificate verification" in line]
     assert warnings and all("WARNING" in line.upper() for line in warnings)
     assert "1706.03762" not in log  # the reference is never logged
+
+
+@pytest.mark.e2e
+def test_bare_name_works_for_a_terminal_client_but_not_a_desktop_app(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import shutil
+
+    from pwc_local.doctor import DESKTOP_PATH
+
+    monkeypatch.setenv("PATH", f"{INSTALLED.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    by_name = {"command": "pwc-mcp-local", "args": []}
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": {"pwc-local": by_name}}))
+    write_entry(home, by_name)
+    _status, checks = doctor_json("--offline")
+    # Claude Code runs in the shell and sees its PATH; Claude Desktop does not.
+    assert checks["claude-code"]["status"] == "ok", checks["claude-code"]
+    if shutil.which("pwc-mcp-local", path=DESKTOP_PATH) is None:
+        assert checks["claude-desktop"]["status"] == "fail"

@@ -108,6 +108,9 @@ class ClientTarget:
     project_path: Callable[[Path], Path] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     reload_hint: str = ""
+    # A terminal program (Claude Code, Codex) starts servers with the shell's PATH; a
+    # desktop application with the system's. `doctor` starts entries the same way.
+    shell_path: bool = False
 
     def render(self, entry: ServerEntry) -> dict[str, Any]:
         """The client's entry for `entry`: fixed fields, command, args, and env if any."""
@@ -199,6 +202,7 @@ TARGETS: dict[str, ClientTarget] = {
             project_path=lambda d: d / ".mcp.json",
             extra={"type": "stdio"},
             reload_hint="New Claude Code sessions see the change (`/mcp` lists servers).",
+            shell_path=True,
         ),
         ClientTarget(
             "vscode",
@@ -234,6 +238,7 @@ TARGETS: dict[str, ClientTarget] = {
             ("mcp_servers",),
             codex_path,
             reload_hint="New Codex sessions see the change.",
+            shell_path=True,
         ),
         ClientTarget(
             "zed",
