@@ -13,6 +13,7 @@ so a caching source can stand in front of it without the queries noticing.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import re
 import ssl
@@ -27,6 +28,7 @@ import httpx
 
 from pwc_local import __version__
 from pwc_local.catalog.bodies import ACCEPT_ENCODING, BodyReader, content_codings
+from pwc_local.catalog.causes import Cause, classify
 from pwc_local.catalog.documents import OFF_LOOP_BYTES, page_size, parse_document
 from pwc_local.catalog.errors import (
     HTTPStatusError,
@@ -44,6 +46,8 @@ ERROR_DETAIL_BYTES = 4096
 MAX_REDIRECTS = 5
 USER_AGENT = f"pwc-mcp-local/{__version__}"
 ACCEPT = "application/json, text/plain;q=0.9"
+
+logger = logging.getLogger(__name__)
 
 _CONTENT_VERSION = re.compile(r"[0-9a-f]{64}")
 _MAX_COUNT_DIGITS = 19  # a 64-bit count; longer digit strings all mean "too many"
@@ -241,7 +245,8 @@ class HttpCatalog:
             with anyio.fail_after(self.timeout):
                 return await self._stream(url)
         except TimeoutError as exc:
-            raise UpstreamTimeout("catalog request timed out") from exc
+            logger.warning("catalog request failed: no answer within %g s", self.timeout)
+            raise UpstreamTimeout(f"catalog request timed out after {self.timeout:g} s") from exc
 
     async def _stream(self, url: str) -> _Response:
         """One GET, its body read raw and decoded within the cap (`catalog.bodies`)."""
@@ -268,11 +273,21 @@ class HttpCatalog:
                             break
                 return _Response(response.status_code, response.headers, reader.finish())
         except httpx.TimeoutException as exc:
-            raise UpstreamTimeout("catalog request timed out") from exc
+            cause = _logged_cause(exc)
+            raise UpstreamTimeout(f"catalog request timed out: {cause.text}") from exc
         except (httpx.ConnectError, httpx.NetworkError, httpx.UnsupportedProtocol) as exc:
-            raise UpstreamUnreachable(f"catalog unreachable ({type(exc).__name__})") from exc
+            cause = _logged_cause(exc)
+            raise UpstreamUnreachable(f"catalog unreachable: {cause.text}") from exc
         except httpx.HTTPError as exc:
-            raise InvalidResponse(f"catalog transport failed ({type(exc).__name__})") from exc
+            cause = _logged_cause(exc)
+            raise InvalidResponse(f"catalog transport failed: {cause.text}") from exc
+
+
+def _logged_cause(exc: BaseException) -> Cause:
+    """The failure's cause, logged once at warning level (never the URL's query)."""
+    cause = classify(exc)
+    logger.warning("catalog request failed: %s", cause.text)
+    return cause
 
 
 def _byte_count(header: str | None) -> int | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -103,8 +104,9 @@ class FakeCatalog:
       `add_filler_papers()`, `reset()`.
     """
 
-    def __init__(self, *, port: int = 0) -> None:
+    def __init__(self, *, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
         self.catalog = Catalog()
+        self._tls = tls  # a server-side context: serve https (see tests/tls_cert.py)
         self.requests = RequestLog()
         self.faults = Faults()
         self.faults.attach(self._refuse, self.start)
@@ -123,7 +125,8 @@ class FakeCatalog:
 
     @property
     def base_url(self) -> str:
-        return f"http://{HOST}:{self._port}"
+        scheme = "https" if self._tls is not None else "http"
+        return f"{scheme}://{HOST}:{self._port}"
 
     @property
     def api_url(self) -> str:
@@ -143,6 +146,8 @@ class FakeCatalog:
             if self._server is not None:
                 return self
             server = _Server((HOST, self._port), self)
+            if self._tls is not None:  # the handshake runs on accept; a refusal drops it
+                server.socket = self._tls.wrap_socket(server.socket, server_side=True)
             self._port = server.server_address[1]
             thread = threading.Thread(
                 target=server.serve_forever,
