@@ -329,6 +329,12 @@ def test_resource_refusals_of_bad_input_are_invalid_params(
     assert reply["error"]["message"].startswith(code_prefix)
 
 
+def test_a_resource_uri_that_is_no_string_is_invalid_params(session: Session) -> None:
+    reply = session.peer.request("resources/read", {"uri": 5})
+    assert reply["error"]["code"] == -32602
+    assert reply["error"]["message"].startswith("invalid_argument:")
+
+
 def test_a_resource_failing_upstream_is_an_internal_error_with_its_code(session: Session) -> None:
     session.fake.faults.server_error(prefix="papers/")
     reply = session.peer.request("resources/read", {"uri": "pwc://papers/1810.04805"})
@@ -349,6 +355,8 @@ def test_a_markdown_resource_too_long_is_invalid_params(session: Session) -> Non
         {"name": "no_such_prompt", "arguments": {}},
         {"name": "find_papers", "arguments": {}},
         {"name": "find_papers", "arguments": {"topic": "x", "extra": "y"}},
+        {"name": "find_papers", "arguments": {"topic": 5}},
+        {"name": 5},
     ],
 )
 def test_prompt_refusals_are_invalid_params(session: Session, params: dict[str, Any]) -> None:
