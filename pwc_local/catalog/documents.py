@@ -1,7 +1,7 @@
 """From a catalog body to a JSON document whose size and shape can be trusted.
 
 `HttpCatalog.get_json` hands every successful JSON body to `parse_document`, which
-applies three rules before any query or projection sees the document:
+applies four rules before any query or projection sees the document:
 
 * **Valid UTF-8 JSON**, else `InvalidResponse` (Python's parser accepts `NaN` and
   `Infinity`; the serialisers downstream turn them into `null`).
@@ -20,9 +20,10 @@ applies three rules before any query or projection sees the document:
   like our bug. It is an unusable answer instead (`upstream_error:`).
 
 Parsing a large body takes a long time for an event loop (json.loads needs over
-100 ms for a 2 MiB page of 180,000 rows here, holding the GIL throughout), so above
-`OFF_LOOP_BYTES` `HttpCatalog` runs `parse_document` in a worker thread, and the
-document is parsed row by row (`_Splitter`): the event loop keeps answering pings.
+100 ms for a 2 MiB page of 180,000 rows on a busy machine, holding the GIL all
+along), so above `OFF_LOOP_BYTES` `HttpCatalog` runs `parse_document` in a worker
+thread, and the document is parsed row by row (`_Splitter`): the event loop keeps
+answering pings.
 """
 
 from __future__ import annotations
