@@ -110,7 +110,7 @@ def error_message(exc: BaseException) -> str:
     ):
         return TIMED_OUT
     if isinstance(exc, UpstreamUnreachable):
-        return UNREACHABLE
+        return unreachable_message(exc)
     if isinstance(exc, UpstreamError):
         logger.warning("catalog request failed: %s", type(exc).__name__)
         return UPSTREAM_FAILED
@@ -120,6 +120,23 @@ def error_message(exc: BaseException) -> str:
         return f"config_error: {exc}"
     _log_bug(exc)
     return INTERNAL
+
+
+def unreachable_message(exc: BaseException) -> str:
+    """UNREACHABLE, with the precise cause (DNS, refused, TLS ...) when one is known.
+
+    The cause is a fixed phrase from `pwc_local.catalog.causes`, never exception text.
+    Imported here: the classifier needs httpx, which server start-up must not load.
+    """
+    from pwc_local.catalog.causes import find_cause
+
+    cause = find_cause(exc)
+    if cause is None:
+        return UNREACHABLE
+    return (
+        f"upstream_error: the Papers With Code catalog could not be reached ({cause.text}); "
+        "check the network connection, the proxy settings and the PWC_API_URL setting."
+    )
 
 
 def _status_message(exc: HTTPStatusError) -> str:
