@@ -104,6 +104,62 @@ def test_every_error_class_has_its_code(exc: BaseException, expected: str) -> No
     assert message.split(": ", 1)[1].strip()  # a sentence follows the code
 
 
+@pytest.mark.parametrize(
+    ("exc", "text"),
+    [
+        (HTTPStatusError(404, ""), "not_found: the requested catalog record does not exist."),
+        (HTTPStatusError(422, "\x00"), "invalid_argument: the catalog rejected the request."),
+        (
+            HTTPStatusError(429, "", retry_after="1"),
+            "rate_limited: the Papers With Code catalog is rate limiting requests; "
+            "retry after 1 second.",
+        ),
+        (
+            UpstreamTimeout("x"),
+            "upstream_timeout: the Papers With Code catalog did not answer in time; retry later "
+            "or narrow the request.",
+        ),
+        (
+            UpstreamUnreachable("x"),
+            "upstream_error: the Papers With Code catalog could not be reached; check the "
+            "network connection and the PWC_API_URL setting.",
+        ),
+        (InvalidResponse("x"), "upstream_error: the Papers With Code catalog request failed."),
+        (
+            NoMarkdown("x"),
+            "no_markdown: no stored Markdown is available for this paper; use get_paper_info "
+            "for its metadata and links.",
+        ),
+        (
+            PaperChanged("x"),
+            "paper_changed: paper changed since the cursor was issued; restart by calling "
+            "read_paper without a cursor.",
+        ),
+        (
+            InvalidCursor("x"),
+            "invalid_cursor: invalid continuation cursor; pass the exact next_cursor of the "
+            "previous read_paper result, or omit cursor to start from the beginning.",
+        ),
+        (
+            ExpiredCursor("x"),
+            "expired_cursor: expired continuation cursor; omit cursor to read the paper again "
+            "from the beginning.",
+        ),
+        (
+            CursorMismatch("x"),
+            "cursor_mismatch: the cursor belongs to a different paper; omit cursor to read this "
+            "paper from the beginning.",
+        ),
+        (
+            CatalogError("x"),
+            "internal_error: the server failed to handle this request; this is a bug.",
+        ),
+    ],
+)
+def test_the_fixed_sentences_read_as_before(exc: BaseException, text: str) -> None:
+    assert error_message(exc) == text
+
+
 def test_each_class_carries_its_code_and_the_mapping_only_composes() -> None:
     for exc in (
         NotFound("Task not found: x"),

@@ -23,7 +23,7 @@ place (`pwc_local.server.errors.error_message`). The tree, with the codes:
         │                         (with Retry-After), a body that says it timed out
         │                         upstream_timeout, else upstream_error
         ├── UpstreamTimeout       upstream_timeout
-        ├── UpstreamUnreachable   upstream_error   (what to check)
+        ├── UpstreamUnreachable   upstream_error   (the cause when known, what to check)
         └── InvalidResponse       upstream_error
             └── ResponseTooLarge  upstream_error
 
@@ -215,6 +215,22 @@ class UpstreamUnreachable(UpstreamError):
         "the Papers With Code catalog could not be reached; check the network connection "
         "and the PWC_API_URL setting."
     )
+
+    def public_message(self) -> str:
+        """The sentence, naming the precise cause (DNS, refused, TLS ...) when one is known.
+
+        The cause is a fixed phrase from `pwc_local.catalog.causes`, never exception
+        text. Imported here: the classifier needs httpx, which start-up must not load.
+        """
+        from pwc_local.catalog.causes import find_cause
+
+        cause = find_cause(self)
+        if cause is None:
+            return self.sentence
+        return (
+            f"the Papers With Code catalog could not be reached ({cause.text}); check the "
+            "network connection, the proxy settings and the PWC_API_URL setting."
+        )
 
     def diagnostic(self) -> str | None:
         return None
