@@ -68,7 +68,9 @@ def _build_catalog(settings: Settings) -> CatalogSource:
     from pwc_local.store.cached_catalog import CachingCatalog
 
     upstream = HttpCatalog(settings.api_url, timeout=settings.timeout)
-    return CachingCatalog(upstream, DiskCache.from_settings(settings), namespace=settings.api_url)
+    cache = DiskCache.from_settings(settings)
+    cache.warm()  # open its connections now, in this builder's thread
+    return CachingCatalog(upstream, cache, namespace=settings.api_url)
 
 
 def _build_codec(settings: Settings) -> CursorCodec:
@@ -80,6 +82,22 @@ def _build_codec(settings: Settings) -> CursorCodec:
     return CursorCodec(ring.current, ring.previous, ttl=settings.cursor_ttl)
 
 
+def _existing_codec(settings: Settings) -> CursorCodec | None:
+    """The cursor codec when its key exists and is sound, else `None` (built on first use).
+
+    Never creates the key: a session that reads no paper leaves no key file behind,
+    and a key with a problem is reported by the `read_paper` call that needs it.
+    """
+    from pwc_local.catalog.cursors import CursorCodec
+    from pwc_local.store.keys import load_keyring
+
+    try:
+        ring = load_keyring(create=False)
+    except Exception:
+        return None
+    return CursorCodec(ring.current, ring.previous, ttl=settings.cursor_ttl)
+
+
 def build_runtime(settings: Settings) -> Runtime:
     """Build the catalog source; blocks for a while (imports, files), so it runs off the loop.
 
@@ -87,6 +105,7 @@ def build_runtime(settings: Settings) -> Runtime:
     the first call does not pay for them.
     """
     runtime = Runtime(settings=settings, catalog=_build_catalog(settings))
+    runtime.codec = _existing_codec(settings)
     import pwc_local.catalog.benchmarks
     import pwc_local.catalog.papers
     import pwc_local.catalog.public
