@@ -2,8 +2,12 @@
 
 `echo` is the one tool of a minimal server; `chunk` hands out the same 64 KiB of
 text every call, the bare cost of moving a `read_paper` chunk through the SDK and
-stdio. Run as a script it serves stdio with the SDK's own transport.
+stdio. Run as a script it serves stdio with the SDK's own transport, or with
+`--our-stdio` through `pwc_local.server.stdio` (to tell the transport's share of
+a figure from the tools').
 """
+
+import sys
 
 from mcp.server.mcpserver import MCPServer
 
@@ -26,4 +30,8 @@ def chunk(index: int = 0) -> str:
 
 
 if __name__ == "__main__":
+    if "--our-stdio" in sys.argv:
+        from pwc_local.server import stdio
+
+        sys.exit(stdio.run(server))
     server.run("stdio")

