@@ -105,7 +105,7 @@ def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:
             for name, spec in generated[tool.name]["properties"].items()
         }
         assert tool.input_schema == expected, tool.name
-    server.join_helpers(timeout=30)
+    server.join_background(timeout=30)
 
 
 def _wire(tools: list[Any]) -> list[dict[str, Any]]:
@@ -119,7 +119,7 @@ def test_a_saved_listing_answers_the_next_server_and_a_damaged_one_is_ignored(
     assert isinstance(first, PwcServer)
     first.prepare_in_background(snapshot_dir=tmp_path / "cache")
     built = _wire(anyio.run(first.list_tools))
-    first.join_helpers(timeout=30)
+    first.join_background(timeout=30)
     (saved,) = (tmp_path / "cache").glob("tools-list-*.json")
     assert saved == snapshot_path(tmp_path / "cache")
 
@@ -127,14 +127,14 @@ def test_a_saved_listing_answers_the_next_server_and_a_damaged_one_is_ignored(
     assert isinstance(second, PwcServer)
     second.prepare_in_background(snapshot_dir=tmp_path / "cache")
     assert _wire(anyio.run(second.list_tools)) == built
-    second.join_helpers(timeout=30)
+    second.join_background(timeout=30)
 
     saved.write_text('{"tools": [{"name": 1}]}')
     third = build_server(SETTINGS)
     assert isinstance(third, PwcServer)
     third.prepare_in_background(snapshot_dir=tmp_path / "cache")
     assert _wire(anyio.run(third.list_tools)) == built  # rebuilt, and saved again
-    third.join_helpers(timeout=30)
+    third.join_background(timeout=30)
     assert json.loads(saved.read_text())["tools"] == built
 
 

@@ -4,8 +4,8 @@ A call without a cursor resolves the reference, reads the first chunk (64 KiB by
 default) and, when more follows, returns a signed `next_cursor`. A call with that
 cursor continues exactly where the previous one stopped, pinned to the same content
 version, so a paper that changes in between fails with "paper changed" rather than
-splicing two versions together. Every call makes exactly one Markdown read
-(tools.md §5.1, with the local lifetime of §9).
+splicing two versions together. Every call makes exactly one Markdown read, and
+cursors expire after the configured `cursor_ttl` (`PWC_CURSOR_TTL`).
 
 Decisions worth knowing:
 
@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pwc_local.catalog.cursors import (
     INVALID_MESSAGE,
     MAX_CHUNK_LIMIT,
-    MAX_REFERENCE_CHARS,
     MISMATCH_MESSAGE,
     CursorCodec,
     CursorReferenceMismatch,
@@ -118,8 +117,6 @@ async def read_paper(
     reference = paper.strip() if isinstance(paper, str) else ""
     if not reference:
         raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
-    if len(reference) > MAX_REFERENCE_CHARS:
-        raise UsageError(f"paper must be at most {MAX_REFERENCE_CHARS} characters")
     if isinstance(chunk_limit, bool) or not 1 <= chunk_limit <= MAX_CHUNK_LIMIT:
         raise UsageError(f"chunk limit must be from 1 to {MAX_CHUNK_LIMIT} bytes")
     instant = time.time() if now is None else now

@@ -30,14 +30,15 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 from mcp.server.caching import CacheHint
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -47,7 +48,7 @@ from mcp_types import (
     NotificationParams,
 )
 from mcp_types import Tool as MCPTool
-from pydantic import BaseModel, ValidationError
+from pydantic import AnyUrl, BaseModel, ValidationError
 
 from pwc_local import __version__
 from pwc_local.config import Settings
@@ -61,6 +62,7 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
+from pwc_local.server.hygiene import keep_text_verbatim
 from pwc_local.server.lenient import lenient_arguments
 from pwc_local.server.listing import (
     load_snapshot,
@@ -70,13 +72,14 @@ from pwc_local.server.listing import (
     snapshot_path,
 )
 from pwc_local.server.prompts import register_prompts
-from pwc_local.server.resources import register_resources
+from pwc_local.server.resources import UNKNOWN_RESOURCE, register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
 
 logger = logging.getLogger(__name__)
 
 HOUR_MS = 3_600_000
-# tools.md §1.3: listings are static for an hour; resource contents for five minutes.
+# Clients may cache listings for an hour (they never change while serving) and resource
+# contents for five minutes, as the hosted server advertises.
 CACHE_HINTS = {
     "server/discover": CacheHint(ttl_ms=HOUR_MS, scope="public"),
     "tools/list": CacheHint(ttl_ms=HOUR_MS, scope="public"),
@@ -89,7 +92,7 @@ class PwcServer(MCPServer):
     """`MCPServer` whose every tool-call failure, inside a tool or not, carries a code.
 
     Tools are registered off the protocol's critical path, not at construction:
-    generating the 21 tools' schemas is the largest part of our start-up, and
+    generating every tool's schemas is the largest part of our start-up, and
     `initialize` needs none of it. `prepare_in_background()` (called by
     `run_stdio` as serving starts) registers them and generates their compact
     output schemas (`listing.py`) in a thread, while the client's `initialize`
@@ -119,9 +122,9 @@ class PwcServer(MCPServer):
         self._output_models: dict[str, type[BaseModel]] = {}
         self._listing: list[MCPTool] | None = None
         self._snapshot: Path | None = None  # where to load or save the listing
-        self._helpers: list[threading.Thread] = []
         self._prepared = threading.Event()
         self._on_initialized = on_initialized
+        self._background: list[threading.Thread] = []
         super().__init__(*args, **kwargs)
         self._lowlevel_server.add_notification_handler(
             "notifications/initialized", NotificationParams, self._initialized
@@ -136,6 +139,8 @@ class PwcServer(MCPServer):
             self._output_models[name] = model
         super().add_tool(fn, name=name, **kwargs)
         self.tool_names.add(name)
+        # "null" or "[1,2]" typed into a text parameter must arrive as that text.
+        keep_text_verbatim(self._tool_manager.get_tool(name))
 
     def prepare_in_background(self, snapshot_dir: Path | None = None) -> None:
         """Register the tools and build their output schemas in a daemon thread, now.
@@ -146,22 +151,23 @@ class PwcServer(MCPServer):
         """
         if snapshot_dir is not None:
             self._snapshot = snapshot_path(snapshot_dir)
-        self._start_helper(self._prepare, "pwc-listing")
+        self._start_background(self._prepare, "pwc-listing")
 
-    def join_helpers(self, timeout: float) -> None:
-        """Wait (up to `timeout` s in all) for the listing and warm-up threads to end.
+    def _start_background(self, target: Callable[[], None], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        self._background.append(thread)
+        thread.start()
 
-        Called when the session is over: an interpreter that exits while a helper is
-        still inside pydantic or an import can abort instead of exiting cleanly.
+    def join_background(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds in all) for the preparation and warm-up threads.
+
+        A session can end before they do (a client that closes stdin at once). The
+        interpreter must not shut down under a thread that is still importing modules:
+        CPython then aborts the process (exit status 134) instead of exiting 0.
         """
         deadline = time.monotonic() + timeout
-        for helper in list(self._helpers):
-            helper.join(max(0.0, deadline - time.monotonic()))
-
-    def _start_helper(self, target: Callable[[], None], name: str) -> None:
-        helper = threading.Thread(target=target, name=name, daemon=True)
-        self._helpers.append(helper)
-        helper.start()
+        for thread in self._background:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def _prepare(self) -> None:
         try:
@@ -176,7 +182,7 @@ class PwcServer(MCPServer):
 
     async def _initialized(self, _ctx: Any, _params: NotificationParams) -> None:
         if self._on_initialized is not None:
-            self._start_helper(self._warm_up, "pwc-warm-up")
+            self._start_background(self._warm_up, "pwc-warm-up")
 
     def _warm_up(self) -> None:
         # After the listing, which the client asks for right now; tool calls come later.
@@ -223,7 +229,7 @@ class PwcServer(MCPServer):
                     t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listing
                 ]
                 snapshot = self._snapshot
-                self._start_helper(lambda: save_snapshot(snapshot, tools), "pwc-snapshot")
+                self._start_background(lambda: save_snapshot(snapshot, tools), "pwc-snapshot")
                 self._snapshot = None
         return list(self._listing)
 
@@ -249,6 +255,16 @@ class PwcServer(MCPServer):
                 message = validation_message(exc.__cause__)
                 raise ToolError(f"Error executing tool {name}: {message}") from None
             raise
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context | None = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        """The SDK's read, with its code-less "Unknown resource" refusal given a code."""
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError:
+            # Only the SDK's template matching raises it; our templates answer MCPError.
+            raise MCPError(INVALID_PARAMS, UNKNOWN_RESOURCE) from None
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None
@@ -324,7 +340,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
         lifespan=_lifespan(runtime),
         cache_hints=CACHE_HINTS,
         # Tools, templates and prompts never change while serving, and no resource is
-        # live: advertise neither list changes nor subscriptions (tools.md §7.1).
+        # live: advertise neither list changes nor subscriptions.
         subscriptions=False,
         log_level=settings.log_level.upper(),
     )
@@ -348,4 +364,4 @@ def run_stdio(settings: Settings) -> int:
     try:
         return stdio.run(server, drain_timeout=settings.timeout + 5)
     finally:
-        server.join_helpers(timeout=10)
+        server.join_background(timeout=10)

@@ -1,10 +1,10 @@
-"""The one place where failures become tool error text (tools.md §4).
+"""The one place where failures become tool error text (codes: README, "Tools").
 
 Every tool error reads `<code>: <sentence>`; the SDK puts `Error executing tool
 <name>: ` in front. The code is a stable token a program can branch on; the
 sentence tells the model what happened and, where it can, what to do instead.
 
-What the caller may see is deliberately narrow (§4.4): the catalog layer's
+What the caller may see is deliberately narrow: the catalog layer's
 client-facing messages (`NotFound`, `Ambiguous`, `UsageError`), a sanitised and
 shortened 400/422 detail, a Retry-After value, and fixed sentences. Upstream
 bodies, URLs, exception text and tracebacks never reach a tool result. Logs get
@@ -110,7 +110,7 @@ def error_message(exc: BaseException) -> str:
     ):
         return TIMED_OUT
     if isinstance(exc, UpstreamUnreachable):
-        return UNREACHABLE
+        return unreachable_message(exc)
     if isinstance(exc, UpstreamError):
         logger.warning("catalog request failed: %s", type(exc).__name__)
         return UPSTREAM_FAILED
@@ -122,8 +122,25 @@ def error_message(exc: BaseException) -> str:
     return INTERNAL
 
 
+def unreachable_message(exc: BaseException) -> str:
+    """UNREACHABLE, with the precise cause (DNS, refused, TLS ...) when one is known.
+
+    The cause is a fixed phrase from `pwc_local.catalog.causes`, never exception text.
+    Imported here: the classifier needs httpx, which server start-up must not load.
+    """
+    from pwc_local.catalog.causes import find_cause
+
+    cause = find_cause(exc)
+    if cause is None:
+        return UNREACHABLE
+    return (
+        f"upstream_error: the Papers With Code catalog could not be reached ({cause.text}); "
+        "check the network connection, the proxy settings and the PWC_API_URL setting."
+    )
+
+
 def _status_message(exc: HTTPStatusError) -> str:
-    """HTTP statuses in the order of §4.2: 404, 400/422, 429, timeouts, the rest."""
+    """HTTP statuses, most specific first: 404, 400/422, 429, timeouts, the rest."""
     if exc.status == 404:
         return NOT_FOUND_RECORD
     if exc.status in (400, 422):
@@ -173,7 +190,8 @@ def _retry_after(value: str | None) -> str:
     """When to retry: the catalog's Retry-After (seconds or an HTTP date), else "later"."""
     value = sanitise(value or "", RETRY_AFTER_LIMIT)
     if value.isascii() and value.isdigit():  # str.isdigit() also accepts "²", which int() refuses
-        return f"after {int(value)} seconds"
+        seconds = int(value)
+        return f"after {seconds} second" if seconds == 1 else f"after {seconds} seconds"
     return f"after {value}" if value else "later"
 
 
