@@ -24,7 +24,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
-from .faults import CUSTOM, DROP, INVALID_JSON, OVERSIZED, SLOW, STATUS, Fault, Faults
+from .faults import (
+    CUSTOM,
+    DROP,
+    INVALID_JSON,
+    LYING_LENGTH,
+    OVERSIZED,
+    SLOW,
+    STATUS,
+    Fault,
+    Faults,
+)
 from .fixtures import Catalog
 from .markdown import content_version
 from .requestlog import LoggedRequest, RequestLog
@@ -283,6 +293,11 @@ class FakeCatalog:
     def _answer_fault(self, handler: _Handler, fault: Fault) -> int | None:
         if fault.kind in (STATUS, CUSTOM, INVALID_JSON):
             self._send(handler, fault.status, fault.headers, fault.body)
+            return fault.status
+        if fault.kind == LYING_LENGTH:
+            handler.close_connection = True  # the client cannot know where the body ends
+            self._send_head(handler, fault.status, fault.headers, fault.declared)
+            handler.wfile.write(fault.body)
             return fault.status
         if fault.kind == OVERSIZED:
             self._send_oversized(handler, fault)
