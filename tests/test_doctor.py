@@ -294,8 +294,15 @@ def test_entry_pointing_at_a_missing_executable(tmp_path: Path):
     )
 
 
+@pytest.mark.e2e
 def test_entries_that_run_an_existing_executable(tmp_path: Path):
-    host = Host("linux", {}, tmp_path)
+    # The entry is started for real: its server gets this sandbox as its home.
+    sandbox = {
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
+        "XDG_CACHE_HOME": str(tmp_path / ".cache"),
+    }
+    host = Host("linux", sandbox, tmp_path)
     write_json(
         desktop_config(tmp_path),
         {
@@ -306,7 +313,7 @@ def test_entries_that_run_an_existing_executable(tmp_path: Path):
         },
     )
     checks = {check.name: check for check in check_clients(host)}
-    assert checks["claude-desktop"].status == "ok"
+    assert checks["claude-desktop"].status == "ok", checks["claude-desktop"].summary
     assert "someone-else" not in checks["claude-desktop"].summary
     assert checks["zed"].status == "skip"
 
