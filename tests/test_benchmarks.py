@@ -160,7 +160,7 @@ def test_unknown_metric_falls_back_to_the_plain_leaderboard() -> None:
     [
         ({"max_parameters": "3K"}, "max_parameters"),
         ({"sort_metric": "mAP:up"}, "sort_metric"),
-        ({"pareto": ["mAP:higher"]}, "pareto"),
+        ({"pareto": ["mAP:up", "FPS:higher"]}, "pareto"),
         ({"minimum_metrics": {"mAP": "high"}}, "minimum_metrics"),
         ({"benchmark": "  "}, "benchmark"),
     ],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -19,7 +20,7 @@ from pwc_local.catalog.http import HttpCatalog, tls_verification
 from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server.app import PwcServer, build_server
-from pwc_local.server.listing import compact_output_schema
+from pwc_local.server.listing import compact_output_schema, snapshot_path
 from pwc_local.server.models import PaperInfoResult
 from tests.scripted_catalog import ScriptedCatalog
 from tests.test_errors import FRAMEWORKS
@@ -97,6 +98,37 @@ def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:
             for name, spec in generated[tool.name]["properties"].items()
         }
         assert tool.input_schema == expected, tool.name
+    server.join_background(timeout=30)
+
+
+def _wire(tools: list[Any]) -> list[dict[str, Any]]:
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+
+
+def test_a_saved_listing_answers_the_next_server_and_a_damaged_one_is_ignored(
+    tmp_path: Path,
+) -> None:
+    first = build_server(SETTINGS)
+    assert isinstance(first, PwcServer)
+    first.prepare_in_background(snapshot_dir=tmp_path / "cache")
+    built = _wire(anyio.run(first.list_tools))
+    first.join_background(timeout=30)
+    (saved,) = (tmp_path / "cache").glob("tools-list-*.json")
+    assert saved == snapshot_path(tmp_path / "cache")
+
+    second = build_server(SETTINGS)
+    assert isinstance(second, PwcServer)
+    second.prepare_in_background(snapshot_dir=tmp_path / "cache")
+    assert _wire(anyio.run(second.list_tools)) == built
+    second.join_background(timeout=30)
+
+    saved.write_text('{"tools": [{"name": 1}]}')
+    third = build_server(SETTINGS)
+    assert isinstance(third, PwcServer)
+    third.prepare_in_background(snapshot_dir=tmp_path / "cache")
+    assert _wire(anyio.run(third.list_tools)) == built  # rebuilt, and saved again
+    third.join_background(timeout=30)
+    assert json.loads(saved.read_text())["tools"] == built
 
 
 async def _sdk_listing(server: PwcServer) -> Any:

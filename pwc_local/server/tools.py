@@ -55,6 +55,8 @@ async def _catalog(runtime: Runtime, freshness: Freshness) -> Any:
 
 
 async def _codec(runtime: Runtime, freshness: Freshness) -> Any:
+    if runtime.codec is not None:  # loaded already (usually by the runtime's warm-up)
+        return runtime.codec
     # Loading (or creating) the cursor key touches files: off the event loop.
     return await anyio.to_thread.run_sync(runtime.cursor_codec)
 
