@@ -49,7 +49,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,6 +115,13 @@ CREATE TABLE IF NOT EXISTS passages (
     body TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS passages_by_doc ON passages(doc, start);
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    paper TEXT NOT NULL,
+    body TEXT NOT NULL,
+    digest TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS responses_by_paper ON responses(paper);
 """
 
 _FTS_TABLE = """
@@ -204,6 +211,12 @@ def default_library_dir() -> Path:
     return Path(user_data_dir(APP_NAME, appauthor=False))
 
 
+def response_key(namespace: str, path: str, params: Mapping[str, Any] | None) -> str:
+    """How a catalog request is named in `responses`: API base, path, sorted parameters."""
+    pairs = sorted((params or {}).items())
+    return json.dumps([namespace, path.strip("/"), pairs], separators=(",", ":"), default=str)
+
+
 def digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
@@ -273,8 +286,13 @@ class Library:
 
     # -- saved papers --------------------------------------------------------------------
 
-    def save(self, paper: SavedPaper) -> None:
-        """Store `paper` completely, replacing an earlier save, in one transaction."""
+    def save(self, paper: SavedPaper, responses: Mapping[str, Any] | None = None) -> None:
+        """Store `paper` completely, replacing an earlier save, in one transaction.
+
+        `responses` maps `response_key(...)` to the catalog JSON documents fetched
+        while saving (the paper record, a title search, a public record), so the
+        same requests can be answered offline later (`stored_response`).
+        """
         saved_at = paper.saved_at or time.time()
         body = paper.markdown
         with self._write() as db:
@@ -294,6 +312,13 @@ class Library:
                 ),
             )
             db.execute("DELETE FROM aliases WHERE paper = ?", (paper.paper,))
+            db.execute("DELETE FROM responses WHERE paper = ?", (paper.paper,))
+            for key, document in (responses or {}).items():
+                text = json.dumps(document, ensure_ascii=False)
+                db.execute(
+                    "INSERT OR REPLACE INTO responses(key, paper, body, digest) VALUES (?,?,?,?)",
+                    (key, paper.paper, text, digest(text)),
+                )
             for alias in {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}:
                 db.execute(
                     "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)",
@@ -339,6 +364,19 @@ class Library:
             saved_at=row[8],
         )
 
+    def stored_response(self, key: str) -> tuple[bool, Any]:
+        """`(True, document)` for a catalog answer kept with a saved paper, else `(False, None)`."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT body, digest FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None or digest(row[0]) != row[1]:
+            return False, None
+        try:
+            return True, json.loads(row[0])
+        except ValueError:
+            return False, None
+
     def resolve(self, reference: str) -> str | None:
         """The canonical ID of a saved paper that `reference` names exactly, or `None`."""
         key = alias_key(reference)
@@ -364,6 +402,7 @@ class Library:
             paper = str(row[0])
             db.execute("DELETE FROM papers WHERE paper = ?", (paper,))
             db.execute("DELETE FROM aliases WHERE paper = ?", (paper,))
+            db.execute("DELETE FROM responses WHERE paper = ?", (paper,))
             db.execute("DELETE FROM documents WHERE paper = ? AND saved = 1", (paper,))
         return paper
 
@@ -431,6 +470,8 @@ class Library:
         read paper replaces the old one's passages.
         """
         now = time.time()
+        if not title and start == 0:
+            title = _first_heading(text)
         with self._write() as db:
             row = db.execute(
                 "SELECT id, version, saved FROM documents WHERE paper = ?", (paper,)
@@ -728,6 +769,14 @@ def _hit(row: Sequence[Any]) -> RawHit:
         quote=quote,
         score=float(row[7]),
     )
+
+
+def _first_heading(text: str) -> str:
+    """The text of a document's first `# ` heading (most papers open with their title)."""
+    for line in text.splitlines()[:20]:
+        if line.startswith("# "):
+            return " ".join(line[2:].split())[:500]
+    return ""
 
 
 def _fts_string(word: str) -> str:
