@@ -27,6 +27,7 @@ from pwc_local.config import Settings
 if TYPE_CHECKING:
     from pwc_local.catalog.cursors import CursorCodec
     from pwc_local.catalog.http import CatalogSource
+    from pwc_local.store.library import Library
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ class Runtime:
     settings: Settings
     catalog: CatalogSource
     codec: CursorCodec | None = None
+    library: Library | None = None
 
     def cursor_codec(self) -> CursorCodec:
         """The cursor codec, loading (or creating) the key on the first call; may block."""
@@ -56,14 +58,36 @@ class Runtime:
             await close()
 
 
-def _build_catalog(settings: Settings) -> CatalogSource:
-    """The catalog source: the live HTTP API behind the shared disk cache."""
+def _build_catalog(settings: Settings, library: Library | None = None) -> CatalogSource:
+    """The catalog source: the library, then the shared disk cache, then the live HTTP API.
+
+    The outage guard sits right above HTTP, so a catalog that just failed to answer
+    is not waited on again for a minute (`store.outage`); the cache and the library
+    above it answer meanwhile.
+    """
     from pwc_local.catalog.http import HttpCatalog
     from pwc_local.store.cache import DiskCache
     from pwc_local.store.cached_catalog import CachingCatalog
+    from pwc_local.store.outage import OutageGuard
 
-    upstream = HttpCatalog(settings.api_url, timeout=settings.timeout)
-    return CachingCatalog(upstream, DiskCache.from_settings(settings), namespace=settings.api_url)
+    upstream = OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout))
+    cached = CachingCatalog(upstream, DiskCache.from_settings(settings), namespace=settings.api_url)
+    if library is None:
+        return cached
+    from pwc_local.store.library_catalog import LibraryCatalog
+
+    return LibraryCatalog(cached, library, namespace=settings.api_url)
+
+
+def _open_library() -> Library | None:
+    """The reading library, or `None` (with a warning) when it cannot be opened."""
+    from pwc_local.store.library import Library, LibraryError
+
+    try:
+        return Library.open()
+    except LibraryError as exc:
+        logger.warning("the reading library is unavailable: %s", exc)
+        return None
 
 
 def _build_codec(settings: Settings) -> CursorCodec:
@@ -77,7 +101,8 @@ def _build_codec(settings: Settings) -> CursorCodec:
 
 def build_runtime(settings: Settings) -> Runtime:
     """Build the catalog source; may block briefly (imports, files), so it runs off the loop."""
-    return Runtime(settings=settings, catalog=_build_catalog(settings))
+    library = _open_library()
+    return Runtime(settings=settings, catalog=_build_catalog(settings, library), library=library)
 
 
 class LazyRuntime:

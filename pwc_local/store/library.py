@@ -212,8 +212,13 @@ def default_library_dir() -> Path:
 
 
 def response_key(namespace: str, path: str, params: Mapping[str, Any] | None) -> str:
-    """How a catalog request is named in `responses`: API base, path, sorted parameters."""
-    pairs = sorted((params or {}).items())
+    """How a catalog request is named in `responses`: API base, path, sorted parameters.
+
+    `params=None` names the path whatever its parameters: a saved paper's record
+    is also kept under it, so a probe of `papers/<id>` without the
+    `include_resources` flag finds it too.
+    """
+    pairs = None if params is None else sorted(params.items())
     return json.dumps([namespace, path.strip("/"), pairs], separators=(",", ":"), default=str)
 
 
@@ -472,6 +477,14 @@ class Library:
         now = time.time()
         if not title and start == 0:
             title = _first_heading(text)
+        with self._lock:  # the common case, a chunk read before: no write lock at all
+            known = self._db.execute(
+                "SELECT d.saved, c.start FROM documents d LEFT JOIN chunks c "
+                "ON c.doc = d.id AND c.start = ? WHERE d.paper = ? AND d.version = ?",
+                (start, paper, version),
+            ).fetchone()
+        if known is not None and (known[0] or known[1] is not None):
+            return
         with self._write() as db:
             row = db.execute(
                 "SELECT id, version, saved FROM documents WHERE paper = ?", (paper,)

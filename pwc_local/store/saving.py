@@ -37,6 +37,7 @@ from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
 from pwc_local.catalog.references import arxiv_without_version
 from pwc_local.store.library import Library, SavedPaper, response_key
+from pwc_local.store.library_catalog import STATUS_KEY
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +80,21 @@ class RecordingCatalog:
         self.recorded: dict[str, Any] = {}
 
     async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
-        document = await self.inner.get_json(path, params)
-        self.recorded[response_key(self.namespace, path, params)] = document
+        try:
+            document = await self.inner.get_json(path, params)
+        except HTTPStatusError as exc:
+            if exc.status == 404:  # "no such record" is an answer worth replaying too
+                self._record(path, params, {STATUS_KEY: 404})
+            raise
+        self._record(path, params, document)
         return document
+
+    def _record(self, path: str, params: Mapping[str, QueryValue] | None, document: Any) -> None:
+        self.recorded[response_key(self.namespace, path, params)] = document
+        parts = path.strip("/").split("/")
+        if len(parts) == 2 and parts[0] == "papers" and parts[1] != "search":
+            # A paper record, whatever the flags: the probe of a Markdown 404 asks without.
+            self.recorded.setdefault(response_key(self.namespace, path, None), document)
 
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None

@@ -1,0 +1,139 @@
+"""A `CatalogSource` that lets the library answer first, and learns from what is read.
+
+It stands in front of the caching catalog (`runtime._build_catalog`), so the query
+layer still sees a plain catalog. Three jobs:
+
+* **Saved papers need no network.** `read_markdown` for a saved paper is cut from
+  the saved Markdown (at the saved version) without asking anything below. A saved
+  paper that has no catalog Markdown (outside the catalog, or none stored) answers
+  the read with the catalog's own 404, so `read_paper` takes its usual path (the
+  public-metadata page, or `no_markdown`) through the saved JSON below.
+* **Saved answers cover outages.** When the catalog cannot be reached and nothing
+  cached covers a JSON request, the answer recorded when the paper was saved (the
+  paper record, the public record, a 404) is replayed. So `get_paper_info` and
+  `read_paper` of a saved paper work offline even after `cache clear`.
+* **Everything read is searchable.** Each Markdown chunk that comes back is indexed
+  (`Library.index_chunk`), so `search_library` finds passages of papers read
+  before; when the catalog is unreachable, a continuation inside an indexed
+  chunk is served from it, so a search hit's cursor can be followed offline.
+
+Library calls block on SQLite, so they run in worker threads. A library that
+fails (a locked or damaged database) never costs an answer: the failure is logged
+by class and the call goes on as if there were no library.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+import anyio.to_thread
+
+from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
+from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue
+from pwc_local.store.library import Library, LocalChunk, response_key
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+STATUS_KEY = "__pwc_status__"
+"""A recorded answer that was an HTTP error is stored as `{STATUS_KEY: 404}`."""
+
+
+class LibraryCatalog:
+    """`CatalogSource` over `inner` with `library` answering first (see the module docstring)."""
+
+    def __init__(self, inner: CatalogSource, library: Library, *, namespace: str) -> None:
+        self.inner = inner
+        self.library = library
+        self.namespace = namespace
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        try:
+            if close is not None:
+                await close()
+        finally:
+            await _quietly(self.library.close)
+
+    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+        try:
+            return await self.inner.get_json(path, params)
+        except (UpstreamUnreachable, UpstreamTimeout):
+            found = await _quietly(
+                self.library.stored_response, response_key(self.namespace, path, params)
+            )
+            if params is not None and (not found or not found[0]):
+                found = await _quietly(
+                    self.library.stored_response, response_key(self.namespace, path, None)
+                )
+            if not found or not found[0]:
+                raise
+            document = found[1]
+            if isinstance(document, dict) and isinstance(document.get(STATUS_KEY), int):
+                raise HTTPStatusError(document[STATUS_KEY]) from None
+            return document
+
+    async def read_markdown(
+        self, paper: str, *, offset: int, limit: int, content_version: str | None
+    ) -> MarkdownChunk:
+        saved = await _quietly(self.library.get, paper)
+        if saved is not None and saved.paper == paper:
+            if not saved.in_catalog or saved.markdown is None:
+                raise HTTPStatusError(404, "")
+            local = await _quietly(
+                self.library.read,
+                paper,
+                offset=offset,
+                limit=limit,
+                content_version=content_version,
+            )
+            if local is not None:
+                return _chunk(local)
+        try:
+            chunk = await self.inner.read_markdown(
+                paper, offset=offset, limit=limit, content_version=content_version
+            )
+        except (UpstreamUnreachable, UpstreamTimeout):
+            if content_version is None:
+                raise
+            indexed = await _quietly(
+                self.library.read_indexed,
+                paper,
+                offset=offset,
+                limit=limit,
+                content_version=content_version,
+            )
+            if indexed is None:
+                raise
+            return _chunk(indexed)
+        await _quietly(
+            self.library.index_chunk,
+            paper,
+            chunk.content_version,
+            start=offset,
+            text=chunk.text,
+            final=not chunk.truncated,
+        )
+        return chunk
+
+
+def _chunk(local: LocalChunk) -> MarkdownChunk:
+    return MarkdownChunk(
+        text=local.text,
+        content_version=local.content_version,
+        truncated=local.truncated,
+        next_offset=local.next_offset,
+    )
+
+
+async def _quietly(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
+    """`fn` in a worker thread; a failing library is logged by class and reads as `None`."""
+    try:
+        return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+    except Exception as exc:
+        log.warning("the library could not be used for this call (%s)", type(exc).__name__)
+        return None
