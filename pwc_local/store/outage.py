@@ -50,9 +50,9 @@ class CatalogUnavailable(UpstreamUnreachable):
         self.retry_at = retry_at
         wait = max(0, round(retry_at - now))
         self.public_message = (
-            f"the Papers With Code catalog has been unreachable since {_clock(since)}, and "
-            "nothing is cached for this request; it will be tried again after "
-            f"{_clock(retry_at)} (in {wait} s). Saved papers (save_papers) and cached "
+            f"the Papers With Code catalog could not be reached (unreachable since "
+            f"{_clock(since)}) and nothing is cached for this request; it will be tried "
+            f"again after {_clock(retry_at)} (in {wait} s). Saved papers and cached "
             "answers keep working meanwhile."
         )
         super().__init__("catalog in a remembered outage; not asked")
