@@ -94,7 +94,16 @@ def add(ctx: click.Context, references: tuple[str, ...], from_file: Path | None)
     with _opened() as opened:
         import anyio
 
-        counts = anyio.run(_add_all, settings, opened, wanted)
+        try:
+            counts = anyio.run(_add_all, settings, opened, wanted)
+        except KeyboardInterrupt:
+            # Each paper is saved whole or not at all, so nothing needs undoing.
+            click.echo(
+                "pwc-mcp-local: interrupted; the papers saved so far are kept. To resume, "
+                "run the same command again: saved papers are skipped.",
+                err=True,
+            )
+            sys.exit(130)
     saved, already, failed = counts
     click.echo(
         f"{len(wanted)} papers: {saved} saved, {already} already in the library, {failed} failed."
