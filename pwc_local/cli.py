@@ -32,6 +32,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "cache": "pwc_local.commands.cache:cache",
     "key": "pwc_local.commands.key:key",
     "library": "pwc_local.commands.library:library",
+    "call": "pwc_local.commands.call:call",
+    "tools": "pwc_local.commands.call:tools",
 }
 
 
