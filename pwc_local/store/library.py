@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pwc_local.config import APP_NAME
+from pwc_local.config import APP_NAME, ConfigError
 from pwc_local.store.passages import Headings, Passage, split_passages
 
 log = logging.getLogger(__name__)
@@ -141,8 +141,12 @@ END""",
 )
 
 
-class LibraryError(Exception):
-    """The library cannot be opened or written; the message says what to do about it."""
+class LibraryError(ConfigError):
+    """The library cannot be opened or written; the message says what to do about it.
+
+    A local set-up problem, like a key file with loose permissions: tools report it
+    as `config_error:` with this message.
+    """
 
 
 @dataclass(frozen=True)
@@ -390,6 +394,15 @@ class Library:
         with self._lock:
             row = self._db.execute("SELECT paper FROM aliases WHERE alias = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def add_alias(self, alias: str, paper: str) -> None:
+        """Let `alias` name the saved `paper` too (no effect when it is not saved)."""
+        key = alias_key(alias)
+        with self._write() as db:
+            if key and db.execute("SELECT 1 FROM papers WHERE paper = ?", (paper,)).fetchone():
+                db.execute(
+                    "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)", (key, paper)
+                )
 
     def is_saved(self, paper: str) -> bool:
         with self._lock:

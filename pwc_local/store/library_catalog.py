@@ -82,7 +82,10 @@ class LibraryCatalog:
     ) -> MarkdownChunk:
         saved = await _quietly(self.library.get, paper)
         if saved is not None and saved.paper == paper:
-            if not saved.in_catalog or saved.markdown is None:
+            # No catalog Markdown: a first read gets the catalog's 404, so read_paper
+            # answers as it would online (public page, or no_markdown). A continuation
+            # pinned to the saved public page's version is served from it.
+            if saved.markdown is None or not (saved.in_catalog or content_version):
                 raise HTTPStatusError(404, "")
             local = await _quietly(
                 self.library.read,

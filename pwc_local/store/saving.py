@@ -35,7 +35,7 @@ from pwc_local.catalog.citations import citation_fields
 from pwc_local.catalog.errors import CatalogError, HTTPStatusError, PaperChanged
 from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
-from pwc_local.catalog.references import arxiv_without_version
+from pwc_local.catalog.references import ARXIV, LEGACY, arxiv_without_version, parse_reference
 from pwc_local.store.library import Library, SavedPaper, response_key
 from pwc_local.store.library_catalog import STATUS_KEY
 
@@ -111,6 +111,8 @@ async def save_paper(
     text = reference.strip()
     try:
         known = await _blocking(library.resolve, text) if text else None
+        if known is None and text:
+            known = await _blocking(library.resolve, _identifier(text))
         if known is not None:
             entry = await _blocking(library.get, known)
             if entry is not None:
@@ -118,9 +120,12 @@ async def save_paper(
                     text, ALREADY, entry.paper, entry.title, entry.in_catalog, _size(entry)
                 )
         paper = await fetch_paper(catalog, text, namespace=namespace)
-        responses = paper.responses
-        await _blocking(library.save, paper.saved, responses)
         saved = paper.saved
+        if await _blocking(library.is_saved, saved.paper):
+            # Saved before under another spelling: keep that copy, learn this spelling.
+            await _blocking(library.add_alias, text, saved.paper)
+            return SaveOutcome(text, ALREADY, saved.paper, saved.title, saved.in_catalog)
+        await _blocking(library.save, saved, paper.responses)
         return SaveOutcome(text, SAVED, saved.paper, saved.title, saved.in_catalog, _size(saved))
     except (CatalogError, OSError) as exc:
         return SaveOutcome(text, FAILED, error=exc)
@@ -208,6 +213,15 @@ async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[str, str]:
             raise PaperChanged("the Markdown offsets did not advance")
         offset = chunk.next_offset
     raise PaperChanged("the paper's Markdown is longer than the library keeps")
+
+
+def _identifier(reference: str) -> str:
+    """The canonical ID a reference spells without asking anyone (arXiv forms), else itself."""
+    try:
+        parsed = parse_reference(reference)
+    except CatalogError:
+        return reference
+    return parsed.candidate if parsed.kind in (ARXIV, LEGACY) else reference
 
 
 def _size(paper: SavedPaper) -> int:
