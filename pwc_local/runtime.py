@@ -68,9 +68,10 @@ def _build_catalog(settings: Settings, library: Library | None = None) -> Catalo
     from pwc_local.catalog.http import HttpCatalog
     from pwc_local.store.cache import DiskCache
     from pwc_local.store.cached_catalog import CachingCatalog
-    from pwc_local.store.outage import OutageGuard
+    from pwc_local.store.outage import OutageGuard, OutageMemory
 
-    upstream = OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout))
+    memory = OutageMemory(hold=settings.outage_hold)
+    upstream = OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout), memory)
     cached = CachingCatalog(upstream, DiskCache.from_settings(settings), namespace=settings.api_url)
     if library is None:
         return cached

@@ -176,3 +176,46 @@ def test_a_stalled_catalog_is_waited_on_once(tmp_path: Path, fake_catalog: Any) 
         fake_catalog.faults.reset()
 
     anyio.run(scenario)
+
+
+FORMS = (
+    "1706.03762v7",
+    "arXiv:1706.03762",
+    "https://arxiv.org/abs/1706.03762",
+    "https://arxiv.org/pdf/1706.03762v5.pdf",
+    "https://huggingface.co/papers/1706.03762",
+    "https://paperswithcode.co/paper/1706.03762",
+    "755",
+    "  attention IS all you NEED ",
+)
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["cached", "saved"])
+def test_every_spelling_of_a_known_paper_works_offline(
+    tmp_path: Path, fake_catalog: Any, saved: bool
+) -> None:
+    env = library_env(tmp_path, fake_catalog.api_url)
+    log = tmp_path / "server.log"
+
+    async def scenario() -> None:
+        async with server(env, log) as first:
+            if saved:
+                await call(first, "save_papers", papers=[SMALL])
+            else:  # only read: what the cache and the index of read papers hold
+                await call(first, "get_paper_info", paper=SMALL)
+                await call(first, "get_paper_evaluations", paper=SMALL)
+            online = await call(first, "read_paper", paper=SMALL)
+        if saved:
+            assert pwc_command(env, "cache", "clear").returncode == 0
+        fake_catalog.stop()
+        async with server(env, log) as offline:
+            for form in FORMS:
+                info = await call(offline, "get_paper_info", paper=form)
+                assert info["paper"]["title"] == "Attention Is All You Need", form
+                read = await call(offline, "read_paper", paper=form)
+                assert read["markdown"] == online["markdown"], form
+                if not saved:
+                    evaluations = await call(offline, "get_paper_evaluations", paper=form)
+                    assert evaluations["evaluations"], form
+
+    anyio.run(scenario)

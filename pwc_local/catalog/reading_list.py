@@ -109,21 +109,37 @@ def _from_bibtex(text: str) -> ReadingList:
 
 
 def _balanced(text: str, start: int, opener: str = "{") -> tuple[str, int]:
-    """The text up to the `opener` (brace or parenthesis) closing the one before `start`."""
-    closer = ")" if opener == "(" else "}"
+    """The text up to the `opener` (brace or parenthesis) closing the one before `start`.
+
+    Inside a parenthesised entry, parentheses within braces or quotes do not count.
+    """
     depth = 1
+    braces = 0
+    quoted = False
     position = start
     while position < len(text):
         char = text[position]
         if char == "\\":
             position += 2
             continue
-        if char == opener:
-            depth += 1
-        elif char == closer:
-            depth -= 1
-            if depth == 0:
-                return text[start:position], position + 1
+        if opener == "{":
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+        elif char == "{":
+            braces += 1
+        elif char == "}":
+            braces = max(0, braces - 1)
+        elif char == '"' and braces == 0:
+            quoted = not quoted
+        elif not quoted and braces == 0:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+        if depth == 0:
+            return text[start:position], position + 1
         position += 1
     return text[start:], len(text)
 

@@ -63,6 +63,7 @@ DB_FILE_NAME = "library.sqlite3"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 15_000
 MAX_READ_DOCUMENTS = 2_000
+MAX_KNOWN_ALIASES = 50_000
 SNIPPET_TOKENS = 40
 MAX_QUOTE_CHARS = 300
 MARK = "**"
@@ -88,6 +89,10 @@ CREATE TABLE IF NOT EXISTS aliases (
     paper TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS aliases_by_paper ON aliases(paper);
+CREATE TABLE IF NOT EXISTS known_aliases (
+    alias TEXT PRIMARY KEY,
+    paper TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS documents (
     id INTEGER PRIMARY KEY,
     paper TEXT NOT NULL,
@@ -395,6 +400,50 @@ class Library:
             row = self._db.execute("SELECT paper FROM aliases WHERE alias = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def learn_aliases(self, paper: str, aliases: Sequence[str]) -> None:
+        """Remember that each of `aliases` names `paper` (a paper seen in a catalog answer).
+
+        Only what is new is written, so a repeated answer costs one read and no lock.
+        """
+        keys = {alias_key(a) for a in aliases if a and alias_key(a) != alias_key(paper)}
+        if not keys:
+            return
+        with self._lock:
+            marks = ",".join("?" * len(keys))
+            known = {
+                row[0]
+                for row in self._db.execute(
+                    f"SELECT alias FROM known_aliases WHERE paper = ? AND alias IN ({marks})",
+                    (paper, *keys),
+                )
+            }
+        if keys <= known:
+            return
+        with self._write() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
+                [(key, paper) for key in keys - known],
+            )
+            count = db.execute("SELECT COUNT(*) FROM known_aliases").fetchone()[0]
+            if count > MAX_KNOWN_ALIASES:  # oldest rows first: rowid order
+                db.execute(
+                    "DELETE FROM known_aliases WHERE rowid IN (SELECT rowid FROM known_aliases "
+                    "ORDER BY rowid LIMIT ?)",
+                    (count - MAX_KNOWN_ALIASES,),
+                )
+
+    def canonical(self, reference: str) -> str | None:
+        """The canonical ID `reference` names among saved papers, then papers seen before."""
+        saved = self.resolve(reference)
+        if saved is not None:
+            return saved
+        key = alias_key(reference)
+        with self._lock:
+            row = self._db.execute(
+                "SELECT paper FROM known_aliases WHERE alias = ?", (key,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
     def add_alias(self, alias: str, paper: str) -> None:
         """Let `alias` name the saved `paper` too (no effect when it is not saved)."""
         key = alias_key(alias)
@@ -634,9 +683,9 @@ class Library:
 
     def known_paper(self, reference: str) -> str | None:
         """The canonical ID of a saved or read paper `reference` names, or `None`."""
-        saved = self.resolve(reference)
-        if saved is not None:
-            return saved
+        known = self.canonical(reference)
+        if known is not None:
+            return known
         with self._lock:
             row = self._db.execute(
                 "SELECT paper FROM documents WHERE paper = ? OR title = ? COLLATE NOCASE",

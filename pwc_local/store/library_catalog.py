@@ -28,16 +28,24 @@ import functools
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 import anyio.to_thread
 
 from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
-from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue
+from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue, segment
+from pwc_local.catalog.references import arxiv_without_version
 from pwc_local.store.library import Library, LocalChunk, response_key
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+_RECORD_PARAMS: tuple[Mapping[str, QueryValue] | None, ...] = (
+    {"include_resources": True},
+    {"include_resources": False},
+    None,
+)
 
 STATUS_KEY = "__pwc_status__"
 """A recorded answer that was an HTTP error is stored as `{STATUS_KEY: 404}`."""
@@ -61,21 +69,92 @@ class LibraryCatalog:
 
     async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
         try:
-            return await self.inner.get_json(path, params)
+            document = await self.inner.get_json(path, params)
         except (UpstreamUnreachable, UpstreamTimeout):
-            found = await _quietly(
-                self.library.stored_response, response_key(self.namespace, path, params)
-            )
-            if params is not None and (not found or not found[0]):
-                found = await _quietly(
-                    self.library.stored_response, response_key(self.namespace, path, None)
-                )
-            if not found or not found[0]:
+            found, document = await self._offline(path, params)
+            if not found:
                 raise
-            document = found[1]
             if isinstance(document, dict) and isinstance(document.get(STATUS_KEY), int):
                 raise HTTPStatusError(document[STATUS_KEY]) from None
             return document
+        await self._learn(path, document)
+        return document
+
+    async def _offline(
+        self, path: str, params: Mapping[str, QueryValue] | None
+    ) -> tuple[bool, Any]:
+        """An answer for a request the catalog could not take: `(found, document)`.
+
+        In order: the answer recorded when a paper was saved; for `papers/<ref>`, the
+        same request for the canonical ID that `<ref>` is known to name (which the
+        cache may hold); for the title search `resolve_paper` makes, a one-row answer
+        built from the named paper's record.
+        """
+        stored = await self._stored(path, params)
+        if stored[0]:
+            return stored
+        reference = _paper_segment(path)
+        if reference is not None:
+            canonical = await _quietly(self.library.canonical, reference)
+            if canonical and canonical != reference:
+                return await self._record_of(canonical, params)
+            return False, None
+        title = _title_query(path, params)
+        if title is not None:
+            canonical = await _quietly(self.library.canonical, title)
+            if canonical:
+                found, record = await self._record_of(canonical, None)
+                if found and isinstance(record, dict) and STATUS_KEY not in record:
+                    return True, {"count": 1, "results": [record], "next_page": None}
+        return False, None
+
+    async def _record_of(
+        self, paper: str, wanted: Mapping[str, QueryValue] | None
+    ) -> tuple[bool, Any]:
+        """`papers/<paper>` from the cache (stale or not) or the saved answers.
+
+        The parameters asked for first, then the ones the paper tools use, since any
+        copy of the record names the same paper.
+        """
+        path = f"papers/{segment(paper)}"
+        variants: list[Mapping[str, QueryValue] | None] = [wanted]
+        variants += [v for v in _RECORD_PARAMS if v != wanted]
+        for params in variants:
+            try:
+                return True, await self.inner.get_json(path, params)
+            except (UpstreamUnreachable, UpstreamTimeout, HTTPStatusError):
+                pass
+            found = await self._stored(path, params)
+            if found[0]:
+                return found
+        return False, None
+
+    async def _stored(self, path: str, params: Mapping[str, QueryValue] | None) -> tuple[bool, Any]:
+        keys = [response_key(self.namespace, path, params)]
+        if params is not None:
+            keys.append(response_key(self.namespace, path, None))
+        for key in keys:
+            found = await _quietly(self.library.stored_response, key)
+            if found and found[0]:
+                return found
+        return False, None
+
+    async def _learn(self, path: str, document: Any) -> None:
+        """Remember the spellings of a paper record that just came back (item 3)."""
+        reference = _paper_segment(path)
+        if reference is None or not isinstance(document, dict):
+            return
+        arxiv_id = arxiv_without_version(document.get("arxiv_id"))
+        own = document.get("id")
+        own_id = str(own) if isinstance(own, int | str) and not isinstance(own, bool) else ""
+        canonical = arxiv_id or own_id
+        if not canonical:
+            return
+        title = document.get("title")
+        aliases = [reference, own_id, title if isinstance(title, str) else ""]
+        if arxiv_id:
+            aliases.append(f"arXiv:{arxiv_id}")
+        await _quietly(self.library.learn_aliases, canonical, aliases)
 
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
@@ -122,6 +201,24 @@ class LibraryCatalog:
             final=not chunk.truncated,
         )
         return chunk
+
+
+def _paper_segment(path: str) -> str | None:
+    """`<ref>` of a `papers/<ref>` record path (decoded), else `None`."""
+    parts = path.strip("/").split("/")
+    if len(parts) != 2 or parts[0] != "papers" or parts[1] in ("search", "recent", "trending"):
+        return None
+    return unquote(parts[1]) or None
+
+
+def _title_query(path: str, params: Mapping[str, QueryValue] | None) -> str | None:
+    """The title of a `resolve_title` search (first page, keyword mode), else `None`."""
+    if path.strip("/") != "papers/search" or not params or params.get("mode") != "keyword":
+        return None
+    query = params.get("q")
+    if not isinstance(query, str) or params.get("page", 1) != 1:
+        return None
+    return query.strip().strip('"').strip() or None
 
 
 def _chunk(local: LocalChunk) -> MarkdownChunk:

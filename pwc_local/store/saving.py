@@ -155,13 +155,15 @@ async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str)
         version: str | None = hashlib.sha256(page.encode("utf-8")).hexdigest()
         title = record.title or canonical
         aliases = [reference, record.arxiv_id or "", record.doi or "", record.title or ""]
+        if record.arxiv_id:
+            aliases.append(f"arXiv:{record.arxiv_id}")
     else:
         payload = answer.payload or {}
         own_id = str(payload.get("id") or "").strip()
         canonical = arxiv_without_version(payload.get("arxiv_id")) or own_id or reference
         markdown, version = await read_whole(catalog, canonical)
         title = str(payload.get("title") or canonical)
-        aliases = [reference, own_id, title]
+        aliases = [reference, own_id, title, f"arXiv:{canonical}" if canonical != own_id else ""]
     saved = SavedPaper(
         paper=canonical,
         title=title,
