@@ -407,6 +407,11 @@ def test_list_benchmarks_modes(session: Session) -> None:
         row["id"] for row in trend["data"]["results"]
     ]
     assert trend["items"][0]["id"] == "72"
+    # data is the CLI payload verbatim (the trend document's keys plus count); the next
+    # page, computed locally, is only at the top level.
+    assert "next_page" not in trend["data"]
+    paged = session.ok("list_benchmarks", task="image-classification", limit=1)
+    assert paged["next_page"] == 2 and "next_page" not in paged["data"]
     grouped = session.ok("list_benchmarks", group_by_area=True)
     nested = [
         benchmark["id"]

@@ -13,7 +13,9 @@ point for a `tools/call`, so that every tool error carries a code:
   `invalid_argument: limit must be at most 25` instead of pydantic's text, which has
   no code and echoes the rejected values;
 * an unknown tool name is reported as `not_found: unknown tool ...`;
-* a crash the SDK catches outside a tool body is `internal_error: ...`.
+* a crash the SDK catches outside a tool body is `internal_error: ...`;
+* a JSON number sent for a paper or entity reference (`paper: 1706.03762`) is read
+  as the reference text it stands for before validation (`server/lenient.py`).
 
 It also checks `prompts/get` itself: the SDK answers an unknown prompt or a wrong
 argument with JSON-RPC code 0 and logs a traceback that quotes the caller's
@@ -39,6 +41,7 @@ from pwc_local import __version__
 from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime
 from pwc_local.server import text
+from pwc_local.server.contract import BY_NAME
 from pwc_local.server.errors import (
     error_message,
     prompt_arguments_message,
@@ -46,12 +49,14 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
+from pwc_local.server.lenient import lenient_arguments
 from pwc_local.server.prompts import register_prompts
 from pwc_local.server.resources import register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
 
 HOUR_MS = 3_600_000
-# tools.md §1.3: listings are static for an hour; resource contents for five minutes.
+# Clients may cache listings for an hour (they never change while serving) and resource
+# contents for five minutes, as the hosted server advertises.
 CACHE_HINTS = {
     "server/discover": CacheHint(ttl_ms=HOUR_MS, scope="public"),
     "tools/list": CacheHint(ttl_ms=HOUR_MS, scope="public"),
@@ -64,7 +69,7 @@ class PwcServer(MCPServer):
     """`MCPServer` whose every tool-call failure, inside a tool or not, carries a code.
 
     Tools are registered on the first `tools/list` or `tools/call`, not at
-    construction: generating the 21 input and output schemas is the largest part
+    construction: generating every input and output schema is the largest part
     of our start-up, and `initialize` needs none of it.
     """
 
@@ -110,6 +115,9 @@ class PwcServer(MCPServer):
         self.ensure_tools()
         if name not in self.tool_names:
             raise ToolError(unknown_tool_message(name))
+        spec = BY_NAME.get(name)  # tests may add tools of their own
+        if spec is not None:
+            arguments = lenient_arguments(arguments, spec.references)
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
@@ -182,7 +190,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
         lifespan=_lifespan(runtime),
         cache_hints=CACHE_HINTS,
         # Tools, templates and prompts never change while serving, and no resource is
-        # live: advertise neither list changes nor subscriptions (tools.md §7.1).
+        # live: advertise neither list changes nor subscriptions.
         subscriptions=False,
         log_level=settings.log_level.upper(),
     )

@@ -87,6 +87,8 @@ Pareto = Annotated[
     list[str] | None,
     Field(min_length=2, description="two or more METRIC:higher / METRIC:lower objectives"),
 ]
+# A client may send these as JSON numbers (1706.03762, 755): see server/lenient.py.
+REFERENCE_TYPES = (Reference, Entity)
 Cursor = Annotated[str | None, Field(description="next_cursor of the previous read_paper result")]
 
 # Every hosted tool only reads a public catalog on the open web.
@@ -147,6 +149,11 @@ class ToolSpec:
     summary: Callable[[Any, Any], str | None] | None = None
     needs: tuple[str, ...] = ("catalog",)
     annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
+
+    @property
+    def references(self) -> frozenset[str]:
+        """Parameters naming a paper or an entity: a JSON number there is read as text."""
+        return frozenset(p.name for p in self.params if p.type in REFERENCE_TYPES)
 
 
 def _data(answer: Any, _arguments: Arguments) -> QueryResult:
@@ -494,7 +501,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=BenchmarkPage,
         project=lambda answer, _: projections.benchmark_page(
-            answer.payload, grouped=answer.grouped
+            answer.payload, grouped=answer.grouped, next_page=answer.next_page
         ),
         summary=lambda page, answer: text.benchmark_list(page, list(answer.notes)),
         description=(

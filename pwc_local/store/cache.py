@@ -72,7 +72,7 @@ VERSION_TTL = REST_TTL
 
 # Paths whose answers change quickly (search and paper listings) ...
 _LISTING_PATHS = frozenset({"papers", "papers/search", "papers/recent", "papers/trending"})
-# ... and the taxonomy, which hardly changes at all (catalog-api.md §5).
+# ... and the taxonomy, which hardly changes at all.
 _TAXONOMY_PREFIXES = (
     "tasks/",
     "methods/",
@@ -97,7 +97,7 @@ class CacheError(Exception):
 
 
 def response_ttl(path: str) -> int:
-    """The hosted server's lifetime for a catalog path (catalog-api.md §5)."""
+    """The hosted server's lifetime for a catalog path: listings, taxonomy, the rest."""
     path = path.strip("/")
     if path in _LISTING_PATHS:
         return LISTING_TTL
