@@ -105,6 +105,10 @@ def test_saved_papers_are_read_whole_and_searched_with_no_network(
                 assert hit["cursor"], hit
                 rest = await read_on(offline, paper, hit["cursor"])
                 assert expected.endswith(rest) and len(rest) < len(expected)
+            resource = await offline.read_resource(f"pwc://papers/{SMALL}/markdown")
+            assert resource.contents[0].text.encode() == online[SMALL]
+            record = await offline.read_resource(f"pwc://papers/{OUTSIDE}")
+            assert "Efficient Estimation" in record.contents[0].text
             everywhere = await call(offline, "search_library", query='"softmax" OR -NEAR(*')
             assert everywhere["results"][0]["paper"] == SMALL
             empty = await error_of(offline, "search_library", query="  ")

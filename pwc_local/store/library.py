@@ -789,7 +789,7 @@ class Library:
 def cut(document: bytes, version: str, offset: int, limit: int) -> LocalChunk:
     """At most `limit` bytes of `document` from `offset`, ending on a character boundary.
 
-    The catalog's rule (catalog-api.md §3): the end moves back to the previous
+    The catalog's own chunking rule: the end moves back to the previous
     boundary; a character longer than `limit` is returned whole; an offset at or past
     the end gives an empty final chunk. An offset inside a character moves forward
     to the next boundary.
