@@ -613,6 +613,9 @@ SCHEMA_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("list_frameworks", {"platform": "CPU"}),
     ("get_benchmark", {"benchmark": "swe-bench-pro"}),
     ("list_benchmarks", {"task": "image-classification"}),
+    ("save_papers", {"papers": ["1706.03762", "1301.3781", "no such paper title zq"]}),
+    ("list_library", {"limit": 5}),
+    ("search_library", {"query": "attention", "limit": 3}),
 ]
 
 
