@@ -29,13 +29,15 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from typing import Any
 
 from mcp.server.caching import CacheHint
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -45,7 +47,7 @@ from mcp_types import (
     NotificationParams,
 )
 from mcp_types import Tool as MCPTool
-from pydantic import BaseModel, ValidationError
+from pydantic import AnyUrl, BaseModel, ValidationError
 
 from pwc_local import __version__
 from pwc_local.config import Settings
@@ -59,10 +61,11 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
+from pwc_local.server.hygiene import keep_text_verbatim
 from pwc_local.server.lenient import lenient_arguments
 from pwc_local.server.listing import output_model_of, output_schema
 from pwc_local.server.prompts import register_prompts
-from pwc_local.server.resources import register_resources
+from pwc_local.server.resources import UNKNOWN_RESOURCE, register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
 
 logger = logging.getLogger(__name__)
@@ -113,6 +116,7 @@ class PwcServer(MCPServer):
         self._listing: list[MCPTool] | None = None
         self._prepared = threading.Event()
         self._on_initialized = on_initialized
+        self._background: list[threading.Thread] = []
         super().__init__(*args, **kwargs)
         self._lowlevel_server.add_notification_handler(
             "notifications/initialized", NotificationParams, self._initialized
@@ -127,10 +131,28 @@ class PwcServer(MCPServer):
             self._output_models[name] = model
         super().add_tool(fn, name=name, **kwargs)
         self.tool_names.add(name)
+        # "null" or "[1,2]" typed into a text parameter must arrive as that text.
+        keep_text_verbatim(self._tool_manager.get_tool(name))
 
     def prepare_in_background(self) -> None:
         """Register the tools and build their output schemas in a daemon thread, now."""
-        threading.Thread(target=self._prepare, name="pwc-listing", daemon=True).start()
+        self._start_background(self._prepare, "pwc-listing")
+
+    def _start_background(self, target: Callable[[], None], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        self._background.append(thread)
+        thread.start()
+
+    def join_background(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds in all) for the preparation and warm-up threads.
+
+        A session can end before they do (a client that closes stdin at once). The
+        interpreter must not shut down under a thread that is still importing modules:
+        CPython then aborts the process (exit status 134) instead of exiting 0.
+        """
+        deadline = time.monotonic() + timeout
+        for thread in self._background:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def _prepare(self) -> None:
         try:
@@ -145,7 +167,7 @@ class PwcServer(MCPServer):
 
     async def _initialized(self, _ctx: Any, _params: NotificationParams) -> None:
         if self._on_initialized is not None:
-            threading.Thread(target=self._warm_up, name="pwc-warm-up", daemon=True).start()
+            self._start_background(self._warm_up, "pwc-warm-up")
 
     def _warm_up(self) -> None:
         # After the listing, which the client asks for right now; tool calls come later.
@@ -202,6 +224,16 @@ class PwcServer(MCPServer):
                 message = validation_message(exc.__cause__)
                 raise ToolError(f"Error executing tool {name}: {message}") from None
             raise
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context | None = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        """The SDK's read, with its code-less "Unknown resource" refusal given a code."""
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError:
+            # Only the SDK's template matching raises it; our templates answer MCPError.
+            raise MCPError(INVALID_PARAMS, UNKNOWN_RESOURCE) from None
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None
@@ -295,6 +327,10 @@ def run_stdio(settings: Settings) -> int:
     from pwc_local.server import stdio
 
     server = build_server(settings)
-    if isinstance(server, PwcServer):
-        server.prepare_in_background()
-    return stdio.run(server, drain_timeout=settings.timeout + 5)
+    if not isinstance(server, PwcServer):
+        return stdio.run(server, drain_timeout=settings.timeout + 5)
+    server.prepare_in_background()
+    try:
+        return stdio.run(server, drain_timeout=settings.timeout + 5)
+    finally:
+        server.join_background(timeout=10)
