@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pwc_local.catalog.cursors import (
     INVALID_MESSAGE,
     MAX_CHUNK_LIMIT,
-    MAX_REFERENCE_CHARS,
     MISMATCH_MESSAGE,
     CursorCodec,
     CursorReferenceMismatch,
@@ -47,8 +46,10 @@ from pwc_local.catalog.errors import (
     PaperChanged,
     PaperMissing,
     UsageError,
+    is_missing,
+    translate_404,
 )
-from pwc_local.catalog.http import CatalogSource, segment
+from pwc_local.catalog.http import CatalogSource, as_is, segment
 from pwc_local.catalog.public import Link, catalog_or_public, public_markdown
 from pwc_local.catalog.references import resolve_paper, shown
 
@@ -118,8 +119,6 @@ async def read_paper(
     reference = paper.strip() if isinstance(paper, str) else ""
     if not reference:
         raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
-    if len(reference) > MAX_REFERENCE_CHARS:
-        raise UsageError(f"paper must be at most {MAX_REFERENCE_CHARS} characters")
     if isinstance(chunk_limit, bool) or not 1 <= chunk_limit <= MAX_CHUNK_LIMIT:
         raise UsageError(f"chunk limit must be from 1 to {MAX_CHUNK_LIMIT} bytes")
     instant = time.time() if now is None else now
@@ -202,7 +201,7 @@ async def _read(
     except HTTPStatusError as exc:
         if exc.status == 409 and plan.version is not None:
             raise PaperChanged(CHANGED_MESSAGE) from exc
-        if exc.status != 404:
+        if not is_missing(exc):
             raise
         raise await _missing_markdown_error(catalog, reference, plan) from exc
     # A source that served another version than the one pinned has drifted.
@@ -237,16 +236,16 @@ async def _read(
 async def _missing_markdown_error(
     catalog: CatalogSource, reference: str, plan: _Plan
 ) -> CatalogError:
-    """After a read 404: is the paper missing, or only its Markdown? One probe decides."""
-    try:
-        await catalog.get_json(f"papers/{segment(plan.paper)}")
-    except HTTPStatusError as exc:
-        if exc.status != 404:
-            raise
-        if plan.first:
-            return PaperMissing(f"Paper not found: {shown(reference)}")
-        return NotFound(
+    """After a read 404: is the paper missing, or only its Markdown? One probe decides.
+
+    Any answer but a 404 means the paper is there, so the probe accepts any JSON.
+    """
+    missing: NotFound = PaperMissing(f"Paper not found: {shown(reference)}")
+    if not plan.first:
+        missing = NotFound(
             f"Paper not found: {shown(reference)}; it is no longer in the catalog, so the "
             "cursor cannot be continued"
         )
+    with translate_404(missing):
+        await catalog.get_json(f"papers/{segment(plan.paper)}", accept=as_is)
     return NoMarkdown(NO_MARKDOWN_MESSAGE)
