@@ -432,19 +432,25 @@ async def probe_server(
             return Probe(False, f"server failed the handshake: {reason}", details)
     elapsed = time.perf_counter() - started
     details.update(tools=len(tools), seconds=round(elapsed, 3), protocol=version)
-    expected = expected_tools()
+    expected = expected_tools(env)
     if len(tools) != expected:
         return Probe(False, f"server listed {len(tools)} tools, expected {expected}", details)
     return Probe(True, f"handshake and {len(tools)} tools in {elapsed:.1f} s", details)
 
 
-def expected_tools() -> int:
-    """Every entry of the contract table is registered. Imported here, not at the top:
-    the table pulls in the MCP models (most of a second), and doctor's first lines
-    must not wait for it."""
+def expected_tools(env: Mapping[str, str] | None = None) -> int:
+    """How many tools a server started with `env` lists: the contract table's entries
+    its `tools` setting selects (all of them by default). Imported here, not at the
+    top: the table pulls in the MCP models (most of a second), and doctor's first
+    lines must not wait for it."""
+    from pwc_local.config import ConfigError, load_settings
     from pwc_local.server.contract import TOOLS
 
-    return len(TOOLS)
+    try:
+        settings = load_settings(environ=dict(env or {}))
+    except ConfigError:  # the server will refuse to start; that is reported instead
+        return len(TOOLS)
+    return sum(settings.tool_selected(spec.name, spec.group) for spec in TOOLS)
 
 
 def _spawn_error(exc: BaseException) -> OSError | None:

@@ -48,6 +48,7 @@ class InstalledServer:
                 "HOME": str(root / "home"),
                 "XDG_CONFIG_HOME": str(root / "config"),
                 "XDG_CACHE_HOME": str(root / "xdg-cache"),
+                "XDG_DATA_HOME": str(root / "data"),  # the reading library
                 "PWC_MCP_LOCAL_CACHE_DIR": str(root / "cache"),
                 "PWC_API_URL": api_url,
                 **settings,

@@ -84,7 +84,12 @@ class Session:
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
     fake = FakeCatalog().start()
     installed = InstalledServer(
-        tmp_path_factory.mktemp("home"), fake.api_url, PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS)
+        tmp_path_factory.mktemp("home"),
+        fake.api_url,
+        PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS),
+        # One server serves the whole module: a timeout provoked by one test must not
+        # hold later tests off the catalog (the hold has its own e2e test).
+        PWC_MCP_LOCAL_OUTAGE_HOLD="0",
     )
     params = installed.params()
     try:
@@ -596,6 +601,9 @@ SCHEMA_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("list_frameworks", {"platform": "CPU"}),
     ("get_benchmark", {"benchmark": "swe-bench-pro"}),
     ("list_benchmarks", {"task": "image-classification"}),
+    ("save_papers", {"papers": ["1706.03762", "1301.3781", "no such paper title zq"]}),
+    ("list_library", {"limit": 5}),
+    ("search_library", {"query": "attention", "limit": 3}),
 ]
 
 
