@@ -17,6 +17,11 @@ from pwc_local import __version__
 from pwc_local.config import LOG_LEVELS, ConfigError, Settings, load_settings
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+TERMINAL_NOTICE = (
+    "pwc-mcp-local: this is an MCP stdio server, waiting for a client on stdin "
+    "(Ctrl-D to quit). To try a tool from this terminal: pwc-mcp-local call TOOL NAME=VALUE; "
+    "to check the set-up: pwc-mcp-local doctor."
+)
 
 # Subcommands other than `serve` live in their own modules and are imported only when
 # invoked (or when help lists them), so serving never pays for them.
@@ -116,6 +121,9 @@ def _serve(settings: Settings) -> None:
         configure_logging(settings.log_level, settings.log_file)
     except ConfigError as exc:
         refuse(exc)
+    if sys.stdin.isatty():
+        # A person typed the command: say what it is instead of sitting silent.
+        click.echo(TERMINAL_NOTICE, err=True)
     from pwc_local.server.app import run_stdio
 
     sys.exit(run_stdio(settings))
