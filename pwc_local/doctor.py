@@ -31,9 +31,10 @@ from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document
 from pwc_local.clients.targets import TARGETS, ClientTarget, Host
 from pwc_local.config import CONFIG_FILE_NAME, ENV_NAMES, Settings, format_size, pwc_config_dir
+from pwc_local.server.contract import TOOLS
 
 Status = Literal["ok", "warn", "fail", "skip"]
-EXPECTED_TOOLS = 21
+EXPECTED_TOOLS = len(TOOLS)  # every entry of the contract table is registered
 SELF_TEST_TIMEOUT = 30.0
 CATALOG_TIMEOUT = 10.0
 # Passed on to the self-test server: our settings, and the directories they default to.

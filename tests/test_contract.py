@@ -1,4 +1,4 @@
-"""The advertised MCP surface matches the contract (tools.json, tools.md §1, §2, §3, §7, §9).
+"""The advertised MCP surface matches the contract: tests/data/tools.json and the table.
 
 The installed `pwc-mcp-local` is spawned and driven over stdio by the SDK client, so
 these tests read exactly what a client receives from `initialize`, `tools/list`,
@@ -20,6 +20,7 @@ from mcp import Client, StdioServerParameters
 from pwc_local import __version__
 from pwc_local.config import Settings
 from pwc_local.server.app import build_server
+from pwc_local.server.contract import TOOLS, names
 
 # The contract lives in the shared spec next to the repository; a copy is kept in the
 # repository so the test also runs from a clean clone (a drift test compares the two).
@@ -54,29 +55,9 @@ MODEL_FIELDS = {
     },
     "BenchmarkPage": {"data", "items", "next_page"},
 }  # fmt: skip
-TOOL_MODELS = {
-    "search_papers": "PaperPage",
-    "get_paper_info": "PaperInfoResult",
-    "get_paper_evaluations": "EvaluationPage",
-    "read_paper": "PaperReadResult",
-    "list_papers": "PaperPage",
-    "list_recent_papers": "PaperPage",
-    "list_trending_papers": "PaperPage",
-    "get_related_papers": "PaperPage",
-    "get_paper_lineage": "PaperLineageResult",
-    "get_task": "TaskResult",
-    "list_tasks": "QueryResult",
-    "get_method": "MethodResult",
-    "list_methods": "QueryResult",
-    "get_conference": "QueryResult",
-    "list_conferences": "QueryResult",
-    "get_organization": "QueryResult",
-    "list_organizations": "QueryResult",
-    "get_framework": "QueryResult",
-    "list_frameworks": "QueryResult",
-    "get_benchmark": "BenchmarkResult",
-    "list_benchmarks": "BenchmarkPage",
-}
+# Which model each tool returns comes from the contract table itself.
+TOOL_MODELS = {spec.name: spec.output.__name__ for spec in TOOLS}
+HOSTED = names("hosted")
 
 
 @pytest.fixture
@@ -138,9 +119,26 @@ def _branches(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     return schema, False
 
 
-def test_exactly_the_21_tools_in_order(surface: dict[str, Any]) -> None:
-    assert list(surface["tools"]) == list(SPEC["tools"])
-    assert len(surface["tools"]) == 21
+def test_exactly_the_declared_tools_in_order(surface: dict[str, Any]) -> None:
+    """The server lists the table's tools, in order; the hosted group is the hosted contract."""
+    assert list(surface["tools"]) == [spec.name for spec in TOOLS]
+    assert list(HOSTED) == list(SPEC["tools"])
+    assert len(HOSTED) == 21
+
+
+@pytest.mark.parametrize("spec", TOOLS, ids=lambda spec: spec.name)
+def test_input_schema_matches_the_table(surface: dict[str, Any], spec: Any) -> None:
+    """Every tool, hosted or local: names, order, required and defaults as declared."""
+    schema = surface["tools"][spec.name]["inputSchema"]
+    assert list(schema["properties"]) == [param.name for param in spec.params]
+    required = [param.name for param in spec.params if param.required]
+    assert sorted(schema.get("required", [])) == sorted(required)
+    for param in spec.params:
+        prop = schema["properties"][param.name]
+        if param.required:
+            assert "default" not in prop, param.name
+        else:
+            assert prop["default"] == param.default, param.name
 
 
 @pytest.mark.parametrize("name", list(SPEC["tools"]))
@@ -172,16 +170,21 @@ def test_input_schema_matches_spec(surface: dict[str, Any], name: str) -> None:
     assert "title" not in schema
 
 
-@pytest.mark.parametrize("name", list(SPEC["tools"]))
-def test_annotations_and_description(surface: dict[str, Any], name: str) -> None:
-    tool = surface["tools"][name]
-    assert tool["annotations"] == {
-        "title": None,
-        "readOnlyHint": True,
-        "destructiveHint": False,
-        "idempotentHint": True,
-        "openWorldHint": True,
-    }
+READ_ONLY = {
+    "title": None,
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": True,
+}
+
+
+@pytest.mark.parametrize("spec", TOOLS, ids=lambda spec: spec.name)
+def test_annotations_and_description(surface: dict[str, Any], spec: Any) -> None:
+    tool = surface["tools"][spec.name]
+    assert tool["annotations"] == spec.annotations.model_dump(by_alias=True, mode="json")
+    if spec.group == "hosted":
+        assert tool["annotations"] == READ_ONLY
     assert tool.get("title") is None
     assert 20 <= len(tool["description"]) <= 700
 
@@ -200,12 +203,13 @@ def _objects(schema: Any) -> list[dict[str, Any]]:
     return found
 
 
-@pytest.mark.parametrize("name", list(SPEC["tools"]))
+@pytest.mark.parametrize("name", names())
 def test_output_schema(surface: dict[str, Any], name: str) -> None:
     schema = surface["tools"][name]["outputSchema"]
     assert schema["type"] == "object"
     assert schema["properties"]["schema_version"]["const"] == "v1"
-    assert set(schema["properties"]) - ENVELOPE == MODEL_FIELDS[TOOL_MODELS[name]]
+    if name in HOSTED:
+        assert set(schema["properties"]) - ENVELOPE == MODEL_FIELDS[TOOL_MODELS[name]]
     for nested in _objects(schema):
         assert nested.get("additionalProperties") is False, nested
     # The local addition: a nullable cache status, null by default.
@@ -307,3 +311,33 @@ def test_start_up_imports_no_network_cache_or_query_modules() -> None:
         "pwc_local.catalog.cursors",
     }
     assert loaded & heavy == set()
+
+
+@pytest.mark.parametrize("spec", TOOLS, ids=lambda spec: spec.name)
+def test_table_entry_fits_its_query_function(spec: Any) -> None:
+    """Forwarding is derived, so a renamed or misspelt parameter must fail here, not in use.
+
+    The query function takes the entry's services positionally, then every
+    parameter marked `query=True` by name; where it states a default of its own
+    for direct callers, that default must be the table's.
+    """
+    import inspect
+
+    from pwc_local.server.tools import SERVICES, query_function
+
+    assert set(spec.needs) <= set(SERVICES)
+    signature = inspect.signature(query_function(spec.query))
+    accepted = list(signature.parameters.values())[len(spec.needs) :]
+    by_name = {parameter.name: parameter for parameter in accepted}
+    for param in spec.params:
+        if not param.query:
+            continue
+        assert param.name in by_name, f"{spec.query} takes no {param.name}"
+        own = by_name[param.name].default
+        if own is not inspect.Parameter.empty and not param.required:
+            assert own == param.default, f"{spec.name}.{param.name}"
+    forwarded = {param.name for param in spec.params if param.query}
+    missing = [
+        p.name for p in accepted if p.default is inspect.Parameter.empty and p.name not in forwarded
+    ]
+    assert missing == [], f"{spec.query} needs {missing}"

@@ -27,6 +27,7 @@ from pwc_local.doctor import (
     check_cursor_key,
     check_self_test,
 )
+from pwc_local.server.contract import TOOLS
 
 SECRET = "ab" * 32
 
@@ -81,7 +82,7 @@ def test_healthy_run_reports_every_check(
         ("tasks/", {"page": ["1"], "page_size": ["1"]})
     ]
     assert checks["self-test"]["status"] == "ok"
-    assert checks["self-test"]["details"]["tools"] == 21
+    assert checks["self-test"]["details"]["tools"] == len(TOOLS)
     assert checks["cache"]["status"] == "ok"
     assert checks["cursor key"]["status"] == "ok"
     desktop = checks["claude-desktop"]

@@ -26,6 +26,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
+from pwc_local.server.contract import TOOLS
 from tests.fake_catalog import (
     ATTENTION_ID,
     BIG_MARKDOWN_ARXIV_ID,
@@ -209,6 +210,19 @@ def test_read_the_big_paper_completely_by_cursor(session: Session) -> None:
             break
     assert len(pieces) >= 4
     assert "".join(pieces).encode("utf-8") == big_document().encode("utf-8")
+
+
+def test_read_paper_text_block_is_the_markdown_once(session: Session) -> None:
+    """The text block carries the chunk once, plus how to read on; no JSON copy of it."""
+    short = session.call("read_paper", paper="1706.03762")
+    assert short.content[0].text == session.fake.markdown("1706.03762")
+    first = session.call("read_paper", paper=BIG_MARKDOWN_ARXIV_ID)
+    data = first.structured_content
+    assert data is not None and data["truncated"]
+    assert first.content[0].text == (
+        f"{data['markdown']}\n\n[Truncated: call read_paper again with the same paper and "
+        f"cursor {data['next_cursor']} to read on.]"
+    )
 
 
 def test_cursor_errors(session: Session) -> None:
@@ -489,7 +503,7 @@ def test_a_slow_catalog_call_does_not_block_other_requests(session: Session) -> 
     )
     assert session.fake.faults.wait_until_blocked(1, timeout=10)
     session.portal.call(session.client.send_ping)
-    assert len(session.portal.call(session.client.list_tools).tools) == 21
+    assert len(session.portal.call(session.client.list_tools).tools) == len(TOOLS)
     assert session.ok("list_frameworks")["data"]["count"] > 0
     assert not pending.done()  # the held call is still waiting on the catalog
     session.fake.faults.release()

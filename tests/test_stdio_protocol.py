@@ -25,6 +25,7 @@ from mcp_types import CONNECTION_CLOSED, JSONRPCResponse
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 from pwc_local.server import stdio
+from pwc_local.server.contract import TOOLS
 from pwc_local.server.framing import (
     MAX_LINE_BYTES,
     Accepted,
@@ -532,7 +533,7 @@ def test_installed_server_handshake_and_tools_list(tmp_path: Path, version: str)
         assert reply["result"]["protocolVersion"] == expected
         assert reply["result"]["instructions"]
         tools = peer.request("tools/list", {})["result"]["tools"]
-        assert len(tools) == 21
+        assert len(tools) == len(TOOLS)
         assert peer.finish() == 0
         peer.assert_clean_transcript()
         assert peer.stdout_bytes.startswith(b'{"jsonrpc":"2.0","id":1000,')
@@ -609,7 +610,7 @@ def test_installed_server_in_the_modern_era(tmp_path: Path) -> None:
         assert capabilities["tools"]["listChanged"] is False
         assert capabilities["resources"] == {"listChanged": False, "subscribe": False}
         listed = peer.request("tools/list", {"_meta": meta("2026-07-28")})["result"]
-        assert len(listed["tools"]) == 21
+        assert len(listed["tools"]) == len(TOOLS)
         assert listed["resultType"] == "complete"
         refused = peer.request("tools/list", {"_meta": meta("2099-01-01")})["error"]
         assert refused["code"] == -32022

@@ -49,7 +49,7 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def paper_info(paper: str) -> str:
-        return _compact(await _answer(tools.get_paper_info(_checked(paper))))
+        return _compact(await _answer(tools.call("get_paper_info", paper=_checked(paper))))
 
     @server.resource(
         "pwc://papers/{paper}/markdown",
@@ -60,7 +60,7 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def paper_markdown(paper: str) -> str:
-        result = await _answer(tools.read_paper(_checked(paper)))
+        result = await _answer(tools.call("read_paper", paper=_checked(paper)))
         if result["truncated"]:
             raise ResourceError(TRUNCATED)
         return str(result["markdown"])
@@ -74,7 +74,9 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def task(task: str) -> str:
-        return _compact(await _answer(tools.get_task(_checked(task), benchmark_limit=10)))
+        return _compact(
+            await _answer(tools.call("get_task", task=_checked(task), benchmark_limit=10))
+        )
 
     @server.resource(
         "pwc://benchmarks/{benchmark}",
@@ -85,7 +87,11 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def benchmark(benchmark: str) -> str:
-        return _compact(await _answer(tools.get_benchmark(_checked(benchmark), page=1, limit=20)))
+        return _compact(
+            await _answer(
+                tools.call("get_benchmark", benchmark=_checked(benchmark), page=1, limit=20)
+            )
+        )
 
 
 def _checked(reference: str) -> str:

@@ -1,0 +1,514 @@
+"""The tool contract table: one `ToolSpec` per tool, and nothing else to edit.
+
+Each entry states, once, everything a tool is: its name and group, the query
+function that answers it, its parameters (type, bounds and default together), the
+output model, how the query's answer becomes that model (`project`), the text
+block (`summary`), the description and the MCP annotations. The machinery in
+`pwc_local.server.tools` derives the rest from this table: the input schema the
+SDK advertises and validates (from `params`), the forwarding of arguments to the
+query function, the error mapping and stale labelling of every call; `doctor`
+derives its expected tool count and `tests/test_contract.py` its expectations.
+
+Adding a tool: write its query function (catalog logic, no MCP; it receives the
+services named in `needs`, then its arguments as keywords), then add one entry
+below, in the group it belongs to. Nothing else lists tools.
+
+Start-up stays light: query functions are named as `"module:function"` strings
+and imported on the first call, so importing this table loads no HTTP client,
+cache or query module.
+
+Groups: `hosted` are the 21 tools of the hosted Papers With Code server (the
+contract in tests/data/tools.json); `library` and `reading` are local additions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from pwc_local.server import projections, text
+from pwc_local.server.models import (
+    BenchmarkPage,
+    BenchmarkResult,
+    EvaluationPage,
+    MethodResult,
+    PaperInfoResult,
+    PaperLineageResult,
+    PaperPage,
+    PaperReadResult,
+    QueryResult,
+    TaskResult,
+    ToolOutput,
+)
+
+Group = Literal["hosted", "library", "reading"]
+Arguments = Mapping[str, Any]
+
+# -- parameter types shared by several tools (type, bounds and description once) ----------
+
+Page = Annotated[int, Field(ge=1, le=100)]
+Limit = Annotated[int, Field(ge=1, le=25)]
+OptionalLimit = Annotated[int | None, Field(ge=1, le=25)]
+Reference = Annotated[
+    str,
+    Field(
+        min_length=1, max_length=500, description="arXiv ID, catalog ID, paper URL or exact title"
+    ),
+]
+Query = Annotated[str, Field(min_length=1, max_length=500)]
+Entity = Annotated[str, Field(min_length=1, max_length=500, description="exact name, slug or ID")]
+IsoDate = Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD, inclusive")]
+AuthorList = Annotated[
+    list[str] | None,
+    Field(
+        max_length=10,
+        description="exact author names, numeric author IDs or @HF_USERNAME; all must match",
+    ),
+]
+ResourceLimit = Annotated[int, Field(ge=1, le=10)]
+Direction = Literal["asc", "desc"]
+ParameterSize = Annotated[
+    str | None,
+    Field(max_length=32, description="inclusive model size cap such as 500M, 1.5B or 3000000000"),
+]
+MetricNames = Annotated[list[str] | None, Field(min_length=1)]
+MetricBounds = Annotated[
+    dict[str, float] | None, Field(description="metric name -> inclusive threshold")
+]
+SortMetric = Annotated[
+    str | None,
+    Field(max_length=200, description="METRIC, METRIC:asc or METRIC:desc (default desc)"),
+]
+Pareto = Annotated[
+    list[str] | None,
+    Field(min_length=2, description="two or more METRIC:higher / METRIC:lower objectives"),
+]
+Cursor = Annotated[str | None, Field(description="next_cursor of the previous read_paper result")]
+
+# Every hosted tool only reads a public catalog on the open web.
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+)
+
+_PAPER = "paper = arXiv ID, catalog ID, arXiv/Hugging Face/Papers With Code URL, or exact title."
+
+
+class _Required:
+    """The default of a parameter the caller must give."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tool parameter: `type` carries its JSON type and bounds (`Annotated[..., Field]`).
+
+    `query=False` marks a parameter only the projection reads (a display limit,
+    say); every other parameter is passed to the query function by name.
+    """
+
+    name: str
+    type: Any
+    default: Any = REQUIRED
+    query: bool = True
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool, declared once.
+
+    * `query`: `"module:function"`, called as `function(*needs, **arguments)` with
+      the runtime services named in `needs` and the parameters with `query=True`;
+    * `project(answer, arguments)`: the output model, from the query's answer and
+      the validated arguments (defaults filled in);
+    * `summary(model, answer)`: the text block; `None` (the field or the return
+      value) means the model's JSON dump, as the hosted server sends.
+    """
+
+    name: str
+    group: Group
+    query: str
+    params: tuple[Param, ...]
+    output: type[ToolOutput]
+    project: Callable[[Any, Arguments], ToolOutput]
+    description: str
+    summary: Callable[[Any, Any], str | None] | None = None
+    needs: tuple[str, ...] = ("catalog",)
+    annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
+
+
+def _data(answer: Any, _arguments: Arguments) -> QueryResult:
+    """The `QueryResult` tools: the catalog's payload as it came, under `data`."""
+    return QueryResult(data=answer)
+
+
+def _papers(answer: Any, _arguments: Arguments) -> PaperPage:
+    return projections.paper_page(answer)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    # -- papers ---------------------------------------------------------------------------
+    ToolSpec(
+        name="search_papers",
+        group="hosted",
+        query="pwc_local.catalog.papers:search_papers",
+        params=(
+            Param("query", Query),
+            Param("mode", Literal["hybrid", "keyword", "semantic"], "hybrid"),
+            Param("page", Page, 1),
+            Param("limit", Limit, 10),
+            Param("published_after", IsoDate, None),
+            Param("published_before", IsoDate, None),
+            Param("has_official_implementation", bool, False),
+        ),
+        output=PaperPage,
+        project=_papers,
+        summary=lambda page, _: text.found_papers(page),
+        description=(
+            "Search papers by title, topic, author or arXiv ID, for broad discovery. For best / "
+            "state-of-the-art questions start with get_task, list_benchmarks and get_benchmark "
+            "instead. mode keyword suits exact terminology and avoids the semantic-search rate "
+            "limit."
+        ),
+    ),
+    ToolSpec(
+        name="get_paper_info",
+        group="hosted",
+        query="pwc_local.catalog.public:paper_info_or_public",
+        params=(
+            Param("paper", Reference),
+            Param("include_resources", bool, False, query=False),
+            Param("repo_limit", ResourceLimit, 5, query=False),
+            Param("include_evaluations", bool, False),
+        ),
+        output=PaperInfoResult,
+        project=lambda answer, a: projections.paper_info(
+            answer,
+            include_resources=a["include_resources"],
+            include_evaluations=a["include_evaluations"],
+            repo_limit=a["repo_limit"],
+        ),
+        summary=lambda result, _: text.paper_info(result),
+        description=(
+            "Compact metadata of one paper; its code list starts with official repositories. "
+            "include_resources adds other repositories, project pages and Hugging Face "
+            "artifacts; repo_limit caps each list; include_evaluations is legacy. Papers outside "
+            "the catalog are answered from public metadata (in_catalog=false, note, available_at "
+            "links to cite instead of a Papers With Code page). " + _PAPER
+        ),
+    ),
+    ToolSpec(
+        name="get_paper_evaluations",
+        group="hosted",
+        query="pwc_local.catalog.papers:get_paper_evaluations",
+        params=(Param("paper", Reference), Param("page", Page, 1), Param("limit", Limit, 20)),
+        output=EvaluationPage,
+        project=lambda answer, a: projections.evaluation_page(a["paper"], a["page"], answer),
+        summary=lambda result, _: text.paper_evaluations(result),
+        description=(
+            "One page of a paper's benchmark results with protocol, source, openness and "
+            "task-scoped ranks. " + _PAPER
+        ),
+    ),
+    ToolSpec(
+        name="read_paper",
+        group="hosted",
+        query="pwc_local.catalog.reading:read_paper",
+        needs=("catalog", "codec"),
+        params=(Param("paper", Reference), Param("cursor", Cursor, None)),
+        output=PaperReadResult,
+        project=lambda answer, _: projections.paper_read(answer),
+        summary=lambda result, _: text.paper_markdown(result),
+        description=(
+            "Stored Markdown of a paper, in chunks: while truncated, call again with the same "
+            "paper and the last next_cursor; omit cursor to start over. Papers outside the "
+            "catalog get a short public-metadata page (in_catalog=false). " + _PAPER
+        ),
+    ),
+    ToolSpec(
+        name="list_papers",
+        group="hosted",
+        query="pwc_local.catalog.papers:list_papers",
+        params=(
+            Param("search", str | None, None),
+            Param("task", str | None, None),
+            Param("method", str | None, None),
+            Param("conference", str | None, None),
+            Param("framework", str | None, None),
+            Param("organization", str | None, None),
+            Param("authors", AuthorList, None),
+            Param("published_after", IsoDate, None),
+            Param("published_before", IsoDate, None),
+            Param("all_versions", bool, False),
+            Param("order_by", Literal["trending", "date_published", "citation_count"], "trending"),
+            Param("order_direction", Direction, "desc"),
+            Param("include_resources", bool, False),
+            Param("has_official_implementation", bool, False),
+            Param("page", Page, 1),
+            Param("limit", Limit, 20),
+        ),
+        output=PaperPage,
+        project=_papers,
+        description=(
+            "List papers filtered by exact catalog associations (task, method, conference, "
+            "framework, organization, authors, dates) in a deterministic order."
+        ),
+    ),
+    ToolSpec(
+        name="list_recent_papers",
+        group="hosted",
+        query="pwc_local.catalog.papers:list_recent_papers",
+        params=(Param("limit", Limit, 10),),
+        output=PaperPage,
+        project=_papers,
+        description="Papers most recently added to the catalog.",
+    ),
+    ToolSpec(
+        name="list_trending_papers",
+        group="hosted",
+        query="pwc_local.catalog.papers:list_trending_papers",
+        params=(
+            Param("limit", Limit, 20),
+            Param("max_age_days", Annotated[int, Field(ge=1, le=365)], 180),
+            Param("min_velocity", float | None, None),
+        ),
+        output=PaperPage,
+        project=_papers,
+        description="Trending papers, ranked by repository velocity.",
+    ),
+    ToolSpec(
+        name="get_related_papers",
+        group="hosted",
+        query="pwc_local.catalog.public:related_or_public",
+        params=(Param("paper", Reference), Param("limit", Annotated[int, Field(ge=1, le=20)], 4)),
+        output=PaperPage,
+        project=lambda answer, _: projections.related_page(answer),
+        summary=lambda page, _: page.note,
+        description=(
+            "Catalog papers related to one paper. For a paper outside the catalog: catalog "
+            "search hits for its public title, with a note and available_at links. " + _PAPER
+        ),
+    ),
+    ToolSpec(
+        name="get_paper_lineage",
+        group="hosted",
+        query="pwc_local.catalog.papers:get_paper_lineage",
+        params=(Param("paper", Reference),),
+        output=PaperLineageResult,
+        project=lambda answer, _: projections.lineage(answer),
+        description=(
+            "Predecessor and successor papers the catalog links explicitly to one paper. " + _PAPER
+        ),
+    ),
+    # -- taxonomy ---------------------------------------------------------------------------
+    ToolSpec(
+        name="get_task",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:get_task",
+        params=(Param("task", Entity), Param("benchmark_limit", ResourceLimit, 10, query=False)),
+        output=TaskResult,
+        project=lambda answer, a: projections.task_result(
+            answer, benchmark_limit=a["benchmark_limit"]
+        ),
+        summary=lambda result, _: text.task(result),
+        description=(
+            "One task by exact name, slug or ID: hierarchy and its benchmarks ranked by trend. "
+            "Start here for best / state-of-the-art questions, then call get_benchmark."
+        ),
+    ),
+    ToolSpec(
+        name="list_tasks",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:list_tasks",
+        params=(
+            Param("search", str | None, None),
+            Param("area", str | None, None),
+            Param("level", int | None, None),
+            Param("visible_only", bool, False),
+            Param("group_by_area", bool, False),
+            Param("order_by", Literal["name", "created_at", "level", "paper_count"], "name"),
+            Param("order_direction", Direction, "asc"),
+            Param("page", Page, 1),
+            Param("limit", OptionalLimit, None),
+        ),
+        output=QueryResult,
+        project=_data,
+        description=(
+            "List or filter research tasks, or (group_by_area) the visible top-level taxonomy "
+            "grouped by area."
+        ),
+    ),
+    ToolSpec(
+        name="get_method",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:get_method",
+        params=(Param("method", Entity),),
+        output=MethodResult,
+        project=lambda answer, _: projections.method_result(answer),
+        summary=lambda result, _: text.method(result),
+        description="One method by name, full name, slug, ID or common alias.",
+    ),
+    ToolSpec(
+        name="list_methods",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:list_methods",
+        params=(
+            Param("search", str | None, None),
+            Param("area", str | None, None),
+            Param("introduced_year", int | None, None),
+            Param(
+                "order_by",
+                Literal["name", "full_name", "introduced_year", "created_at", "paper_count"],
+                "name",
+            ),
+            Param("order_direction", Direction, "asc"),
+            Param("page", Page, 1),
+            Param("limit", Limit, 25),
+        ),
+        output=QueryResult,
+        project=_data,
+        description="List or filter methods.",
+    ),
+    ToolSpec(
+        name="get_conference",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:get_conference",
+        params=(Param("conference", Entity),),
+        output=QueryResult,
+        project=_data,
+        description="One conference by exact name, slug or ID.",
+    ),
+    ToolSpec(
+        name="list_conferences",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:list_conferences",
+        params=(Param("year", int | None, None),),
+        output=QueryResult,
+        project=_data,
+        description="Conferences with imported papers, optionally for one year.",
+    ),
+    ToolSpec(
+        name="get_organization",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:get_organization",
+        params=(Param("organization", Entity),),
+        output=QueryResult,
+        project=_data,
+        description="One organization by exact name, slug or ID.",
+    ),
+    ToolSpec(
+        name="list_organizations",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:list_organizations",
+        params=(Param("featured_only", bool, False),),
+        output=QueryResult,
+        project=_data,
+        description="List organizations; featured_only keeps curated featured ones.",
+    ),
+    ToolSpec(
+        name="get_framework",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:get_framework",
+        params=(Param("framework", Entity),),
+        output=QueryResult,
+        project=_data,
+        description="One framework by exact name, slug or ID.",
+    ),
+    ToolSpec(
+        name="list_frameworks",
+        group="hosted",
+        query="pwc_local.catalog.taxonomy:list_frameworks",
+        params=(
+            Param("domain", str | None, None),
+            Param("category", str | None, None),
+            Param("platform", str | None, None),
+        ),
+        output=QueryResult,
+        project=_data,
+        description="List frameworks, filtered by domain, category or platform.",
+    ),
+    # -- benchmarks -------------------------------------------------------------------------
+    ToolSpec(
+        name="get_benchmark",
+        group="hosted",
+        query="pwc_local.catalog.benchmarks:get_benchmark",
+        params=(
+            Param("benchmark", Entity),
+            Param("page", Page, 1),
+            Param("limit", Limit, 20),
+            Param("is_open", bool | None, None),
+            Param("max_parameters", ParameterSize, None),
+            Param("require_metrics", MetricNames, None),
+            Param("minimum_metrics", MetricBounds, None),
+            Param("maximum_metrics", MetricBounds, None),
+            Param("sort_metric", SortMetric, None),
+            Param("pareto", Pareto, None),
+        ),
+        output=BenchmarkResult,
+        project=lambda answer, a: projections.benchmark_result(
+            answer.payload, page=a["page"], metric_note=answer.metric_note
+        ),
+        summary=lambda result, _: text.benchmark(result),
+        description=(
+            "One benchmark by exact name with its leaderboard. max_parameters (e.g. 4B) drops "
+            "larger models; sort_metric orders rows; require_metrics, minimum_metrics, "
+            "maximum_metrics and pareto select rows; matched_count counts selected rows before "
+            "limit. Metric names match case-insensitively, via aliases (AP/mAP, top1/Accuracy, "
+            "AUROC/AUC, Pass@1/Pass Rate) or a unique containing name; an unknown metric "
+            "returns the unfiltered leaderboard with metric_note listing the real metrics."
+        ),
+    ),
+    ToolSpec(
+        name="list_benchmarks",
+        group="hosted",
+        query="pwc_local.catalog.benchmarks:list_benchmarks",
+        params=(
+            Param("search", str | None, None),
+            Param("task", str | None, None),
+            Param("include_descendants", bool, False),
+            Param("minimum_evaluations", int | None, None),
+            Param("is_open", bool | None, None),
+            Param("group_by_area", bool, False),
+            Param("area", str | None, None),
+            Param("benchmarks_per_task", ResourceLimit, 3),
+            Param(
+                "order_by",
+                Literal["trending", "name", "full_name", "created_at", "paper_count"] | None,
+                None,
+            ),
+            Param("order_direction", Direction, "asc"),
+            Param("page", Page, 1),
+            Param("limit", OptionalLimit, None),
+        ),
+        output=BenchmarkPage,
+        project=lambda answer, _: projections.benchmark_page(
+            answer.payload, grouped=answer.grouped
+        ),
+        summary=lambda page, answer: text.benchmark_list(page, list(answer.notes)),
+        description=(
+            "Benchmarks: a task's benchmarks in trend order (task), a filtered listing, or "
+            "grouped by area and task (group_by_area, area). Trend order needs task; area is "
+            "ignored with other filters. Then open the most relevant leaderboard with "
+            "get_benchmark."
+        ),
+    ),
+)
+
+BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
+
+
+def names(*groups: Group) -> tuple[str, ...]:
+    """Tool names in listing order, of the given groups (all groups when none is given)."""
+    return tuple(spec.name for spec in TOOLS if not groups or spec.group in groups)
