@@ -61,7 +61,9 @@ class Session:
         """Call a tool that must succeed; its structuredContent."""
         result = self.call(name, **arguments)
         assert not result.is_error, result.content[0].text
-        assert len(result.content) == 1 and result.content[0].type == "text"
+        # One text block; paper tools add resource_link items after it (issue 9).
+        assert result.content[0].type == "text"
+        assert all(item.type == "resource_link" for item in result.content[1:])
         assert result.structured_content is not None
         assert result.structured_content["schema_version"] == "v1"
         assert result.structured_content["cache"] is None

@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from pwc_local.server import projections, text
+from pwc_local.server import links, projections, reading_results, text
 from pwc_local.server.models import (
     BenchmarkPage,
     BenchmarkResult,
@@ -87,6 +87,12 @@ Pareto = Annotated[
     list[str] | None,
     Field(min_length=2, description="two or more METRIC:higher / METRIC:lower objectives"),
 ]
+SectionName = Annotated[
+    str,
+    Field(
+        min_length=1, max_length=500, description="section id from get_paper_outline, or heading"
+    ),
+]
 Cursor = Annotated[str | None, Field(description="next_cursor of the previous read_paper result")]
 
 # Every hosted tool only reads a public catalog on the open web.
@@ -134,7 +140,9 @@ class ToolSpec:
     * `project(answer, arguments)`: the output model, from the query's answer and
       the validated arguments (defaults filled in);
     * `summary(model, answer)`: the text block; `None` (the field or the return
-      value) means the model's JSON dump, as the hosted server sends.
+      value) means the model's JSON dump, as the hosted server sends;
+    * `links(model)`: the papers the result names, which then get `resource_link`
+      items after the text block (`pwc_local.server.links`).
     """
 
     name: str
@@ -147,6 +155,7 @@ class ToolSpec:
     summary: Callable[[Any, Any], str | None] | None = None
     needs: tuple[str, ...] = ("catalog",)
     annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
+    links: Callable[[Any], list[links.PaperLink]] | None = None
 
 
 def _data(answer: Any, _arguments: Arguments) -> QueryResult:
@@ -176,6 +185,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=_papers,
         summary=lambda page, _: text.found_papers(page),
+        links=links.page_links,
         description=(
             "Search papers by title, topic, author or arXiv ID, for broad discovery. For best / "
             "state-of-the-art questions start with get_task, list_benchmarks and get_benchmark "
@@ -201,6 +211,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             repo_limit=a["repo_limit"],
         ),
         summary=lambda result, _: text.paper_info(result),
+        links=links.info_links,
         description=(
             "Compact metadata of one paper; its code list starts with official repositories. "
             "include_resources adds other repositories, project pages and Hugging Face "
@@ -261,6 +272,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=PaperPage,
         project=_papers,
+        links=links.page_links,
         description=(
             "List papers filtered by exact catalog associations (task, method, conference, "
             "framework, organization, authors, dates) in a deterministic order."
@@ -502,6 +514,54 @@ TOOLS: tuple[ToolSpec, ...] = (
             "grouped by area and task (group_by_area, area). Trend order needs task; area is "
             "ignored with other filters. Then open the most relevant leaderboard with "
             "get_benchmark."
+        ),
+    ),
+    # -- reading (local additions: read less, cite more) ------------------------------------
+    ToolSpec(
+        name="get_paper_outline",
+        group="reading",
+        query="pwc_local.catalog.sections:get_paper_outline",
+        params=(Param("paper", Reference),),
+        output=reading_results.PaperOutlineResult,
+        project=reading_results.paper_outline,
+        summary=reading_results.outline_text,
+        description=(
+            "A paper's section tree (id, level, heading, byte offset and length), to read only "
+            "the sections you need with read_paper_section."
+        ),
+    ),
+    ToolSpec(
+        name="read_paper_section",
+        group="reading",
+        query="pwc_local.catalog.sections:read_paper_section",
+        needs=("catalog", "codec"),
+        params=(
+            Param("paper", Reference),
+            Param("section", SectionName),
+            Param("max_bytes", Annotated[int, Field(ge=1024, le=65536)], 16384),
+        ),
+        output=reading_results.PaperSectionResult,
+        project=reading_results.paper_section,
+        summary=reading_results.section_text,
+        description=(
+            "One section of a paper's Markdown, subsections included, at most max_bytes; if "
+            "truncated, read_paper(paper, cursor=next_cursor) reads on."
+        ),
+    ),
+    ToolSpec(
+        name="cite_paper",
+        group="reading",
+        query="pwc_local.catalog.citing:cite_paper",
+        params=(
+            Param("paper", Reference),
+            Param("format", Literal["bibtex", "ris", "csl-json"], "bibtex"),
+        ),
+        output=reading_results.CitationResult,
+        project=reading_results.citation,
+        summary=reading_results.citation_text,
+        description=(
+            "A paper's citation as BibTeX, RIS or CSL-JSON, also for papers outside the "
+            "catalog (e.g. by DOI)."
         ),
     ),
 )

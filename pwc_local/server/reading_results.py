@@ -11,35 +11,32 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
-
 from pwc_local.server.models import ToolOutput, _Strict
+
+# The models carry no docstrings or field descriptions on purpose: they would be
+# repeated in every session's tools/list (the budget of issue 9 is 4,000 bytes for the
+# three tools). What the fields mean: `offset`/`length` are UTF-8 byte positions in
+# the whole Markdown, a length includes the subsections, `level` 0 is the text
+# before the first heading, and `id` is what read_paper_section takes.
 
 
 class OutlineSection(_Strict):
-    """One section: `offset`/`length` are UTF-8 byte positions in the whole Markdown."""
-
-    id: str = Field(description="pass as read_paper_section's section")
-    level: int = Field(description="1-6 for headings; 0 for text before the first heading")
+    id: str
+    level: int
     heading: str
     offset: int
-    length: int = Field(description="bytes, subsections included")
+    length: int
     parent: str | None = None
 
 
 class PaperOutlineResult(ToolOutput):
-    """A paper's section tree, in document order."""
-
     paper: str
     title: str | None = None
-    size: int = Field(description="total Markdown bytes")
-    content_version: str
+    size: int
     sections: list[OutlineSection]
 
 
 class PaperSectionResult(ToolOutput):
-    """One section's Markdown; when truncated, read on with read_paper(paper, next_cursor)."""
-
     paper: str
     section: OutlineSection
     markdown: str
@@ -48,11 +45,9 @@ class PaperSectionResult(ToolOutput):
 
 
 class CitationResult(ToolOutput):
-    """One paper's citation in the requested format."""
-
     paper: str
     format: Literal["bibtex", "ris", "csl-json"]
-    key: str = Field(description="the BibTeX key, also the CSL-JSON id")
+    key: str
     citation: str
     in_catalog: bool = True
 
@@ -79,7 +74,6 @@ def paper_outline(answer: Any, _arguments: Any = None) -> PaperOutlineResult:
         paper=answer.paper,
         title=outline.title,
         size=outline.size,
-        content_version=answer.version,
         sections=[section_model(section) for section in outline.sections],
     )
 

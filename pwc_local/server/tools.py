@@ -37,6 +37,7 @@ from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server import text
 from pwc_local.server.contract import BY_NAME, REQUIRED, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
+from pwc_local.server.links import markdown_readable, resource_links
 from pwc_local.server.models import CacheStatus, ToolOutput
 from pwc_local.store.freshness import Freshness, track_freshness
 from pwc_local.store.held_writes import hold_cache_writes
@@ -133,7 +134,13 @@ class CatalogTools:
                     answer = await query_function(spec.query)(*services, **forwarded)
                     model = spec.project(answer, arguments)
                     summary = spec.summary(model, answer) if spec.summary else None
-                    return tool_result(model, summary, freshness)
+                    result = tool_result(model, summary, freshness)
+                    if spec.links is not None:
+                        result.content += await resource_links(
+                            spec.links(model),
+                            lambda paper: markdown_readable(runtime.catalog, paper),
+                        )
+                    return result
         except ToolError:
             raise
         except Exception as exc:
