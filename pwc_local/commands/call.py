@@ -1,0 +1,145 @@
+"""`pwc-mcp-local call TOOL [NAME=VALUE ...]` and `pwc-mcp-local tools`: tools from a terminal.
+
+Both build the very server that `serve` runs and go through its public entry points
+(`call_tool`, `list_tools`), so a call here takes the same path as a `tools/call`
+from an MCP client: the same schema validation, cache, error codes and text.
+
+`call` prints the tool's text summary (or, with `--json`, its structured result) on
+stdout and exits 0; a tool error prints its `code: sentence` line on stderr and
+exits 1; arguments that cannot be read exit 2 (usage).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from pwc_local.commands.arguments import ArgumentError, build_arguments, describe_parameter
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+# The SDK puts this in front of every tool error; a terminal wants the code first.
+_SDK_PREFIX = "Error executing tool "
+
+
+def _settings(ctx: click.Context) -> Any:
+    from pwc_local.cli import resolve_settings
+
+    root = ctx.find_root()
+    flags = dict(root.obj.get("flags", {})) if isinstance(root.obj, dict) else {}
+    return resolve_settings(**flags)
+
+
+def _tool_error_line(name: str, message: str) -> str:
+    """`code: sentence`, without the SDK's `Error executing tool NAME: ` prefix."""
+    prefix = f"{_SDK_PREFIX}{name}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message
+
+
+async def _listing(settings: Any) -> list[Any]:
+    from pwc_local.server.app import build_server
+
+    return list(await build_server(settings).list_tools())
+
+
+async def _call(settings: Any, name: str, words: tuple[str, ...], json_args: str | None) -> Any:
+    """Validate the words against the tool's schema, then call it in-process."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from pwc_local.runtime import LazyRuntime
+    from pwc_local.server.app import build_server
+
+    runtime = LazyRuntime(settings)
+    server = build_server(settings, runtime)
+    try:
+        tools = {tool.name: tool for tool in await server.list_tools()}
+        tool = tools.get(name)
+        if tool is None:
+            known = ", ".join(sorted(tools))
+            raise click.UsageError(f"unknown tool {name!r}; tools: {known}")
+        try:
+            arguments = build_arguments(words, tool.input_schema, json_args)
+        except ArgumentError as exc:
+            raise click.UsageError(f"{name}: {exc}") from None
+        try:
+            return await server.call_tool(name, arguments)
+        except ToolError as exc:
+            return _tool_error_line(name, str(exc))
+    finally:
+        await runtime.aclose()
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("tool")
+@click.argument("assignments", nargs=-1, metavar="[NAME=VALUE]...")
+@click.option("--args", "json_args", metavar="JSON", help="Arguments as one JSON object.")
+@click.option("--json", "as_json", is_flag=True, help="Print the structured result as JSON.")
+@click.pass_context
+def call(
+    ctx: click.Context,
+    tool: str,
+    assignments: tuple[str, ...],
+    json_args: str | None,
+    as_json: bool,
+) -> None:
+    """Call one tool in-process and print its answer.
+
+    Values are read by the tool's input schema: `paper=1706.03762` stays text,
+    `limit=5` is a number, `authors=A,B` a list. Example:
+
+        pwc-mcp-local call search_papers query="vision transformer" limit=3
+    """
+    import anyio
+
+    settings = _settings(ctx)
+    from pwc_local.config import ConfigError
+    from pwc_local.logs import configure_logging
+
+    try:
+        configure_logging(settings.log_level, settings.log_file)
+    except ConfigError as exc:
+        from pwc_local.cli import refuse
+
+        refuse(exc)
+    outcome = anyio.run(_call, settings, tool, assignments, json_args)
+    if isinstance(outcome, str):  # a tool error, already `code: sentence`
+        click.echo(outcome, err=True)
+        sys.exit(1)
+    if outcome.is_error:
+        text = " ".join(getattr(item, "text", "") for item in outcome.content)
+        click.echo(_tool_error_line(tool, text), err=True)
+        sys.exit(1)
+    if as_json:
+        document = outcome.structured_content
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
+    for item in outcome.content:
+        if getattr(item, "type", None) == "text":
+            click.echo(item.text)
+        elif getattr(item, "type", None) == "resource_link":
+            click.echo(f"[link] {item.uri}")
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--json", "as_json", is_flag=True, help="Print the tools/list answer as JSON.")
+@click.pass_context
+def tools(ctx: click.Context, as_json: bool) -> None:
+    """List the tools this server offers, with their parameters and defaults."""
+    import anyio
+
+    listing = anyio.run(_listing, _settings(ctx))
+    if as_json:
+        documents = [
+            tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listing
+        ]
+        click.echo(json.dumps(documents, indent=2, ensure_ascii=False))
+        return
+    for tool in listing:
+        summary = (tool.description or "").strip().splitlines()
+        click.echo(f"{tool.name}: {summary[0] if summary else ''}")
+        schema = tool.input_schema
+        required = set(schema.get("required") or [])
+        for name, spec in (schema.get("properties") or {}).items():
+            click.echo(f"    {describe_parameter(name, spec, name in required)}")

@@ -1,0 +1,180 @@
+"""`pwc-mcp-local call` and `tools`: tools from a terminal, through the installed command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pwc_local.commands.arguments import ArgumentError, build_arguments, describe_parameter
+from tests.fake_catalog import FakeCatalog
+
+CLI = str(Path(sys.executable).parent / "pwc-mcp-local")
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "paper": {"type": "string", "maxLength": 500},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 25, "default": 10},
+        "level": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None},
+        "min_velocity": {"anyOf": [{"type": "number"}, {"type": "null"}], "default": None},
+        "search": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+        "authors": {
+            "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
+            "default": None,
+        },
+        "visible_only": {"type": "boolean", "default": False},
+        "minimum_metrics": {
+            "anyOf": [
+                {"type": "object", "additionalProperties": {"type": "number"}},
+                {"type": "null"},
+            ],
+            "default": None,
+        },
+        "mode": {"enum": ["hybrid", "keyword"], "type": "string", "default": "hybrid"},
+    },
+    "required": ["paper"],
+}
+
+
+def test_values_are_read_by_the_input_schema() -> None:
+    arguments = build_arguments(
+        [
+            "paper=1706.03762",
+            "limit=5",
+            "level=2",
+            "min_velocity=0.5",
+            "search=null",
+            "authors=Ashish Vaswani,Noam Shazeer",
+            "visible_only=true",
+            'minimum_metrics={"Top-1 Accuracy": 80}',
+            "mode=keyword",
+        ],
+        SCHEMA,
+    )
+    assert arguments == {
+        "paper": "1706.03762",
+        "limit": 5,
+        "level": 2,
+        "min_velocity": 0.5,
+        "search": "null",  # a string parameter takes the text exactly as typed
+        "authors": ["Ashish Vaswani", "Noam Shazeer"],
+        "visible_only": True,
+        "minimum_metrics": {"Top-1 Accuracy": 80},
+        "mode": "keyword",
+    }
+    assert build_arguments(["level=null"], SCHEMA) == {"level": None}
+
+
+def test_args_json_comes_first_and_words_override_it() -> None:
+    assert build_arguments(["limit=3"], SCHEMA, '{"paper": "755", "limit": 9}') == {
+        "paper": "755",
+        "limit": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    ("words", "json_args", "fragment"),
+    [
+        (["limit=five"], None, "limit must be integer"),
+        (["visible_only=maybe"], None, "visible_only must be boolean"),
+        (["nonsense=1"], None, "unknown parameter 'nonsense'"),
+        (["paper"], None, "is not NAME=VALUE"),
+        ([], "[1]", "--args must be one JSON object"),
+        ([], "{oops", "--args is not valid JSON"),
+    ],
+)
+def test_unreadable_words_are_refused_with_the_parameter(
+    words: list[str], json_args: str | None, fragment: str
+) -> None:
+    with pytest.raises(ArgumentError, match=fragment.replace("[", r"\[")):
+        build_arguments(words, SCHEMA, json_args)
+
+
+def test_parameter_lines_name_type_default_and_bounds() -> None:
+    properties = SCHEMA["properties"]
+    assert describe_parameter("limit", properties["limit"], False) == (
+        "limit: integer = 10 [1..25]"
+    )
+    assert describe_parameter("paper", properties["paper"], True) == (
+        "paper: string (required) [at most 500 characters]"
+    )
+    assert describe_parameter("authors", properties["authors"], False) == (
+        "authors: list of string = null"
+    )
+
+
+def _run(fake: FakeCatalog, tmp_path: Path, *words: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.update(
+        HOME=str(tmp_path),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        PWC_API_URL=fake.api_url,
+    )
+    return subprocess.run(
+        [CLI, *words], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+
+
+@pytest.mark.e2e
+def test_call_prints_the_text_summary(fake_catalog: FakeCatalog, tmp_path: Path) -> None:
+    result = _run(fake_catalog, tmp_path, "call", "get_paper_info", "paper=1706.03762")
+    assert result.returncode == 0, result.stderr
+    assert "Attention Is All You Need" in result.stdout
+    assert result.stderr == ""
+
+
+@pytest.mark.e2e
+def test_call_json_prints_the_structured_result(fake_catalog: FakeCatalog, tmp_path: Path) -> None:
+    result = _run(
+        fake_catalog, tmp_path, "call", "search_papers", "query=attention", "limit=2", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["schema_version"] == "v1"
+    assert 0 < len(document["data"]["results"]) <= 2
+
+
+@pytest.mark.e2e
+def test_a_tool_error_is_one_coded_line_on_stderr_and_exit_1(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    result = _run(fake_catalog, tmp_path, "call", "get_benchmark", "benchmark=nothing-here")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith("not_found: ")
+    assert result.stderr.count("\n") == 1
+    result = _run(fake_catalog, tmp_path, "call", "search_papers", "query=a", "limit=30")
+    assert result.returncode == 1
+    assert result.stderr.startswith("invalid_argument: limit must be at most 25")
+
+
+@pytest.mark.e2e
+def test_unreadable_arguments_and_unknown_tools_are_usage_errors(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    result = _run(fake_catalog, tmp_path, "call", "search_papers", "query=a", "limit=x")
+    assert result.returncode == 2
+    assert "limit must be integer" in result.stderr
+    result = _run(fake_catalog, tmp_path, "call", "no_such_tool")
+    assert result.returncode == 2
+    assert "unknown tool 'no_such_tool'" in result.stderr
+
+
+@pytest.mark.e2e
+def test_tools_lists_every_tool_with_its_parameters(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    result = _run(fake_catalog, tmp_path, "tools")
+    assert result.returncode == 0, result.stderr
+    names = [line.split(":")[0] for line in result.stdout.splitlines() if not line.startswith(" ")]
+    assert "search_papers" in names and "get_benchmark" in names
+    assert "    limit: integer = 10 [1..25]" in result.stdout.splitlines()
+    listing = json.loads(_run(fake_catalog, tmp_path, "tools", "--json").stdout)
+    assert [tool["name"] for tool in listing] == names
