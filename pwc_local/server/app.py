@@ -13,7 +13,9 @@ point for a `tools/call`, so that every tool error carries a code:
   `invalid_argument: limit must be at most 25` instead of pydantic's text, which has
   no code and echoes the rejected values;
 * an unknown tool name is reported as `not_found: unknown tool ...`;
-* a crash the SDK catches outside a tool body is `internal_error: ...`.
+* a crash the SDK catches outside a tool body is `internal_error: ...`;
+* a JSON number sent for a paper or entity reference (`paper: 1706.03762`) is read
+  as the reference text it stands for before validation (`server/lenient.py`).
 
 It also checks `prompts/get` itself: the SDK answers an unknown prompt or a wrong
 argument with JSON-RPC code 0 and logs a traceback that quotes the caller's
@@ -40,6 +42,7 @@ from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime
 from pwc_local.server import text
 from pwc_local.server.completions import register_completions
+from pwc_local.server.contract import BY_NAME
 from pwc_local.server.errors import (
     error_message,
     prompt_arguments_message,
@@ -47,6 +50,7 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
+from pwc_local.server.lenient import lenient_arguments
 from pwc_local.server.prompts import register_prompts
 from pwc_local.server.resources import register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
@@ -111,6 +115,7 @@ class PwcServer(MCPServer):
         self.ensure_tools()
         if name not in self.tool_names:
             raise ToolError(unknown_tool_message(name))
+        arguments = lenient_arguments(arguments, BY_NAME[name].references)
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:

@@ -93,6 +93,8 @@ SectionName = Annotated[
         min_length=1, max_length=500, description="section id from get_paper_outline, or heading"
     ),
 ]
+# A client may send these as JSON numbers (1706.03762, 755): see server/lenient.py.
+REFERENCE_TYPES = (Reference, Entity)
 Cursor = Annotated[str | None, Field(description="next_cursor of the previous read_paper result")]
 
 # Every hosted tool only reads a public catalog on the open web.
@@ -156,6 +158,11 @@ class ToolSpec:
     needs: tuple[str, ...] = ("catalog",)
     annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
     links: Callable[[Any], list[links.PaperLink]] | None = None
+
+    @property
+    def references(self) -> frozenset[str]:
+        """Parameters naming a paper or an entity: a JSON number there is read as text."""
+        return frozenset(p.name for p in self.params if p.type in REFERENCE_TYPES)
 
 
 def _data(answer: Any, _arguments: Arguments) -> QueryResult:
