@@ -5,10 +5,11 @@ A client asks for completions of a prompt argument (`find_papers.topic`,
 (`pwc://papers/{paper}`, `pwc://tasks/{task}`, `pwc://benchmarks/{benchmark}`). The
 answer is at most 20 values, gathered in this order:
 
-1. **Local names**: a small vocabulary of names this machine has seen (kept in the
-   disk cache, shared by every server process, never stale by age), matched by
-   case-insensitive prefix of the name or of any of its words. It answers with no
-   network at all, so completions keep working offline.
+1. **Local names**: for papers, the library's saved papers; for everything, a small
+   vocabulary of names this machine has seen (kept in the disk cache, shared by
+   every server process, never stale by age). Matched by case-insensitive prefix of
+   the name, its identifier or any of its words. They answer with no network at
+   all, so completions keep working offline.
 2. **The catalog's own listings**, when the typed value has at least two characters:
    `list_tasks(search=...)`, `list_benchmarks(search=...)` or `search_papers(...)`,
    through the caching source like every tool call (so a repeated prefix is a cache
@@ -118,9 +119,11 @@ async def suggestions(
     online: list[Name] = []
     with anyio.move_on_after(budget):
         try:
-            catalog = (await runtime.get()).catalog
+            services = await runtime.get()
+            catalog = services.catalog
             vocabulary = _Vocabulary.of(catalog, kind)
-            local = matching(await vocabulary.names(), prefix)
+            saved = await _saved_papers(services) if kind == PAPER else []
+            local = matching(saved + await vocabulary.names(), prefix)
             if len(prefix) >= MIN_ONLINE_CHARS:
                 online = matching(await _LISTINGS[kind](catalog, prefix), prefix, loose=True)
                 await vocabulary.remember(online)
@@ -198,6 +201,20 @@ def _names(rows: Any, label_field: str, ident_fields: tuple[str, ...]) -> list[N
     return names
 
 
+async def _saved_papers(services: Any) -> list[Name]:
+    """The library's saved papers (title, ID), most recent first, when there is a library."""
+    library = getattr(services, "library", None)
+    entries = getattr(library, "entries", None)
+    if entries is None:
+        return []
+    rows = await anyio.to_thread.run_sync(lambda: entries(limit=VOCABULARY_SIZE))
+    return [
+        Name(row.title, row.paper)
+        for row in rows
+        if isinstance(row.title, str) and row.title and isinstance(row.paper, str)
+    ]
+
+
 # -- the local vocabulary ------------------------------------------------------------------
 
 
@@ -216,9 +233,12 @@ class _Vocabulary:
     def of(cls, catalog: CatalogSource, kind: str) -> _Vocabulary:
         from pwc_local.store.cached_catalog import CachingCatalog
 
-        if not isinstance(catalog, CachingCatalog):
-            return cls(None, [])
-        return cls(catalog.cache, [catalog.namespace, VOCABULARY_PATH, kind])
+        source: Any = catalog
+        for _depth in range(4):  # the caching source, or the one a wrapper holds (`inner`)
+            if isinstance(source, CachingCatalog):
+                return cls(source.cache, [source.namespace, VOCABULARY_PATH, kind])
+            source = getattr(source, "inner", None)
+        return cls(None, [])
 
     async def names(self) -> list[Name]:
         if self._cache is None:

@@ -105,10 +105,18 @@ async def resource_links(
 async def markdown_readable(catalog: Any, paper: str) -> bool:
     """Whether `pwc://papers/{paper}/markdown` resolves from what is stored locally.
 
-    Asks the caching source (`CachingCatalog.whole_markdown_cached`); any other
-    source, or any failure, means "not known", so no Markdown link is offered.
+    Asks the first source in the wrapper chain (`catalog`, its `inner`, ...) that has
+    `whole_markdown_cached` (the caching source has; a library in front may answer
+    for saved papers). No such source, or any failure, means "not known", so no
+    Markdown link is offered.
     """
-    probe = getattr(catalog, "whole_markdown_cached", None)
+    probe = None
+    source = catalog
+    for _depth in range(4):
+        probe = getattr(source, "whole_markdown_cached", None)
+        source = getattr(source, "inner", None)
+        if probe is not None or source is None:
+            break
     if probe is None:
         return False
     try:
