@@ -9,6 +9,8 @@ Written once for every tool:
 * `CatalogTools.call` is the one call path: arguments (validated by the SDK, or
   completed with the declared defaults for resources) go to the query function,
   its answer through the entry's projection and summary, and the result out.
+* An entry that declares `links` gets `resource_link` items after its text block,
+  one per paper the result names (`pwc_local.server.links`).
 * `CatalogTools._run` is the per-call wrapper: it provides the lazily built
   `Runtime`, records whether stale cache entries were used, holds cache writes
   until the responses proved usable (`held_writes`), and turns any failure into a
