@@ -1,11 +1,13 @@
-"""The services tools need (catalog source, cursor codec), built on first use.
+"""The services tools need (catalog source, cursor codec), built off the critical path.
 
 An MCP client spawns the server and immediately asks for `initialize` and
 `tools/list`; neither needs the network, the cache or the cursor key. So nothing
-here is built at start-up: the first tool call builds a `Runtime` once per
-process (`LazyRuntime.get`), and the server's lifespan closes it at shutdown.
-The heavy imports (httpx, and the disk cache and key store behind the catalog)
-happen inside the builder functions for the same reason.
+here is built at start-up. Once the session is initialized, the server calls
+`LazyRuntime.start()`, which builds the `Runtime` in a background thread (the
+httpx import and client, the cache handle, the query modules), so that the first
+tool call, typically a second later, finds it ready. A call that comes sooner
+waits for that one build (`LazyRuntime.get`); without `start()` (tests), the first
+call builds it. The server's lifespan closes it at shutdown.
 
 Each service has exactly one small builder, so swapping what stands behind it
 (a caching source in front of `HttpCatalog`, a per-machine key for the codec)
@@ -14,8 +16,11 @@ is a change to one function.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -76,17 +81,30 @@ def _build_codec(settings: Settings) -> CursorCodec:
 
 
 def build_runtime(settings: Settings) -> Runtime:
-    """Build the catalog source; may block briefly (imports, files), so it runs off the loop."""
-    return Runtime(settings=settings, catalog=_build_catalog(settings))
+    """Build the catalog source; blocks for a while (imports, files), so it runs off the loop.
+
+    The query modules every tool imports on first use are imported here too, so
+    the first call does not pay for them.
+    """
+    runtime = Runtime(settings=settings, catalog=_build_catalog(settings))
+    import pwc_local.catalog.benchmarks
+    import pwc_local.catalog.papers
+    import pwc_local.catalog.public
+    import pwc_local.catalog.reading
+    import pwc_local.catalog.taxonomy  # noqa: F401
+
+    return runtime
 
 
 class LazyRuntime:
-    """Builds the `Runtime` on the first `get()` and hands the same one to every later call.
+    """Builds the `Runtime` once, in a background thread, and hands it to every call.
 
-    Concurrent first calls wait for one build instead of racing to make two. A
-    failed build is not remembered, so the next call tries again (after the user
-    fixed, say, the key file's permissions). `aclose()` closes what was built and
-    lets a later `get()` build afresh.
+    `start()` begins the build and returns at once; `get()` returns the runtime,
+    waiting for a build in progress (in a worker thread, never blocking the event
+    loop) or starting one. Concurrent first calls wait for one build instead of
+    racing to make two. A failed build is not remembered, so the next call tries
+    again (after the user fixed, say, the cache directory). `aclose()` closes what
+    was built and lets a later `get()` build afresh.
     """
 
     def __init__(
@@ -95,20 +113,61 @@ class LazyRuntime:
         self.settings = settings
         self._builder = builder
         self._runtime: Runtime | None = None
-        self._lock: anyio.Lock | None = None
+        self._pending: Future[Runtime] | None = None
+        self._guard = threading.Lock()
+
+    def start(self) -> None:
+        """Build the runtime in a daemon thread now, unless it is built or being built."""
+        future = self._begin()
+        if future is not None:
+            threading.Thread(
+                target=self._build, args=(future,), name="pwc-runtime", daemon=True
+            ).start()
+
+    def _begin(self) -> Future[Runtime] | None:
+        """A new pending build to run, or `None` when one exists or the runtime is ready."""
+        with self._guard:
+            if self._runtime is not None or self._pending is not None:
+                return None
+            self._pending = Future()
+            return self._pending
+
+    def _build(self, future: Future[Runtime]) -> None:
+        try:
+            runtime = self._builder(self.settings)
+        except BaseException as exc:
+            with self._guard:
+                self._pending = None  # not remembered: the next get() builds again
+            future.set_exception(exc)
+        else:
+            with self._guard:
+                self._runtime, self._pending = runtime, None
+            future.set_result(runtime)
 
     async def get(self) -> Runtime:
-        if self._runtime is not None:
-            return self._runtime
-        if self._lock is None:
-            self._lock = anyio.Lock()
-        async with self._lock:
-            if self._runtime is None:
-                self._runtime = await anyio.to_thread.run_sync(self._builder, self.settings)
-            return self._runtime
+        runtime = self._runtime
+        if runtime is not None:
+            return runtime
+        future = self._begin()
+        if future is not None:  # nobody started it: build it here, in a worker thread
+            await anyio.to_thread.run_sync(self._build, future)
+        else:
+            with self._guard:
+                future = self._pending
+            if future is None:  # finished between the two looks
+                return await self.get()
+        if future.done():
+            return future.result()
+        return await anyio.to_thread.run_sync(future.result)
 
     async def aclose(self) -> None:
-        runtime, self._runtime = self._runtime, None
+        with self._guard:
+            pending = self._pending
+        if pending is not None:  # a warm-up still running: close what it builds
+            with contextlib.suppress(Exception):
+                await anyio.to_thread.run_sync(pending.result)
+        with self._guard:
+            runtime, self._runtime = self._runtime, None
         if runtime is not None:
             try:
                 await runtime.aclose()

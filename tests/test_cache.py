@@ -624,7 +624,7 @@ def test_an_unusable_cache_directory_costs_no_answers(
     assert run(source.get_json, "tasks/") == {"ok": True}
     assert run(source.get_json, "tasks/") == {"ok": True}
     assert json_calls(upstream) == 2
-    warnings = [r.getMessage() for r in caplog.records if "disabled" in r.getMessage()]
+    warnings = [r.getMessage() for r in caplog.records if "unavailable" in r.getMessage()]
     assert len(warnings) == 1 and "not a directory" in warnings[0]
     with pytest.raises(CacheError, match="not a directory"):
         DiskCache(blocker).stats()

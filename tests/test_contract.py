@@ -32,7 +32,7 @@ SPEC = json.loads(
 EXECUTABLE = Path(sys.executable).parent / "pwc-mcp-local"
 BOUND_KEYS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
 
-# tools.md §2.0.1 output models, identified by their own (non-envelope) properties.
+# The hosted output models, identified by their own (non-envelope) properties.
 ENVELOPE = {"schema_version", "cache"}
 MODEL_FIELDS = {
     "PaperPage": {"data", "items", "next_page", "note", "available_at"},
@@ -213,10 +213,10 @@ def test_output_schema(surface: dict[str, Any], name: str) -> None:
     for nested in _objects(schema):
         assert nested.get("additionalProperties") is False, nested
     # The local addition: a nullable cache status, null by default.
+    # (The listing leaves nested models open, {"type": "object"}: server/listing.py.)
     cache = schema["properties"]["cache"]
     assert cache["default"] is None
-    status = schema["$defs"]["CacheStatus"]
-    assert status["required"] == ["stale", "cached_at"]
+    assert cache["type"] == ["object", "null"]
 
 
 def test_server_identity(surface: dict[str, Any]) -> None:
@@ -341,3 +341,60 @@ def test_table_entry_fits_its_query_function(spec: Any) -> None:
         p.name for p in accepted if p.default is inspect.Parameter.empty and p.name not in forwarded
     ]
     assert missing == [], f"{spec.query} needs {missing}"
+
+
+# What the query layer leaves to the schema (pwc_local/catalog/arguments.py says which
+# checks it keeps): each of these must be refused by the SDK before any tool body runs.
+SCHEMA_REFUSES = [
+    ("search_papers", {"query": "x", "mode": "fuzzy"}, "mode must be one of"),
+    ("search_papers", {"query": "x", "page": 0}, "page must be at least 1"),
+    ("search_papers", {"query": "x", "limit": 101}, "limit must be at most 25"),
+    ("search_papers", {"query": ""}, "query must not be empty"),
+    ("list_papers", {"authors": ["a"] * 11}, "authors must have at most 10 items"),
+    ("list_papers", {"authors": "Kaiming He"}, "authors must be an array"),
+    ("list_papers", {"order_direction": "up"}, "order_direction must be one of"),
+    ("list_trending_papers", {"max_age_days": 0}, "max_age_days must be at least 1"),
+    ("list_trending_papers", {"max_age_days": 366}, "max_age_days must be at most 365"),
+    ("get_related_papers", {"paper": "1706.03762", "limit": 21}, "limit must be at most 20"),
+    ("get_paper_evaluations", {"paper": "1706.03762", "page": 101}, "page must be at most 100"),
+    ("list_tasks", {"order_by": "rank"}, "order_by must be one of"),
+    ("list_tasks", {"limit": 101}, "limit must be at most 25"),
+    ("list_methods", {"limit": 501}, "limit must be at most 25"),
+    ("get_benchmark", {"benchmark": "COCO", "page": 0}, "page must be at least 1"),
+    ("get_benchmark", {"benchmark": "COCO", "limit": 101}, "limit must be at most 25"),
+    ("list_benchmarks", {"benchmarks_per_task": 11}, "benchmarks_per_task must be at most 10"),
+    ("list_benchmarks", {"order_by": "rank"}, "order_by must be one of"),
+    ("list_benchmarks", {"limit": 0}, "limit must be at least 1"),
+]
+
+
+@pytest.fixture(scope="module")
+def refused() -> list[Any]:
+    """The results of the SCHEMA_REFUSES calls, made in-process with no runtime behind them."""
+    import anyio
+
+    from pwc_local.runtime import LazyRuntime
+
+    def no_runtime(_settings: Settings) -> Any:
+        raise AssertionError("a refused call must not reach the tool body")
+
+    settings = Settings(api_url="http://127.0.0.1:9")
+    server = build_server(settings, runtime=LazyRuntime(settings, builder=no_runtime))
+
+    async def calls() -> list[Any]:
+        async with Client(server, mode="legacy") as client:
+            return [await client.call_tool(name, args) for name, args, _ in SCHEMA_REFUSES]
+
+    return anyio.run(calls)
+
+
+@pytest.mark.parametrize("index", range(len(SCHEMA_REFUSES)))
+def test_the_schema_refuses_what_the_query_layer_does_not_check(
+    refused: list[Any], index: int
+) -> None:
+    name, _, expected = SCHEMA_REFUSES[index]
+    result = refused[index]
+    assert result.is_error
+    text = result.content[0].text
+    assert text.startswith(f"Error executing tool {name}: invalid_argument: "), text
+    assert expected in text

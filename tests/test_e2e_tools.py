@@ -405,6 +405,11 @@ def test_list_benchmarks_modes(session: Session) -> None:
         row["id"] for row in trend["data"]["results"]
     ]
     assert trend["items"][0]["id"] == "72"
+    # data is the CLI payload verbatim (the trend document's keys plus count); the next
+    # page, computed locally, is only at the top level.
+    assert "next_page" not in trend["data"]
+    paged = session.ok("list_benchmarks", task="image-classification", limit=1)
+    assert paged["next_page"] == 2 and "next_page" not in paged["data"]
     grouped = session.ok("list_benchmarks", group_by_area=True)
     nested = [
         benchmark["id"]
@@ -577,3 +582,57 @@ def test_prompt(session: Session) -> None:
         session.client.get_prompt, "compare_leaderboard", {"benchmark": 'COCO "val"'}
     )
     assert '"COCO \\"val\\""' in prompt.messages[0].content.text
+
+
+# -- the advertised output schemas ------------------------------------------------------
+
+# One success per tool, with arguments the tests above use; the richer variants
+# (evaluations, pareto, a public fallback) exercise more of each schema.
+SCHEMA_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("search_papers", {"query": "attention", "mode": "keyword", "limit": 3}),
+    ("get_paper_info", {"paper": ATTENTION_ID, "include_evaluations": True}),
+    ("get_paper_info", {"paper": "1301.3781"}),  # the public-metadata fallback
+    ("get_paper_evaluations", {"paper": "1706.03762", "limit": 2}),
+    ("read_paper", {"paper": "1706.03762"}),
+    ("list_papers", {"task": "machine-translation", "limit": 2}),
+    ("list_recent_papers", {"limit": 2}),
+    ("list_trending_papers", {"limit": 3, "max_age_days": 365}),
+    ("get_related_papers", {"paper": "1706.03762", "limit": 3}),
+    ("get_paper_lineage", {"paper": "2307.09288"}),
+    ("get_task", {"task": "scene-text-recognition", "benchmark_limit": 1}),
+    ("list_tasks", {"limit": 3, "order_by": "name"}),
+    ("get_method", {"method": "transformer"}),
+    ("list_methods", {"search": "adam", "limit": 5}),
+    ("get_conference", {"conference": "CVPR 2026"}),
+    ("list_conferences", {"year": 2025}),
+    ("get_organization", {"organization": "nvidia"}),
+    ("list_organizations", {"featured_only": True}),
+    ("get_framework", {"framework": "vLLM"}),
+    ("list_frameworks", {"platform": "CPU"}),
+    ("get_benchmark", {"benchmark": "swe-bench-pro"}),
+    ("list_benchmarks", {"task": "image-classification"}),
+]
+
+
+def test_every_result_validates_against_its_advertised_output_schema(session: Session) -> None:
+    """The compact output schemas (server/listing.py) still describe every answer.
+
+    Checked here with jsonschema itself, independently of the SDK client (which
+    validates too, against the same listing).
+    """
+    from jsonschema import Draft202012Validator
+
+    listing = session.portal.call(session.client.list_tools)
+    schemas = {tool.name: tool.output_schema for tool in listing.tools}
+    assert {name for name, _ in SCHEMA_CALLS} == set(schemas)
+    for name, arguments in SCHEMA_CALLS:
+        schema = schemas[name]
+        assert schema is not None, name
+        Draft202012Validator.check_schema(schema)
+        result = session.call(name, **arguments)
+        assert not result.is_error, (name, result.content[0].text)
+        errors = list(Draft202012Validator(schema).iter_errors(result.structured_content))
+        assert errors == [], (name, [e.message for e in errors])
+        # And the schema is not vacuous: an unknown top-level field is refused.
+        tampered = dict(result.structured_content or {}, unexpected=1)
+        assert not Draft202012Validator(schema).is_valid(tampered), name

@@ -145,6 +145,8 @@ def test_bad_request_detail_is_extracted_and_sanitised() -> None:
     ("retry_after", "tail"),
     [
         ("30", "; retry after 30 seconds."),
+        ("1", "; retry after 1 second."),
+        ("0", "; retry after 0 seconds."),
         ("Wed, 21 Oct 2026 07:28:00 GMT", "; retry after Wed, 21 Oct 2026 07:28:00 GMT."),
         (None, "; retry later."),
         ("\x00\n", "; retry later."),

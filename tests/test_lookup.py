@@ -5,17 +5,14 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
+from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound
 from pwc_local.catalog.lookup import (
     areas_matching,
-    check_page,
     closest_names,
     exact_match,
     is_numeric_id,
     listing_payload,
     not_found,
-    optional_text,
-    require_reference,
     resolve_area,
     translate_404,
 )
@@ -94,19 +91,10 @@ def test_not_found_messages_keep_the_stable_prefix() -> None:
     assert str(not_found("Benchmark", "nothing", [])) == "Benchmark not found: nothing"
 
 
-def test_reference_and_paging_checks() -> None:
-    assert require_reference("  OCR ", "task") == "OCR"
-    with pytest.raises(UsageError, match="task"):
-        require_reference(" ", "task")
-    assert optional_text("  ") is None
-    assert optional_text(" x ") == "x"
+def test_numeric_ids_are_ascii_digits_only() -> None:
     assert is_numeric_id("17")
     assert not is_numeric_id("17a")
     assert not is_numeric_id("²")
-    check_page(100, 100)
-    for page, limit in ((0, None), (101, None), (True, None), (1, 0), (1, 101)):
-        with pytest.raises(UsageError):
-            check_page(page, limit)
 
 
 def test_listing_payload_wraps_bare_arrays_and_rejects_other_shapes() -> None:

@@ -534,11 +534,13 @@ def test_benchmark_page_flat_and_grouped() -> None:
             {"id": "6", "name": None, "tasks": []},
         ]
     }
-    page = p.benchmark_page(grouped, grouped=True)
+    page = p.benchmark_page(grouped, grouped=True, next_page=None)
     assert [item.name for item in page.items] == ["ImageNet", "COCO"]
     assert page.data is grouped
     flat = {"count": 2, "next_page": None, "results": [{"id": "72", "name": "ImageNet-1k"}]}
-    assert [item.id for item in p.benchmark_page(flat, grouped=False).items] == ["72"]
+    flat_page = p.benchmark_page(flat, grouped=False, next_page=2)
+    assert [item.id for item in flat_page.items] == ["72"]
+    assert flat_page.next_page == 2 and flat_page.data is flat  # the payload is not edited
 
 
 # -- models ----------------------------------------------------------------------------------

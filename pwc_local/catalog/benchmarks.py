@@ -2,18 +2,18 @@
 
 `get_benchmark` finds a benchmark by exact name and returns its leaderboard, either one
 catalog page as stored (ordered by best rank) or, when metric options are given, the
-whole leaderboard scanned, merged and selected locally (catalog-api §6.5):
+whole leaderboard scanned, merged and selected locally (`leaderboard.py`):
 
     answer = await get_benchmark(catalog, "COCO", pareto=["mAP:higher", "FPS:higher"])
     [row["model_name"] for row in answer.payload["results"]]   # the Pareto frontier
 
 A metric the leaderboard does not report does not fail the call: the plain leaderboard
-comes back and `answer.metric_note` says which metrics exist (tools.md §2.20).
+comes back and `answer.metric_note` says which metrics exist.
 
 `list_benchmarks` serves three uses with one set of parameters — a task's benchmarks
 in trend order, a filtered flat listing, or top benchmarks grouped by area and task —
 and repairs contradictory parameter combinations instead of rejecting them, reporting
-each repair in `answer.notes` (tools.md §2.21, catalog-api §6.6).
+each repair in `answer.notes` (the rules are listed in `_normalise`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pwc_local.catalog.arguments import optional_text, required_text
 from pwc_local.catalog.envelopes import next_page_after, require_object, result_rows, result_total
-from pwc_local.catalog.errors import InvalidResponse, UnknownMetric, UsageError
+from pwc_local.catalog.errors import InvalidResponse, UnknownMetric
 from pwc_local.catalog.http import CatalogSource, QueryValue, segment
 from pwc_local.catalog.leaderboard import (
     MetricRequest,
@@ -33,13 +34,10 @@ from pwc_local.catalog.leaderboard import (
 )
 from pwc_local.catalog.lookup import (
     areas_matching,
-    check_page,
     closest_names,
     exact_match,
     listing_payload,
     not_found,
-    optional_text,
-    require_reference,
     translate_404,
 )
 
@@ -64,7 +62,6 @@ SCAN_ROW_LIMIT = 1000  # a metric scan stops with an error rather than read more
 _MAX_PAGE = 100  # pages run 1-100: a scan never asks beyond, paging never offers beyond
 
 _BENCHMARK_FIELDS = ("name", "full_name", "slug", "id")
-_LIST_ORDER = ("trending", "name", "full_name", "created_at", "paper_count")
 
 
 @dataclass(frozen=True)
@@ -87,15 +84,18 @@ class BenchmarkAnswer:
 class BenchmarkListAnswer:
     """The result of `list_benchmarks`.
 
-    `payload` is the grouped document `{"results": [area, ...]}` when `grouped` is
-    true (areas hold `tasks`, tasks hold `benchmarks`), otherwise a flat page with
-    `count`, `next_page` and `results` of benchmark rows. `notes` lists, in order,
-    every parameter repair that was applied.
+    `payload` is the CLI's payload, verbatim: the grouped document `{"results":
+    [area, ...]}` when `grouped` is true (areas hold `tasks`, tasks hold
+    `benchmarks`), otherwise a flat page with `count` and `results` of benchmark
+    rows. `next_page` is the page after this one, computed also where the CLI's
+    payload does not carry it (a task's trend list is paged locally). `notes` lists,
+    in order, every parameter repair that was applied.
     """
 
     payload: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     grouped: bool = False
+    next_page: int | None = None
 
 
 # -- get_benchmark ---------------------------------------------------------------------
@@ -107,7 +107,7 @@ async def find_benchmark(catalog: CatalogSource, benchmark: str) -> dict[str, An
     One `datasets/?q=` search, then an exact match. Raises
     `NotFound("Benchmark not found: X; closest results: ...")`.
     """
-    reference = require_reference(benchmark, "benchmark")
+    reference = required_text(benchmark, "benchmark")
     params: dict[str, QueryValue] = {"q": reference, "page": 1, "page_size": 100}
     rows = result_rows(await catalog.get_json("datasets/", params), what="benchmark search")
     match = exact_match(rows, reference, _BENCHMARK_FIELDS)
@@ -148,8 +148,7 @@ async def get_benchmark(
     leaderboard does not report is not an error: the leaderboard is returned without
     metric options and `metric_note` names the metrics it does report.
     """
-    reference = require_reference(benchmark, "benchmark")
-    check_page(page, limit)
+    reference = required_text(benchmark, "benchmark")
     size = None if max_parameters is None else parse_parameter_size(max_parameters)
     request = metric_request(
         require_metrics=require_metrics,
@@ -319,7 +318,7 @@ def _require_coverage(document: Any) -> None:
 
 @dataclass
 class _ListRequest:
-    """`list_benchmarks` arguments after the MCP-level repairs (tools.md §2.21)."""
+    """`list_benchmarks` arguments after the repairs `_normalise` makes (never raising)."""
 
     search: str | None
     task: str | None
@@ -417,13 +416,6 @@ async def list_benchmarks(
     dropped; `group_by_area` with filters returns the flat list (`grouped` false);
     `minimum_evaluations` below 1 means none. Flat pages hold `limit` rows (default 25).
     """
-    if order_by is not None and order_by not in _LIST_ORDER:
-        raise UsageError(f"order_by must be one of: {', '.join(_LIST_ORDER)}")
-    if order_direction not in ("asc", "desc"):
-        raise UsageError("order_direction must be asc or desc")
-    check_page(page, limit)
-    if isinstance(benchmarks_per_task, bool) or not 1 <= benchmarks_per_task <= 10:
-        raise UsageError("benchmarks_per_task must be an integer from 1 to 10")
     request = _normalise(
         search=optional_text(search),
         task=optional_text(task),
@@ -437,13 +429,17 @@ async def list_benchmarks(
     )
     if request.grouped:
         payload = await _grouped(catalog, request, benchmarks_per_task)
+        following = None  # one response holds the whole grouping
     elif request.task is not None and request.order_by in (None, "trending"):
-        payload = await _task_trend(
+        payload, following = await _task_trend(
             catalog, request.task, request, page, limit or DEFAULT_LIST_LIMIT
         )
     else:
         payload = await _flat(catalog, request, page, limit or DEFAULT_LIST_LIMIT)
-    return BenchmarkListAnswer(payload, notes=request.notes, grouped=request.grouped)
+        following = next_page_after(payload, page)
+    return BenchmarkListAnswer(
+        payload, notes=request.notes, grouped=request.grouped, next_page=following
+    )
 
 
 async def _grouped(
@@ -471,12 +467,13 @@ def _paper_count_at_least(row: dict[str, Any], minimum: int) -> bool:
 
 async def _task_trend(
     catalog: CatalogSource, task: str, request: _ListRequest, page: int, limit: int
-) -> dict[str, Any]:
-    """The task's trending benchmarks, filtered and paged locally.
+) -> tuple[dict[str, Any], int | None]:
+    """The task's trending benchmarks, filtered and paged locally; and the next page.
 
-    The payload keeps the trend document's keys (`task_id`, `recent_days`, ...) with
-    `count` = rows kept by the filters, `results` = this page of them, and `next_page`
-    recomputed from them (the catalog's trend list is not paged).
+    The payload is the CLI's: the trend document's keys (`task_id`, `recent_days`,
+    ...) with `count` = rows kept by the filters and `results` = this page of them.
+    The next page is computed from the kept rows and returned beside the payload,
+    not written into it (the CLI leaves the document's own `next_page` alone).
     """
     params: dict[str, QueryValue] = {
         "limit": 100,
@@ -496,12 +493,8 @@ async def _task_trend(
     if request.minimum_evaluations is not None:
         kept = [row for row in kept if _paper_count_at_least(row, request.minimum_evaluations)]
     start = (page - 1) * limit
-    return {
-        **trend,
-        "count": len(kept),
-        "next_page": page + 1 if len(kept) > start + limit and page < _MAX_PAGE else None,
-        "results": kept[start : start + limit],
-    }
+    following = page + 1 if len(kept) > start + limit and page < _MAX_PAGE else None
+    return {**trend, "count": len(kept), "results": kept[start : start + limit]}, following
 
 
 async def _flat(

@@ -13,7 +13,9 @@ so a caching source can stand in front of it without the queries noticing.
 from __future__ import annotations
 
 import json
+import os
 import re
+import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -111,6 +113,34 @@ class CatalogSource(Protocol):
         ...
 
 
+def tls_verification(base_url: str) -> ssl.SSLContext | bool:
+    """How the client checks TLS certificates for a catalog at `base_url` (httpx `verify=`).
+
+    * A plain-http catalog never speaks TLS (redirects stay on the same origin), so
+      no certificates are loaded at all: `False`, which costs nothing, where the
+      default would parse ~150 CA certificates on every start. Not so when an
+      https proxy is configured for http traffic; then the rules below apply.
+    * `SSL_CERT_FILE` / `SSL_CERT_DIR` set: `True`, and httpx uses them.
+    * Otherwise the operating system's trust store (`truststore`), so a catalog
+      behind corporate TLS inspection, whose CA is installed system-wide, works.
+    * Without `truststore` installed: `True`, httpx's default (certifi's bundle).
+    """
+    if urlsplit(base_url).scheme.lower() == "http" and not _https_proxy_for_http():
+        return False
+    if os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"):
+        return True
+    try:
+        import truststore
+    except ImportError:
+        return True
+    return truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
+def _https_proxy_for_http() -> bool:
+    names = ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+    return any(os.environ.get(name, "").lower().startswith("https:") for name in names)
+
+
 @dataclass(frozen=True)
 class _Response:
     status: int
@@ -142,6 +172,7 @@ class HttpCatalog:
             headers={"Accept": ACCEPT, "User-Agent": USER_AGENT},
             transport=transport,
             trust_env=True,
+            verify=tls_verification(self.base_url) if transport is None else True,
         )
 
     async def aclose(self) -> None:

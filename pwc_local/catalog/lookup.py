@@ -14,8 +14,8 @@ earlier row whose *slug* is `ocr`:
 When nothing matches, `not_found` builds the stable message the MCP layer passes
 through (`Task not found: X; closest results: a, b, c`).
 
-Areas (`Vision`, `Audio`, ...) are resolved the same way against `areas/`. The few
-argument checks every command shares (blank references, page bounds) live here too.
+Areas (`Vision`, `Audio`, ...) are resolved the same way against `areas/`. Argument
+checks live in `pwc_local.catalog.arguments`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from pwc_local.catalog.envelopes import result_rows
-from pwc_local.catalog.errors import HTTPStatusError, NotFound, UsageError
+from pwc_local.catalog.errors import HTTPStatusError, NotFound
 from pwc_local.catalog.http import CatalogSource
 
 __all__ = [
@@ -34,20 +34,17 @@ __all__ = [
     "area_named",
     "area_not_found",
     "areas_matching",
-    "check_page",
     "closest_names",
     "exact_match",
     "fetch_areas",
     "is_numeric_id",
     "listing_payload",
     "not_found",
-    "optional_text",
-    "require_reference",
     "resolve_area",
     "translate_404",
 ]
 
-# `areas/` is small; one page of 500 always holds all of it (catalog-api §2.12).
+# `areas/` is small (a few dozen research areas); one page of 500 always holds all of it.
 AREA_PARAMS: dict[str, str | int] = {"page": 1, "page_size": 500, "ordering": "name"}
 
 
@@ -116,30 +113,6 @@ def not_found(label: str, reference: str, suggestions: Sequence[str]) -> NotFoun
     if suggestions:
         message += f"; closest results: {', '.join(suggestions)}"
     return NotFound(message)
-
-
-def require_reference(value: str, parameter: str) -> str:
-    """`value` without surrounding blanks; a blank value is a `UsageError`."""
-    if not isinstance(value, str) or not value.strip():
-        raise UsageError(f"{parameter} must be a non-empty name, slug or ID")
-    return value.strip()
-
-
-def optional_text(value: str | None) -> str | None:
-    """`value` trimmed, or `None` when it is missing or blank (an unset filter)."""
-    if value is None or not value.strip():
-        return None
-    return value.strip()
-
-
-def check_page(page: int, limit: int | None, *, max_limit: int = 100) -> None:
-    """Reject a page outside 1-100 or a `limit` outside 1-`max_limit` before any request."""
-    if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= 100:
-        raise UsageError("page must be an integer from 1 to 100")
-    if limit is not None and (
-        isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit
-    ):
-        raise UsageError(f"limit must be an integer from 1 to {max_limit}")
 
 
 def listing_payload(document: Any, what: str) -> dict[str, Any]:

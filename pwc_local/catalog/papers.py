@@ -1,12 +1,13 @@
 """The paper commands: search, listings, paper detail, evaluations, related, lineage.
 
-Each function mirrors one read-only command of the `pwc` CLI (catalog-api.md §6.1)
+Each function mirrors one read-only command of the `pwc` CLI (`pwc paper search`, ...)
 and returns its JSON payload: plain dicts and lists, ready to be the `data` of a
-tool result. They take a `CatalogSource`, check their arguments before any request,
-resolve paper references (`references.resolve_paper`) and raise the typed errors of
-`pwc_local.catalog.errors`; nothing here knows about MCP.
+tool result. They take a `CatalogSource`, check before any request what the tool's
+input schema cannot (`pwc_local.catalog.arguments`), resolve paper references
+(`references.resolve_paper`) and raise the typed errors of `pwc_local.catalog.errors`;
+nothing here knows about MCP.
 
-Filters are fail-closed (§6.3): when a caller asks for a filter, the catalog must
+Filters are fail-closed: when a caller asks for a filter, the catalog must
 echo it in `applied_filters`, otherwise no rows are shown at all. An unfiltered list
 presented as filtered would be a wrong answer that looks right.
 
@@ -16,12 +17,11 @@ Messages name the MCP parameters (`published_after`, `authors`), not CLI flags.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping, Sequence
-from datetime import date
 from typing import Any
 
+from pwc_local.catalog.arguments import check_dates, check_finite, optional_text, required_text
 from pwc_local.catalog.envelopes import (
     next_page_after,
     require_object,
@@ -39,14 +39,9 @@ from pwc_local.catalog.http import CatalogSource, QueryValue, segment
 from pwc_local.catalog.leaderboard import merge_rows
 from pwc_local.catalog.references import resolve_paper, shown
 
-SEARCH_MODES = ("hybrid", "keyword", "semantic")
-ORDER_FIELDS = ("trending", "date_published", "citation_count")
-ORDER_DIRECTIONS = ("asc", "desc")
-MAX_AUTHORS = 10
 EVALUATION_PAGE_SIZE = 100
 MAX_PAGE = 100
 
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _DIGITS = re.compile(r"[0-9]+")
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -69,10 +64,7 @@ async def search_papers(
 
     With `has_official_implementation` the answer must confirm the filter.
     """
-    text = _required_text("query", query)
-    _check_choice("mode", mode, SEARCH_MODES)
-    _check_range("page", page, 1, MAX_PAGE)
-    _check_range("limit", limit, 1, 100)
+    text = required_text(query, "query")
     start, end = check_dates(published_after, published_before)
     document = require_object(
         await catalog.get_json(
@@ -120,23 +112,19 @@ async def list_papers(
     Blank text filters count as not given, like an empty `authors` list. Every
     given filter must be confirmed by the catalog (see module docstring).
     """
-    _check_choice("order_by", order_by, ORDER_FIELDS)
-    _check_choice("order_direction", order_direction, ORDER_DIRECTIONS)
-    _check_range("page", page, 1, MAX_PAGE)
-    _check_range("limit", limit, 1, 100)
     start, end = check_dates(published_after, published_before)
     author_list = _check_authors(authors)
     filters = {
-        "task": _optional_text("task", task),
-        "method": _optional_text("method", method),
-        "conference": _optional_text("conference", conference),
-        "framework": _optional_text("framework", framework),
-        "organization": _optional_text("organization", organization),
+        "task": optional_text(task),
+        "method": optional_text(method),
+        "conference": optional_text(conference),
+        "framework": optional_text(framework),
+        "organization": optional_text(organization),
     }
     params: dict[str, QueryValue] = {
         "page": page,
         "page_size": limit,
-        "search": _optional_text("search", search),
+        "search": optional_text(search),
         "start_date": start,
         "end_date": end,
         **filters,
@@ -171,7 +159,6 @@ async def list_papers(
 
 async def list_recent_papers(catalog: CatalogSource, *, limit: int = 10) -> list[dict[str, Any]]:
     """`papers/recent`: the most recently added papers, as a list of rows."""
-    _check_range("limit", limit, 1, 100)
     document = await catalog.get_json("papers/recent", {"limit": limit})
     return result_rows(document, what="recent papers response")
 
@@ -184,14 +171,7 @@ async def list_trending_papers(
     min_velocity: float | None = None,
 ) -> list[dict[str, Any]]:
     """`papers/trending`: papers ranked by repository velocity, as a list of rows."""
-    _check_range("limit", limit, 1, 100)
-    _check_range("max_age_days", max_age_days, 1, 365)
-    if min_velocity is not None and (
-        isinstance(min_velocity, bool)
-        or not isinstance(min_velocity, int | float)
-        or not math.isfinite(min_velocity)
-    ):
-        raise UsageError("min_velocity must be a finite number")
+    check_finite(min_velocity, "min_velocity")
     document = await catalog.get_json(
         "papers/trending",
         {"limit": limit, "max_age_days": max_age_days, "min_velocity": min_velocity},
@@ -229,8 +209,6 @@ async def get_paper_evaluations(
     compatible metrics become one row carrying every task-scoped rank); `count` is
     the catalog total, or the row count when the catalog gives none.
     """
-    _check_range("page", page, 1, MAX_PAGE)
-    _check_range("limit", limit, 1, 100)
     canonical = await resolve_paper(catalog, paper)
     record = await fetch_paper(catalog, canonical, paper, include_resources=False)
     document = await catalog.get_json(
@@ -258,7 +236,6 @@ async def get_related_papers(
 
     A bare array from the catalog is wrapped as `{"results": [...]}`.
     """
-    _check_range("limit", limit, 1, 20)
     canonical = await resolve_paper(catalog, paper)
     document = await _paper_json(
         catalog, f"papers/{segment(canonical)}/related", paper, {"limit": limit}
@@ -345,76 +322,18 @@ async def _all_evaluations(catalog: CatalogSource, paper_id: str) -> tuple[int, 
     return (total if total is not None else len(rows)), rows
 
 
-# -- argument checks -----------------------------------------------------------------
-
-
-def check_dates(
-    published_after: str | None, published_before: str | None
-) -> tuple[str | None, str | None]:
-    """Validate the date range; return the ISO dates to send (`None` = not given)."""
-    start = _parse_date("published_after", published_after)
-    end = _parse_date("published_before", published_before)
-    if start and end and start > end:
-        raise UsageError(
-            "published_after must be on or before published_before; swap or correct the dates"
-        )
-    return (start.isoformat() if start else None, end.isoformat() if end else None)
-
-
-def _parse_date(name: str, value: str | None) -> date | None:
-    if value is None:
-        return None
-    text = value.strip() if isinstance(value, str) else "?"
-    if not text:
-        return None  # an empty string means "not given", like null
-    # fromisoformat alone also takes `20240131` and week dates on Python 3.11.
-    if _ISO_DATE.fullmatch(text):
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            pass
-    raise UsageError(f"{name} must be a calendar date written YYYY-MM-DD, e.g. 2024-01-31")
-
-
-def _check_range(name: str, value: int, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise UsageError(f"{name} must be a whole number from {low} to {high}")
-
-
-def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
-    if value not in choices:
-        raise UsageError(f"{name} must be one of: {', '.join(choices)}")
-
-
-def _required_text(name: str, value: str) -> str:
-    text = value.strip() if isinstance(value, str) else ""
-    if not text:
-        raise UsageError(f"{name} must not be empty")
-    return text
-
-
-def _optional_text(name: str, value: str | None) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise UsageError(f"{name} must be text")
-    return value.strip() or None
+# -- argument checks (the rest are the schema's or `arguments`') -------------------
 
 
 def _check_authors(authors: Sequence[str] | None) -> list[str]:
-    if authors is None:
-        return []
-    if isinstance(authors, str):
-        raise UsageError("authors must be a list of author names, numeric IDs or @usernames")
-    cleaned = [entry.strip() if isinstance(entry, str) else "" for entry in authors]
+    """The trimmed author entries (none for `None` or `[]`); a blank entry is refused."""
+    cleaned = [entry.strip() for entry in authors or ()]
     if any(not entry for entry in cleaned):
         raise UsageError("authors entries must be non-empty names, numeric IDs or @usernames")
-    if len(cleaned) > MAX_AUTHORS:
-        raise UsageError(f"authors accepts at most {MAX_AUTHORS} entries")
     return cleaned
 
 
-# -- fail-closed confirmation (§6.3) ---------------------------------------------------
+# -- fail-closed confirmation: a requested filter must be echoed in applied_filters ---
 
 
 def _applied(document: Mapping[str, Any]) -> Mapping[str, Any] | None:

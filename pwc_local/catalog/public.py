@@ -14,9 +14,9 @@ module asks for such a record and turns the outcome into one of three things:
   lookup did not help.
 
 The request and response shapes of `public-metadata` and `public-metadata/search`
-are NOT known (catalog-api.md §2.27-2.28 proposes them). Every assumption about them
-lives in this module, in `_lookup_request`, `_miss_reason` and `_parse_record`, so a
-correction touches nothing else.
+are NOT known (no published documentation; the fields used here are our best
+reading). Every assumption about them lives in this module, in `_lookup_request`,
+`_miss_reason` and `_parse_record`, so a correction touches nothing else.
 """
 
 from __future__ import annotations
@@ -306,7 +306,7 @@ async def fall_back(
     miss: BaseException,
     retry: Callable[[str], Awaitable[T]],
 ) -> T | PublicRecord:
-    """The fallback procedure after a catalog miss on `reference` (tools.md §6.3).
+    """The fallback procedure after a catalog miss on `reference` (module docstring).
 
     Returns `retry(<id>)`'s answer when the public record maps the reference to a
     catalog paper and a retry succeeds, or the `PublicRecord` of a paper outside the

@@ -4,8 +4,8 @@ A call without a cursor resolves the reference, reads the first chunk (64 KiB by
 default) and, when more follows, returns a signed `next_cursor`. A call with that
 cursor continues exactly where the previous one stopped, pinned to the same content
 version, so a paper that changes in between fails with "paper changed" rather than
-splicing two versions together. Every call makes exactly one Markdown read
-(tools.md §5.1, with the local lifetime of §9).
+splicing two versions together. Every call makes exactly one Markdown read, and
+cursors expire after the configured `cursor_ttl` (`PWC_CURSOR_TTL`).
 
 Decisions worth knowing:
 

@@ -1,7 +1,6 @@
 """Paper references: what a caller may type, and the canonical ID it names.
 
-Every paper tool accepts the same spellings of a paper (spec tools.md §2.0.6,
-catalog-api.md §4):
+Every paper tool accepts the same spellings of a paper, as the hosted server does:
 
 * a modern arXiv ID, `1706.03762`, optionally with a version (`1706.03762v7`);
 * a legacy arXiv ID, `hep-th/9901001` or `math.GT/0309136`, optionally versioned;

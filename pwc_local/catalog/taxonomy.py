@@ -1,7 +1,7 @@
 """Research taxonomy commands: tasks, methods, conferences, organizations, frameworks.
 
 Each function is one read-only command. It takes a `CatalogSource`, sends the catalog
-requests of catalog-api §6.1, applies the command's client-side logic, and returns the
+requests the `pwc` CLI command sends, applies its client-side logic, and returns the
 command's payload: a plain JSON-able dict that the MCP layer returns as `data` or
 projects into typed models. Failures are the typed errors of
 `pwc_local.catalog.errors`; the exact-match and not-found rules live in
@@ -19,21 +19,19 @@ from typing import Any
 
 import anyio
 
+from pwc_local.catalog.arguments import optional_text, required_text
 from pwc_local.catalog.envelopes import require_object, result_rows, result_total
 from pwc_local.catalog.errors import InvalidResponse, UsageError
 from pwc_local.catalog.http import CatalogSource, QueryValue, segment
 from pwc_local.catalog.lookup import (
     area_named,
     areas_matching,
-    check_page,
     closest_names,
     exact_match,
     fetch_areas,
     is_numeric_id,
     listing_payload,
     not_found,
-    optional_text,
-    require_reference,
     resolve_area,
     translate_404,
 )
@@ -54,7 +52,7 @@ __all__ = [
     "list_tasks",
 ]
 
-DEFAULT_LIMIT = 25  # MCP rows-per-response default for flat listings (tools.md §8)
+DEFAULT_LIMIT = 25  # rows per response of a flat listing when the caller gives no limit
 COMMON_METHODS = 8  # methods kept in a task's `common_methods`
 TASK_PAPERS = 10  # papers kept in a task's `papers`
 _TASK_PAPER_SAMPLE = 100  # trending papers sampled for common methods
@@ -69,8 +67,6 @@ _ENTITY_FIELDS = ("name", "slug", "id")
 # so suggestions need some resemblance to the request to be worth showing.
 _FULL_LIST_CUTOFF = 0.5
 
-_TASK_ORDER = ("name", "created_at", "level", "paper_count")
-_METHOD_ORDER = ("name", "full_name", "introduced_year", "created_at", "paper_count")
 
 # -- shared helpers --------------------------------------------------------------------
 
@@ -101,11 +97,8 @@ async def _gather(*calls: Callable[[], Awaitable[Any]]) -> list[Any]:
     return results
 
 
-def _ordering(order_by: str, order_direction: str, allowed: Sequence[str]) -> str:
-    if order_by not in allowed:
-        raise UsageError(f"order_by must be one of: {', '.join(allowed)}")
-    if order_direction not in ("asc", "desc"):
-        raise UsageError("order_direction must be asc or desc")
+def _ordering(order_by: str, order_direction: str) -> str:
+    """The catalog's `ordering` value; the schema's enums have checked both parts."""
     return f"-{order_by}" if order_direction == "desc" else order_by
 
 
@@ -196,7 +189,7 @@ async def get_task(catalog: CatalogSource, task: str) -> dict[str, Any]:
 
     Raises `NotFound("Task not found: X; closest results: ...")` for an unknown task.
     """
-    reference = require_reference(task, "task")
+    reference = required_text(task, "task")
     summary = await _task_summary(catalog, reference)
     if summary.get("id") is None:
         raise InvalidResponse("task summary has no id")
@@ -296,8 +289,7 @@ async def list_tasks(
     do not apply to it and are rejected; `search` and `visible_only` are ignored.
     A blank `search` or `area` counts as not given.
     """
-    ordering = _ordering(order_by, order_direction, _TASK_ORDER)
-    check_page(page, limit)
+    ordering = _ordering(order_by, order_direction)
     area = optional_text(area)
     if group_by_area:
         if page != 1 or limit is not None or level is not None:
@@ -342,7 +334,7 @@ async def get_method(catalog: CatalogSource, method: str) -> dict[str, Any]:
     (`methods/?q=`) and the exact match's record is fetched. `area` is the method's
     area row, or `None`. Raises `NotFound("Method not found: X; closest results: ...")`.
     """
-    reference = require_reference(method, "method")
+    reference = required_text(method, "method")
     missing = f"Method not found: {reference}"
     if is_numeric_id(reference):
         key = reference
@@ -381,8 +373,7 @@ async def list_methods(
     `area` is resolved like in `list_tasks`. The payload is the catalog's page
     document (`count`, `next_page`, `results`, ...).
     """
-    ordering = _ordering(order_by, order_direction, _METHOD_ORDER)
-    check_page(page, limit, max_limit=500)
+    ordering = _ordering(order_by, order_direction)
     params: dict[str, QueryValue] = {"page": page, "page_size": limit}
     params["q"] = optional_text(search)
     area = optional_text(area)
@@ -422,7 +413,7 @@ async def get_conference(catalog: CatalogSource, conference: str) -> dict[str, A
 
     Raises `NotFound("Conference not found: X; closest results: ...")`.
     """
-    reference = require_reference(conference, "conference")
+    reference = required_text(conference, "conference")
     rows = result_rows(await catalog.get_json("conferences/"), what="conference list")
     return await _entity_detail(
         catalog, label="Conference", reference=reference, rows=rows, collection="conferences"
@@ -452,7 +443,7 @@ async def get_organization(catalog: CatalogSource, organization: str) -> dict[st
 
     Raises `NotFound("Organization not found: X; closest results: ...")`.
     """
-    reference = require_reference(organization, "organization")
+    reference = required_text(organization, "organization")
     document = await catalog.get_json("organizations/", {"featured_only": False})
     rows = result_rows(document, what="organization list")
     return await _entity_detail(
@@ -513,7 +504,7 @@ async def get_framework(catalog: CatalogSource, framework: str) -> dict[str, Any
     There is no detail endpoint; the row comes from `frameworks/`. Raises
     `NotFound("Framework not found: X; closest results: ...")`.
     """
-    reference = require_reference(framework, "framework")
+    reference = required_text(framework, "framework")
     rows = _flatten_frameworks(await catalog.get_json("frameworks/"))
     match = exact_match(rows, reference, _ENTITY_FIELDS)
     if match is None:

@@ -1,10 +1,12 @@
 """The MCP server: identity, instructions, tools, resources and prompts, served on stdio.
 
 `build_server(settings)` assembles an `MCPServer` and does nothing else: no network,
-no cache, no key file. The catalog source and the cursor codec are built on the
-first tool call (`pwc_local.runtime.LazyRuntime`) and closed when the session ends
-(the server lifespan), so a client's spawn-to-`initialize` time stays close to that
-of a bare SDK server.
+no cache, no key file, so a client's spawn-to-`initialize` time stays close to that
+of a bare SDK server. Serving then prepares the tool listing in a thread while
+`initialize` is answered, and the catalog source (`pwc_local.runtime.LazyRuntime`)
+is built in a thread once the client says `notifications/initialized`, so neither
+the first `tools/list` nor the first tool call pays for them. The runtime is closed
+when the session ends (the server lifespan).
 
 `PwcServer` adjusts three SDK behaviours in `call_tool`, the SDK's public entry
 point for a `tools/call`, so that every tool error carries a code:
@@ -24,18 +26,26 @@ arguments; we answer -32602 with a `code: sentence` and log nothing.
 
 from __future__ import annotations
 
+import logging
+import sys
 import threading
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from typing import Any
 
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
+    NotificationParams,
+)
 from mcp_types import Tool as MCPTool
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pwc_local import __version__
 from pwc_local.config import Settings
@@ -51,12 +61,16 @@ from pwc_local.server.errors import (
     validation_message,
 )
 from pwc_local.server.lenient import lenient_arguments
+from pwc_local.server.listing import output_model_of, output_schema
 from pwc_local.server.prompts import register_prompts
 from pwc_local.server.resources import register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
 
+logger = logging.getLogger(__name__)
+
 HOUR_MS = 3_600_000
-# tools.md §1.3: listings are static for an hour; resource contents for five minutes.
+# Clients may cache listings for an hour (they never change while serving) and resource
+# contents for five minutes, as the hosted server advertises.
 CACHE_HINTS = {
     "server/discover": CacheHint(ttl_ms=HOUR_MS, scope="public"),
     "tools/list": CacheHint(ttl_ms=HOUR_MS, scope="public"),
@@ -68,27 +82,79 @@ CACHE_HINTS = {
 class PwcServer(MCPServer):
     """`MCPServer` whose every tool-call failure, inside a tool or not, carries a code.
 
-    Tools are registered on the first `tools/list` or `tools/call`, not at
-    construction: generating the 21 input and output schemas is the largest part
-    of our start-up, and `initialize` needs none of it.
+    Tools are registered off the protocol's critical path, not at construction:
+    generating every tool's schemas is the largest part of our start-up, and
+    `initialize` needs none of it. `prepare_in_background()` (called by
+    `run_stdio` as serving starts) registers them and generates their compact
+    output schemas (`listing.py`) in a thread, while the client's `initialize`
+    is answered; the first `tools/list` waits for whatever is left. Called
+    without it (tests), the first `tools/list` or `tools/call` registers them.
+
+    For a tool returning `Annotated[CallToolResult, Model]` the listing publishes
+    `listing.output_schema(Model)`, the compact schema clients validate
+    `structuredContent` against; the SDK still checks every result against
+    `Model` itself, so a malformed result is an `internal_error` answer.
+
+    When the client says `notifications/initialized`, `on_initialized` (the
+    runtime's warm-up) runs in a thread once the listing is ready, so the first
+    tool call does not pay for the HTTP client and the cache.
     """
 
     def __init__(
         self,
         *args: Any,
         register_tools: Callable[[MCPServer], None] | None = None,
+        on_initialized: Callable[[], None] | None = None,
         **kwargs: Any,
     ) -> None:
         self.tool_names: set[str] = set()
         self._register_tools: Callable[[MCPServer], None] | None = register_tools
         self._registering = threading.Lock()
+        self._output_models: dict[str, type[BaseModel]] = {}
+        self._listing: list[MCPTool] | None = None
+        self._prepared = threading.Event()
+        self._on_initialized = on_initialized
         super().__init__(*args, **kwargs)
+        self._lowlevel_server.add_notification_handler(
+            "notifications/initialized", NotificationParams, self._initialized
+        )
 
     def add_tool(  # type: ignore[override]  # forwards every keyword unchanged
         self, fn: Callable[..., Any], name: str | None = None, **kwargs: Any
     ) -> None:
+        name = name or fn.__name__
+        model = output_model_of(fn)
+        if model is not None:
+            self._output_models[name] = model
         super().add_tool(fn, name=name, **kwargs)
-        self.tool_names.add(name or fn.__name__)
+        self.tool_names.add(name)
+
+    def prepare_in_background(self) -> None:
+        """Register the tools and build their output schemas in a daemon thread, now."""
+        threading.Thread(target=self._prepare, name="pwc-listing", daemon=True).start()
+
+    def _prepare(self) -> None:
+        try:
+            with _short_switch_interval():
+                self.ensure_tools()
+                for model in self._output_models.values():
+                    output_schema(model)
+        except Exception as exc:  # the first tools/list tries again and reports it
+            logger.debug("preparing the tool listing failed: %s", type(exc).__name__)
+        finally:
+            self._prepared.set()
+
+    async def _initialized(self, _ctx: Any, _params: NotificationParams) -> None:
+        if self._on_initialized is not None:
+            threading.Thread(target=self._warm_up, name="pwc-warm-up", daemon=True).start()
+
+    def _warm_up(self) -> None:
+        # After the listing, which the client asks for right now; tool calls come later.
+        if self._register_tools is not None:
+            self._prepared.wait(timeout=10)
+        if self._on_initialized is not None:
+            with _short_switch_interval():
+                self._on_initialized()
 
     def ensure_tools(self) -> None:
         """Register the tools once; later calls return at once."""
@@ -100,14 +166,20 @@ class PwcServer(MCPServer):
                 self._register_tools = None
 
     async def list_tools(self) -> list[MCPTool]:
-        self.ensure_tools()
-        tools = await super().list_tools()
-        # pydantic titles every parameter after its own name ("page" -> "Page"); the
-        # listing is context every session pays for, so leave the repetition out.
-        return [
-            tool.model_copy(update={"input_schema": _without_titles(tool.input_schema)})
-            for tool in tools
-        ]
+        """The listing, built once: compact output schemas, input schemas without titles."""
+        if self._listing is None:
+            self.ensure_tools()
+            listing = []
+            for tool in await super().list_tools():
+                # pydantic titles every parameter after its own name ("page" -> "Page");
+                # the listing is context every session pays for, so leave that out.
+                update: dict[str, Any] = {"input_schema": _without_titles(tool.input_schema)}
+                model = self._output_models.get(tool.name)
+                if model is not None:
+                    update["output_schema"] = output_schema(model)
+                listing.append(tool.model_copy(update=update))
+            self._listing = listing
+        return list(self._listing)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -115,7 +187,8 @@ class PwcServer(MCPServer):
         self.ensure_tools()
         if name not in self.tool_names:
             raise ToolError(unknown_tool_message(name))
-        arguments = lenient_arguments(arguments, BY_NAME[name].references)
+        spec = BY_NAME.get(name)  # tools added outside the table (tests) have no references
+        arguments = lenient_arguments(arguments, spec.references if spec else frozenset())
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
@@ -160,6 +233,22 @@ def _without_titles(schema: dict[str, Any]) -> dict[str, Any]:
     return trimmed
 
 
+@contextmanager
+def _short_switch_interval() -> Iterator[None]:
+    """Let the event loop thread take the GIL back within 0.5 ms while a helper runs.
+
+    The listing and warm-up threads are CPU-bound Python; with the default 5 ms
+    switch interval, each time the event loop wants the GIL (to answer
+    `initialize`, say) it could wait up to 5 ms for them.
+    """
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, 0.0005))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(previous)
+
+
 def _lifespan(
     runtime: LazyRuntime,
 ) -> Callable[[MCPServer], AbstractAsyncContextManager[None]]:
@@ -179,6 +268,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
     tools = CatalogTools(runtime)
     server = PwcServer(
         register_tools=lambda server: register_tools(server, tools),
+        on_initialized=runtime.start,
         name=text.SERVER_NAME,
         title=text.SERVER_TITLE,
         description=text.SERVER_DESCRIPTION,
@@ -188,7 +278,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
         lifespan=_lifespan(runtime),
         cache_hints=CACHE_HINTS,
         # Tools, templates and prompts never change while serving, and no resource is
-        # live: advertise neither list changes nor subscriptions (tools.md §7.1).
+        # live: advertise neither list changes nor subscriptions.
         subscriptions=False,
         log_level=settings.log_level.upper(),
     )
@@ -206,4 +296,7 @@ def run_stdio(settings: Settings) -> int:
     """
     from pwc_local.server import stdio
 
-    return stdio.run(build_server(settings), drain_timeout=settings.timeout + 5)
+    server = build_server(settings)
+    if isinstance(server, PwcServer):
+        server.prepare_in_background()
+    return stdio.run(server, drain_timeout=settings.timeout + 5)

@@ -513,7 +513,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=BenchmarkPage,
         project=lambda answer, _: projections.benchmark_page(
-            answer.payload, grouped=answer.grouped
+            answer.payload, grouped=answer.grouped, next_page=answer.next_page
         ),
         summary=lambda page, answer: text.benchmark_list(page, list(answer.notes)),
         description=(

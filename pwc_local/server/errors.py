@@ -1,10 +1,10 @@
-"""The one place where failures become tool error text (tools.md §4).
+"""The one place where failures become tool error text (codes: README, "Tools").
 
 Every tool error reads `<code>: <sentence>`; the SDK puts `Error executing tool
 <name>: ` in front. The code is a stable token a program can branch on; the
 sentence tells the model what happened and, where it can, what to do instead.
 
-What the caller may see is deliberately narrow (§4.4): the catalog layer's
+What the caller may see is deliberately narrow: the catalog layer's
 client-facing messages (`NotFound`, `Ambiguous`, `UsageError`), a sanitised and
 shortened 400/422 detail, a Retry-After value, and fixed sentences. Upstream
 bodies, URLs, exception text and tracebacks never reach a tool result. Logs get
@@ -123,7 +123,7 @@ def error_message(exc: BaseException) -> str:
 
 
 def _status_message(exc: HTTPStatusError) -> str:
-    """HTTP statuses in the order of §4.2: 404, 400/422, 429, timeouts, the rest."""
+    """HTTP statuses, most specific first: 404, 400/422, 429, timeouts, the rest."""
     if exc.status == 404:
         return NOT_FOUND_RECORD
     if exc.status in (400, 422):
@@ -173,7 +173,8 @@ def _retry_after(value: str | None) -> str:
     """When to retry: the catalog's Retry-After (seconds or an HTTP date), else "later"."""
     value = sanitise(value or "", RETRY_AFTER_LIMIT)
     if value.isascii() and value.isdigit():  # str.isdigit() also accepts "²", which int() refuses
-        return f"after {int(value)} seconds"
+        seconds = int(value)
+        return f"after {seconds} second" if seconds == 1 else f"after {seconds} seconds"
     return f"after {value}" if value else "later"
 
 

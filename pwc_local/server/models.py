@@ -1,4 +1,4 @@
-"""Output models: the typed `structuredContent` of every tool (tools.md §3).
+"""Output models: the typed `structuredContent` of every tool, as the hosted server's.
 
 Each tool publishes the JSON schema of its model as `outputSchema`, so the field
 names, types and defaults here are the contract, and the hosted server's agents

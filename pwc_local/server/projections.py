@@ -1,4 +1,4 @@
-"""From catalog payloads to output models (tools.md §3.2-3.4).
+"""From catalog payloads to output models (`models.py`), following the hosted server.
 
 The query layer returns the catalog's JSON as it came (plus the CLI's own
 composition); these functions pick, convert and default the fields a model
@@ -261,7 +261,7 @@ def _repositories(value: Any, *, include_all: bool, limit: int) -> list[Reposito
 def paper_detail(
     payload: Mapping[str, Any], *, include_resources: bool, repo_limit: int
 ) -> PaperDetail:
-    """The compact paper record of `get_paper_info` (tools.md §2.2)."""
+    """The compact paper record of `get_paper_info`."""
 
     def resource_list(key: str) -> list[str]:
         return _urls(payload.get(key))[:repo_limit] if include_resources else []
@@ -349,7 +349,7 @@ def paper_evaluation(row: Mapping[str, Any]) -> PaperEvaluation:
 
 
 def evaluation(row: Mapping[str, Any]) -> Evaluation:
-    """One leaderboard or paper-evaluation row (tools.md §3.3)."""
+    """One leaderboard or paper-evaluation row."""
     return Evaluation(
         id=_id(row),
         model_name=text_or_null(row.get("model_name")) or "Unknown model",
@@ -465,7 +465,7 @@ def benchmark_summary(row: Mapping[str, Any]) -> BenchmarkSummary:
 
 
 def task_result(payload: Any, *, benchmark_limit: int) -> TaskResult:
-    """`get_task` (tools.md §2.10); `data` stays null."""
+    """`get_task`; `data` stays null (a compact tool, like the hosted server's)."""
     if not isinstance(payload, dict) or not isinstance(payload.get("task"), dict):
         raise InvalidResponse("task response did not contain a task object")
     task = payload["task"]
@@ -492,7 +492,7 @@ def task_result(payload: Any, *, benchmark_limit: int) -> TaskResult:
 
 
 def method_result(payload: Any) -> MethodResult:
-    """`get_method` (tools.md §2.12); `data` stays null."""
+    """`get_method`; `data` stays null (a compact tool, like the hosted server's)."""
     if not isinstance(payload, dict) or not isinstance(payload.get("method"), dict):
         raise InvalidResponse("method response did not contain a method object")
     method = payload["method"]
@@ -531,7 +531,7 @@ def metric_directions(evaluations: Iterable[Evaluation]) -> dict[str, Direction]
 
 
 def benchmark_result(payload: Any, *, page: int, metric_note: str | None) -> BenchmarkResult:
-    """`get_benchmark` (tools.md §2.20); `data` stays null."""
+    """`get_benchmark`; `data` stays null (a compact tool, like the hosted server's)."""
     if not isinstance(payload, dict) or not isinstance(payload.get("benchmark"), dict):
         raise InvalidResponse("benchmark response did not contain a benchmark object")
     evaluations = [evaluation(row) for row in _rows(payload)]
@@ -547,8 +547,12 @@ def benchmark_result(payload: Any, *, page: int, metric_note: str | None) -> Ben
     )
 
 
-def benchmark_page(payload: Any, *, grouped: bool) -> BenchmarkPage:
-    """`list_benchmarks`: grouped payloads are flattened area → task → benchmark."""
+def benchmark_page(payload: Any, *, grouped: bool, next_page: int | None) -> BenchmarkPage:
+    """`list_benchmarks`: grouped payloads are flattened area → task → benchmark.
+
+    `next_page` comes from the query layer, which also knows it where the payload
+    does not say (a task's trend list is paged locally; `data` stays the CLI's).
+    """
     if grouped:
         rows = [
             benchmark
@@ -561,5 +565,5 @@ def benchmark_page(payload: Any, *, grouped: bool) -> BenchmarkPage:
     return BenchmarkPage(
         data=payload,
         items=[benchmark_summary(row) for row in rows],
-        next_page=_next_page(payload),
+        next_page=next_page,
     )

@@ -1,4 +1,4 @@
-"""The three prompts (tools.md §7.2): one user message each, argument quoted verbatim.
+"""The three prompts (README, "Tools"): one user message each, argument quoted verbatim.
 
 The argument is embedded as a JSON string literal, so quotes or newlines inside it
 cannot break out of the sentence around it.

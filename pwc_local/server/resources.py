@@ -1,4 +1,4 @@
-"""The four resource templates (tools.md §7.1): tool answers addressable by URI.
+"""The four resource templates (README, "Tools"): tool answers addressable by URI.
 
 Each template reads through the same tool implementation as the matching tool, so
 a resource holds exactly the tool's `structuredContent` (as compact JSON) and

@@ -40,7 +40,7 @@ is null.
 - "Official implementation" is the catalog's own designation, not verified; an evaluation's \
 is_open may be null when nobody recorded it."""
 
-# -- summaries (tools.md §2; literal templates) ------------------------------------------
+# -- summaries (the hosted server's templates, literally) --------------------------------
 
 
 def _next(next_page: int | None) -> str:

@@ -12,21 +12,45 @@ several processes of the same user), each tagged with its kind:
 | `version`  | last content version seen per paper    | 300 s             |
 
 A lifetime decides when an entry must be *revalidated*, not when it disappears:
-expired entries stay until the size bound evicts them (least recently used first)
-or `prune()` removes them, because an expired answer is still better than none
+expired entries stay until the size bound evicts them (least recently used first,
+see below) or `prune()` removes them, because an expired answer is still better than none
 when the catalog cannot be reached. Callers decide what to do with an `Entry` by
 asking `entry.is_fresh(now)`.
 
 Every value is stored as bytes we wrote ourselves: a header (magic, `cached_at`,
 `expires_at`) and the JSON payload, sealed with a BLAKE2b digest of both. An entry
 that fails to decode or verify, for whatever reason (a torn file, a flipped bit, a
-row edited by hand), is deleted and reported as a miss, so it is refetched and never
-served. A custom `Disk` refuses anything but raw bytes, so a tampered row can never
-make us unpickle. Killing a writer mid-way is covered by SQLite's transactions: a
-write either committed or did not happen.
+row edited by hand), is deleted, logged as damaged and reported as a miss, so it is
+refetched and never served. A deliberate removal (`discard`, say after the paper's
+version changed upstream) is not damage and is not logged as such. A custom `Disk`
+refuses anything but raw bytes, so a tampered row can never make us unpickle.
+Killing a writer mid-way is covered by SQLite's transactions: a write either
+committed or did not happen.
 
-`get()` and `put()` never raise: a cache that cannot be opened or is locked for too
-long degrades to "no cache" with a warning, because it must never cost an answer.
+Reading and writing take different roads, so that a hit is cheap and a sick disk
+costs only what it must:
+
+| operation | how                                            | waits for a lock?     |
+| --------- | ---------------------------------------------- | --------------------- |
+| hit/miss  | one `SELECT` on a read-only SQLite connection, | no (WAL readers never |
+|           | the value file read directly                   | block on writers)     |
+| store     | `diskcache.Cache.set` (size bound, culling)    | up to `LOCK_TIMEOUT`  |
+| use mark  | hits noted in memory, written in one batch     | with the next store   |
+|           | before the next store and at close             |                       |
+
+Eviction is diskcache's least-recently-used order, kept honest without a write per
+hit: the access times of hits are batched into the next store (which takes the
+write lock anyway) and into `close()`. A long-unused entry is therefore still the
+first to go, while a hit never takes the lock every server process shares.
+
+`get()` and `put()` never raise, and nothing disables the cache for good. A lock
+held by another process is waited for at most `LOCK_TIMEOUT` (about a second); then
+that one call goes uncached (a read is a miss, a write is skipped) and the next call
+tries again. A full disk or a read-only directory stops writes only: reads go on
+through the read-only connection. Each such condition is logged once when it starts
+and once when it clears, not per call. `get_nowait()` is `get()` for the event
+loop: it answers only when that needs no waiting (a small row, no lock, nothing to
+delete) and raises `WouldBlock` otherwise, so the caller can retry in a thread.
 The maintenance calls (`stats`, `clear`, `prune`) raise `CacheError` instead, so the
 command line can say what went wrong.
 """
@@ -34,6 +58,7 @@ command line can say what went wrong.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -72,7 +97,7 @@ VERSION_TTL = REST_TTL
 
 # Paths whose answers change quickly (search and paper listings) ...
 _LISTING_PATHS = frozenset({"papers", "papers/search", "papers/recent", "papers/trending"})
-# ... and the taxonomy, which hardly changes at all (catalog-api.md §5).
+# ... and the taxonomy, which hardly changes at all.
 _TAXONOMY_PREFIXES = (
     "tasks/",
     "methods/",
@@ -83,8 +108,18 @@ _TAXONOMY_PREFIXES = (
 )
 PUBLIC_PREFIX = "public-metadata"
 
-# How long one process waits for another's write lock before treating it as a miss.
-LOCK_TIMEOUT = 10.0
+# How long one call waits for another process's lock before going uncached.
+LOCK_TIMEOUT = 1.0
+# A cache that failed to open for another reason than a lock (a file where the
+# directory should be, a damaged database) is tried again after this long.
+RETRY_AFTER = 5.0
+# Values up to this size are read on the caller's thread by `get_nowait`; larger
+# ones (decoding takes a while) go to `get` in a worker thread.
+INLINE_READ_BYTES = 256 * 1024
+# Hits remembered for the next batched access-time update; more are not noted.
+MAX_NOTED_HITS = 10_000
+# Expired or damaged entries deleted per transaction by `prune`.
+PRUNE_BATCH = 500
 
 # magic, cached_at, expires_at, digest of (the fields before it + payload)
 _HEADER = struct.Struct("<4sdd16s")
@@ -93,11 +128,23 @@ _MAGIC = b"pwc\x01"
 
 
 class CacheError(Exception):
-    """The cache directory or database cannot be used; the message says which and why."""
+    """The cache directory or database cannot be used; the message says which and why.
+
+    `condition` names the kind of trouble for the once-per-condition log: `busy`
+    (another process's lock), `full`, `read-only`, `unusable`, `damaged`, `failed`.
+    """
+
+    def __init__(self, message: str, condition: str = "failed") -> None:
+        super().__init__(message)
+        self.condition = condition
+
+
+class WouldBlock(Exception):
+    """`get_nowait` cannot answer without waiting or writing; call `get` in a thread."""
 
 
 def response_ttl(path: str) -> int:
-    """The hosted server's lifetime for a catalog path (catalog-api.md §5)."""
+    """The hosted server's lifetime for a catalog path: listings, taxonomy, the rest."""
     path = path.strip("/")
     if path in _LISTING_PATHS:
         return LISTING_TTL
@@ -202,6 +249,23 @@ def decode_entry(blob: Any) -> Entry | None:
     return Entry(value=value, cached_at=cached_at, expires_at=expires_at)
 
 
+def check_entry(blob: Any) -> tuple[float, float] | None:
+    """`(cached_at, expires_at)` of a sealed entry whose digest verifies, else `None`.
+
+    `decode_entry` without parsing the JSON: what `prune` needs to judge 100,000
+    entries quickly. A verified digest means the payload is the JSON we wrote.
+    """
+    if not isinstance(blob, bytes) or len(blob) < _HEADER.size:
+        return None
+    magic, cached_at, expires_at, digest = _HEADER.unpack_from(blob)
+    view = memoryview(blob)
+    if magic != _MAGIC or digest != _digest(view[:_SEALED], view[_HEADER.size :]):
+        return None
+    if not math.isfinite(cached_at) or math.isnan(expires_at):
+        return None
+    return cached_at, expires_at
+
+
 def _digest(head: bytes | memoryview, payload: bytes | memoryview) -> bytes:
     h = hashlib.blake2b(digest_size=16)
     h.update(head)
@@ -245,8 +309,10 @@ class DiskCache:
     ```
 
     `parts` identify an entry within its kind (any JSON-able sequence); `ttl=None`
-    means the entry never goes stale. `clock` is injectable for tests. The database
-    opens on first use, so constructing a `DiskCache` touches nothing on disk.
+    means the entry never goes stale. `clock` is injectable for tests. Nothing is
+    opened at construction: reads open a read-only connection per thread on first
+    use (and find nothing while there is no database), writes open the diskcache
+    store, creating the directory, on the first `put`.
     """
 
     def __init__(
@@ -264,7 +330,11 @@ class DiskCache:
         self._lock_timeout = lock_timeout
         self._cache: diskcache.Cache | None = None
         self._open_lock = threading.Lock()
-        self._disabled = False
+        self._retry_open_at = 0.0  # monotonic time before which opening is not retried
+        self._local = threading.local()  # this thread's SQLite connections
+        self._connections: list[sqlite3.Connection] = []
+        self._hits: dict[str, float] = {}  # key -> access time, not yet written
+        self._conditions = _Conditions()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DiskCache:
@@ -273,51 +343,61 @@ class DiskCache:
     # -- the serving path: never raises -------------------------------------------------
 
     def get(self, kind: str, parts: Sequence[Any]) -> Entry | None:
-        """The verified entry for `parts`, fresh or not, or `None` (miss or dropped)."""
-        cache = self._serving_cache()
-        if cache is None:
-            return None
-        key = cache_key(kind, parts)
-        try:
-            blob = cache.get(key)
-        except diskcache.Timeout:
-            log.warning("cache busy; treating a %s lookup as a miss", kind)
-            return None
-        except Exception as exc:  # an unreadable entry, whatever the cause, is dropped
-            self._drop(cache, key, kind, exc)
-            return None
-        if blob is None:
-            return None
-        entry = decode_entry(blob)
-        if entry is None:
-            self._drop(cache, key, kind, None)
-        return entry
+        """The verified entry for `parts`, fresh or not, or `None` (miss, busy or dropped).
+
+        May block: up to `LOCK_TIMEOUT` behind another process, longer for a large
+        value on a slow disk. Run it in a worker thread, or try `get_nowait` first.
+        """
+        return self._read(kind, parts, wait=True)
+
+    def get_nowait(self, kind: str, parts: Sequence[Any]) -> Entry | None:
+        """`get` when that is cheap now; raises `WouldBlock` instead of waiting or writing.
+
+        Cheap means one indexed `SELECT` that finds no lock in the way and a value of
+        at most `INLINE_READ_BYTES`: tens of microseconds, fine on the event loop.
+        A damaged entry raises `WouldBlock` too, since deleting it is a write.
+        """
+        return self._read(kind, parts, wait=False)
 
     def put(self, kind: str, parts: Sequence[Any], value: Any, *, ttl: float | None) -> None:
-        """Store `value` (JSON-able) for `parts`; failures are logged, never raised."""
-        cache = self._serving_cache()
+        """Store `value` (JSON-able) for `parts`; failures are logged once, never raised."""
+        cache = self._writer()
         if cache is None:
             return
         now = self.clock()
         expires_at = math.inf if ttl is None else now + ttl
         try:
+            self._write_hits()  # before `set`, whose culling reads the access times
             blob = encode_entry(value, cached_at=now, expires_at=expires_at)
             cache.set(cache_key(kind, parts), blob, tag=kind)
-        except diskcache.Timeout:
-            log.warning("cache busy; a %s entry was not stored", kind)
-        except Exception as exc:  # a full disk, say: the answer still goes out
-            log.warning("could not store a %s entry (%s)", kind, type(exc).__name__)
+        except Exception as exc:  # busy, a full disk, a read-only file: the answer still goes out
+            self._write_failed(exc)
+            return
+        self._conditions.clear("write", "cache writes work again (they had failed: %s)")
 
     def discard(self, kind: str, parts: Sequence[Any]) -> None:
-        """Delete one entry, e.g. one that verified but no longer makes sense."""
-        cache = self._serving_cache()
-        if cache is not None:
-            self._drop(cache, cache_key(kind, parts), kind, None)
+        """Delete one entry on purpose, e.g. a paper version the catalog no longer has.
+
+        A deliberate removal, not damage: logged at debug level only.
+        """
+        cache = self._writer()
+        if cache is None:
+            return
+        try:
+            cache.delete(cache_key(kind, parts))
+        except Exception as exc:
+            self._write_failed(exc)
+            return
+        log.debug("removed a %s cache entry that no longer applies", kind)
 
     # -- maintenance: raises CacheError --------------------------------------------------
 
     def stats(self) -> CacheStats:
-        """Entries, bytes and oldest/newest store time per kind, and the disk volume."""
+        """Entries, bytes and oldest/newest store time per kind, and the disk volume.
+
+        One grouped scan of the index table (no value is read): about a second
+        for 100,000 entries.
+        """
         cache = self._maintenance_cache()
         kinds = {kind: KindStats() for kind in KINDS}
         try:
@@ -351,56 +431,258 @@ class DiskCache:
 
         Markdown chunks never expire, and the last version seen per paper (a few bytes
         each) is kept with them so a pruned cache still opens those papers offline.
-        Each entry is checked and removed in its own short transaction, so running
-        servers barely notice.
+        Only our own rows are judged (string keys of a pruned kind): a row some other
+        program wrote is not ours to decode.
+
+        One read-only scan judges every candidate (digest and lifetime, no JSON
+        parsing); the doomed rows are then deleted `PRUNE_BATCH` to a transaction, so
+        running servers wait at most one short batch for the lock. A row stored again
+        since the scan (a new `store_time`) is left alone. 100,000 entries take a
+        second or two instead of one transaction each.
         """
         cache = self._maintenance_cache()
         now = self.clock()
-        expired = corrupt = 0
+        expired: list[tuple[int, float, str | None]] = []
+        corrupt: list[tuple[int, float, str | None]] = []
         prefixes = tuple(f"{kind}:" for kind in PRUNED_KINDS)
+        marks = ",".join("?" * len(PRUNED_KINDS))
         try:
-            # Our keys only: a row some other program wrote (a pickled key) is not ours
-            # to decode, and diskcache's own key iterator would try.
             with _read_only(self.directory / diskcache.core.DBNAME) as db:
-                rows = db.execute("SELECT key FROM Cache WHERE raw = 1").fetchall()
-            keys = [k for (k,) in rows if isinstance(k, str) and k.startswith(prefixes)]
-            for key in keys:
-                with cache.transact(retry=True):
-                    try:
-                        blob = cache.get(key, retry=True)
-                    except (TypeError, ValueError, OSError):
-                        blob = b""
-                    if blob is None:
-                        continue  # gone meanwhile
-                    entry = decode_entry(blob)
-                    if entry is None:
-                        corrupt += 1
-                    elif entry.is_fresh(now):
+                rows = db.execute(
+                    "SELECT rowid, key, store_time, mode, filename, value FROM Cache"
+                    f" WHERE raw = 1 AND tag IN ({marks})",
+                    PRUNED_KINDS,
+                )
+                for rowid, key, stored, mode, filename, value in rows:
+                    if not (isinstance(key, str) and key.startswith(prefixes)):
                         continue
-                    else:
-                        expired += 1
-                    cache.delete(key, retry=True)
+                    try:
+                        times = check_entry(self._stored_bytes(mode, filename, value))
+                    except OSError:  # a missing or unreadable value file
+                        times = None
+                    if times is None:
+                        corrupt.append((rowid, stored, filename))
+                    elif not now < times[1]:
+                        expired.append((rowid, stored, filename))
+            gone_expired = self._delete_rows(cache, expired)
+            gone_corrupt = self._delete_rows(cache, corrupt)
         except (sqlite3.Error, OSError) as exc:
             raise CacheError(f"cannot prune the cache in {self.directory}: {exc}") from None
-        return PruneResult(expired=expired, corrupt=corrupt)
+        return PruneResult(expired=gone_expired, corrupt=gone_corrupt)
 
     def close(self) -> None:
+        """Write pending access times, close every connection; a later call reopens."""
+        with contextlib.suppress(Exception):
+            if self._cache is not None:
+                self._write_hits()
         with self._open_lock:
             if self._cache is not None:
                 self._cache.close()
                 self._cache = None
+            connections, self._connections = self._connections, []
+            self._local = threading.local()
+        for db in connections:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
 
-    # -- internals -----------------------------------------------------------------------
+    # -- reading ---------------------------------------------------------------------------
 
-    def _serving_cache(self) -> diskcache.Cache | None:
-        if self._disabled:
+    def _read(self, kind: str, parts: Sequence[Any], *, wait: bool) -> Entry | None:
+        key = cache_key(kind, parts)
+        try:
+            db = self._reader(wait)
+            if db is None:
+                return None  # nothing was ever stored here
+            row = db.execute(_SELECT_ENTRY, (key,)).fetchone()
+        except sqlite3.Error as exc:
+            if _is_busy(exc) and not wait:
+                raise WouldBlock from None
+            if _is_busy(exc):
+                self._conditions.report(
+                    "read",
+                    "busy",
+                    f"cache lookups waited {self._lock_timeout:g} s for another process's "
+                    "lock; answering them as misses (from the catalog) until it is released",
+                )
+            elif "no such table" not in str(exc):  # a database being created right now
+                self._conditions.report(
+                    "read",
+                    "failed",
+                    f"cannot read the cache in {self.directory} ({exc}); answering lookups "
+                    "as misses and trying again on each call",
+                )
+            return None
+        if row is None:
+            self._conditions.clear("read", "cache lookups work again (they had failed: %s)")
+            return None
+        mode, filename, value, size = row
+        if not wait and mode == diskcache.core.MODE_BINARY and (size or 0) > INLINE_READ_BYTES:
+            raise WouldBlock
+        try:
+            blob = self._stored_bytes(mode, filename, value)
+        except FileNotFoundError:
+            return None  # evicted or replaced since the SELECT: a miss
+        except OSError as exc:
+            self._conditions.report(
+                "read", "file", f"cannot read a cache file ({exc}); answering it as a miss"
+            )
+            return None
+        entry = decode_entry(blob)
+        if entry is None:
+            if not wait:
+                raise WouldBlock  # deleting it is a write: leave that to `get`
+            self._drop_damaged(key, kind)
+            return None
+        if len(self._hits) < MAX_NOTED_HITS:
+            self._hits[key] = time.time()  # diskcache's access times are wall-clock
+        self._conditions.clear("read", "cache lookups work again (they had failed: %s)")
+        return entry
+
+    def _stored_bytes(self, mode: Any, filename: Any, value: Any) -> bytes | None:
+        """The bytes a row holds inline or in its file; `None` when it is not our kind of row."""
+        if mode == diskcache.core.MODE_RAW and isinstance(value, bytes):
+            return value
+        if mode == diskcache.core.MODE_BINARY and isinstance(filename, str):
+            relative = Path(filename)
+            if relative.is_absolute() or ".." in relative.parts:
+                return None  # diskcache never writes such a name: a tampered row
+            return (self.directory / relative).read_bytes()
+        return None
+
+    def _reader(self, wait: bool) -> sqlite3.Connection | None:
+        """This thread's read-only connection, its busy timeout set for `wait`."""
+        local = self._local
+        db: sqlite3.Connection | None = getattr(local, "reader", None)
+        if db is None:
+            path = self.directory / diskcache.core.DBNAME
+            if not path.is_file():
+                return None
+            db = _open_reader(path)
+            local.reader, local.waits = db, None
+            with self._open_lock:
+                self._connections.append(db)
+        if local.waits is not wait:
+            timeout = int(self._lock_timeout * 1000) if wait else 0
+            db.execute(f"PRAGMA busy_timeout = {timeout}")
+            local.waits = wait
+        return db
+
+    def _drop_damaged(self, key: str, kind: str) -> None:
+        deleted = False
+        cache = self._writer()
+        if cache is not None:
+            with contextlib.suppress(Exception):
+                deleted = bool(cache.delete(key))
+        outcome = "deleted it" if deleted else "could not delete it now (a new store replaces it)"
+        log.warning(
+            "a %s cache entry failed verification (torn, damaged or edited); %s, and the "
+            "data is fetched from the catalog instead",
+            kind,
+            outcome,
+        )
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _write_hits(self) -> None:
+        """Write the access times of the hits since last time, in one transaction."""
+        hits, self._hits = self._hits, {}
+        if not hits:
+            return
+        try:
+            db = self._writer_connection()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(_TOUCH_ENTRY, [(at, key) for key, at in hits.items()])
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except Exception:
+            for key, at in hits.items():  # keep them for the next attempt
+                if len(self._hits) < MAX_NOTED_HITS:
+                    self._hits.setdefault(key, at)
+            raise
+
+    def _writer_connection(self) -> sqlite3.Connection:
+        """This thread's read-write connection for our own statements (access times, prune)."""
+        db: sqlite3.Connection | None = getattr(self._local, "writer", None)
+        if db is None:
+            db = sqlite3.connect(
+                str(self.directory / diskcache.core.DBNAME),
+                timeout=self._lock_timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            db.execute("PRAGMA synchronous = NORMAL")  # what diskcache uses, WAL-safe
+            db.execute("PRAGMA cache_size = -65536")  # 64 MiB at most, for prune
+            self._local.writer = db
+            with self._open_lock:
+                self._connections.append(db)
+        return db
+
+    def _delete_rows(
+        self, cache: diskcache.Cache, rows: list[tuple[int, float, str | None]]
+    ) -> int:
+        """Delete rows still stored at the time seen, in short batches; how many went.
+
+        diskcache's triggers keep its entry count and size total right; the value
+        files are removed after each commit, as diskcache does.
+        """
+        removed = 0
+        db = self._writer_connection()
+        for start in range(0, len(rows), PRUNE_BATCH):
+            batch = rows[start : start + PRUNE_BATCH]
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                done = db.executemany(
+                    "DELETE FROM Cache WHERE rowid = ? AND store_time = ?",
+                    [(rowid, stored) for rowid, stored, _ in batch],
+                )
+                removed += max(done.rowcount, 0)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            for _, _, filename in batch:
+                if filename:  # gone already if the row was stored again meanwhile
+                    cache.disk.remove(filename)
+        return removed
+
+    def _write_failed(self, exc: BaseException) -> None:
+        condition, meaning = _write_problem(exc)
+        self._conditions.report(
+            "write",
+            condition,
+            f"cache writes failing: {meaning}; answers go out without being stored, "
+            "and each later call tries to store again",
+        )
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def _writer(self) -> diskcache.Cache | None:
+        """The diskcache store for writes, or `None` while it cannot be opened.
+
+        Contention is retried on the next call; any other failure (a file where the
+        directory should be, a damaged database, a read-only directory) after
+        `RETRY_AFTER` seconds, so a sick cache costs one attempt now and then, not
+        one per call. Reads never depend on this.
+        """
+        if self._cache is not None:
+            return self._cache
+        if time.monotonic() < self._retry_open_at:
             return None
         try:
             return self._open()
         except CacheError as exc:
-            # Once per process: the answers keep coming, just without a cache.
-            self._disabled = True
-            log.warning("disk cache disabled for this process: %s", exc)
+            busy = exc.condition == "busy"
+            if not busy:
+                self._retry_open_at = time.monotonic() + RETRY_AFTER
+            self._conditions.report(
+                "write",
+                exc.condition,
+                f"cache unavailable for storing: {exc}; answers go out without being "
+                f"stored, trying again {'on the next call' if busy else f'in {RETRY_AFTER:g} s'}",
+            )
             return None
 
     def _maintenance_cache(self) -> diskcache.Cache:
@@ -412,17 +694,27 @@ class DiskCache:
                 try:
                     ensure_directory(self.directory)
                     if not self.directory.is_dir():
-                        raise CacheError(f"{self.directory} exists but is not a directory")
+                        raise CacheError(
+                            f"{self.directory} exists but is not a directory", "unusable"
+                        )
                     self._cache = self._open_shared()
                 except sqlite3.OperationalError as exc:  # locked, unreadable, no space ...
-                    raise CacheError(f"cannot open the cache in {self.directory}: {exc}") from None
+                    raise CacheError(
+                        f"cannot open the cache in {self.directory}: {exc}",
+                        _write_problem(exc)[0],
+                    ) from None
                 except sqlite3.DatabaseError as exc:  # not a database, malformed image
                     raise CacheError(
                         f"the cache database in {self.directory} is damaged ({exc}); "
-                        f"delete that directory to start a new cache"
+                        f"delete that directory to start a new cache",
+                        "damaged",
                     ) from None
                 except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
-                    raise CacheError(f"cannot open the cache in {self.directory}: {exc}") from None
+                    raise CacheError(
+                        f"cannot open the cache in {self.directory}: {exc}",
+                        _write_problem(exc)[0],
+                    ) from None
+            self._retry_open_at = 0.0
             return self._cache
 
     def _open_shared(self) -> diskcache.Cache:
@@ -431,8 +723,14 @@ class DiskCache:
         diskcache retries most of its set-up statements on a busy database, but not
         all of them, so several servers starting at the same moment (a client spawning
         a server per window) can still see "database is locked". Retry the whole
-        open until the lock timeout instead of giving up the cache for the process.
+        open until the lock timeout instead of giving up on the first refusal.
+
+        diskcache's own set-up retries a locked database for up to 60 s, so the
+        write lock is probed first (`_probe_write_lock`): a lock another process
+        holds for long costs this call one `LOCK_TIMEOUT`, not a minute. (A lock
+        taken in the instant between probe and open still meets diskcache's wait.)
         """
+        self._probe_write_lock()
         deadline = time.monotonic() + self._lock_timeout
         pause = 0.005
         while True:
@@ -452,12 +750,91 @@ class DiskCache:
             time.sleep(pause)
             pause = min(pause * 2, 0.2)
 
-    def _drop(self, cache: diskcache.Cache, key: str, kind: str, exc: BaseException | None) -> None:
-        reason = type(exc).__name__ if exc is not None else "failed verification"
-        log.warning("dropping an unreadable %s cache entry (%s)", kind, reason)
-        # If the delete fails too, the next successful put replaces the entry anyway.
-        with contextlib.suppress(Exception):
-            cache.delete(key)
+    def _probe_write_lock(self) -> None:
+        """Take and release the write lock of an existing database, waiting `LOCK_TIMEOUT`.
+
+        Raises `sqlite3.OperationalError` (locked, read-only, ...) when it cannot.
+        """
+        path = self.directory / diskcache.core.DBNAME
+        if not path.is_file():
+            return  # a new cache: nothing to wait for yet
+        db = sqlite3.connect(str(path), timeout=self._lock_timeout, isolation_level=None)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("ROLLBACK")
+        finally:
+            db.close()
+
+
+_SELECT_ENTRY = "SELECT mode, filename, value, size FROM Cache WHERE key = ? AND raw = 1"
+_TOUCH_ENTRY = "UPDATE Cache SET access_time = ? WHERE key = ? AND raw = 1"
+
+
+class _Conditions:
+    """What is wrong with the cache right now, per area, so each problem is logged once.
+
+    `report` logs a warning when an area's condition changes (say writes go from
+    working to "full"), not on every call that meets it; `clear` logs once that the
+    area works again.
+    """
+
+    def __init__(self) -> None:
+        self._current: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def report(self, area: str, condition: str, message: str) -> None:
+        with self._lock:
+            if self._current.get(area) == condition:
+                return
+            self._current[area] = condition
+        log.warning("%s", message)
+
+    def clear(self, area: str, message: str) -> None:
+        if area not in self._current:  # the common case, without the lock
+            return
+        with self._lock:
+            previous = self._current.pop(area, None)
+        if previous is not None:
+            log.info(message, previous)
+
+
+def _open_reader(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the database, even in a directory we cannot write.
+
+    SQLite's WAL mode needs the `-shm` file to exist or be creatable; in a read-only
+    directory without one, fall back to `immutable=1`, which reads the file as it is.
+    """
+    uri = path.as_uri()
+    for options in ("mode=ro", "mode=ro&immutable=1"):
+        db = sqlite3.connect(
+            f"{uri}?{options}", uri=True, isolation_level=None, check_same_thread=False
+        )
+        try:
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.OperationalError as exc:
+            db.close()
+            if "unable to open" not in str(exc) and "readonly" not in str(exc):
+                raise
+    raise sqlite3.OperationalError(f"cannot open {path} for reading")
+
+
+def _is_busy(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _write_problem(exc: BaseException) -> tuple[str, str]:
+    """A failed write (or open) as (condition, what it means to a reader of the log)."""
+    errno_ = getattr(exc, "errno", None)
+    text = str(exc).lower()
+    if isinstance(exc, diskcache.Timeout) or _is_busy(exc):
+        return "busy", "another process held the cache lock for more than a second"
+    if errno_ == errno.ENOSPC or "full" in text:
+        return "full", "the disk is full"
+    if errno_ in (errno.EROFS, errno.EACCES, errno.EPERM) or "readonly" in text:
+        return "read-only", "the cache directory or database is not writable"
+    return "failed", f"{type(exc).__name__}: {exc}"
 
 
 def _checked_kind(kind: str) -> str:

@@ -22,13 +22,12 @@ timeout, HTTP 5xx) and an expired entry exists, that entry is served and
 cached, the upstream error stands. Other failures (404, 409, 429 ...) always stand:
 they are answers, not outages.
 
-diskcache calls block (SQLite and file reads, plus a write lock for the LRU
-bookkeeping that another process may be holding for a while), so they run in a
-worker thread and never stall the event loop that also reads the client's
-requests. Measured: a lookup costs about 0.1-0.4 ms directly and 0.2 ms more in a
-thread, which disappears in the noise of a ~4 ms cached `read_paper` round trip
-over stdio (benchmarks/cache_read.py), while a lock held by another process
-would otherwise freeze every request of this one.
+Lookups run on the event loop when that is cheap (`DiskCache.get_nowait`: one
+read-only SELECT, no lock, a small value) and in a worker thread otherwise (a
+large value, another process's lock in the way, a damaged entry to delete).
+Stores and deletions always run in a worker thread: they take the write lock all
+server processes share, which may be held for up to a second, and that must
+never stall the event loop that also reads the client's requests.
 """
 
 from __future__ import annotations
@@ -58,6 +57,7 @@ from pwc_local.store.cache import (
     VERSION_TTL,
     DiskCache,
     Entry,
+    WouldBlock,
     response_ttl,
 )
 from pwc_local.store.freshness import note_stale
@@ -108,7 +108,7 @@ class CachingCatalog:
     async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
         kind = KIND_PUBLIC if _is_public(path) else KIND_RESPONSE
         parts = [self.namespace, path.strip("/"), _params_key(params)]
-        entry = await _blocking(self.cache.get, kind, parts)
+        entry = await _lookup(self.cache, kind, parts)
         if entry is not None and entry.is_fresh(self.clock()):
             return entry.value
         try:
@@ -148,7 +148,7 @@ class CachingCatalog:
 
     async def _first_read(self, paper: str, *, offset: int, limit: int) -> MarkdownChunk:
         version_parts = [self.namespace, paper]
-        seen = await _blocking(self.cache.get, KIND_VERSION, version_parts)
+        seen = await _lookup(self.cache, KIND_VERSION, version_parts)
         cached: MarkdownChunk | None = None
         if seen is not None and isinstance(seen.value, str):
             cached = await self._cached_chunk(paper, seen.value, offset, limit)
@@ -184,7 +184,7 @@ class CachingCatalog:
         self, paper: str, version: str, offset: int, limit: int
     ) -> MarkdownChunk | None:
         parts = [self.namespace, paper, version, offset, limit]
-        entry = await _blocking(self.cache.get, KIND_MARKDOWN, parts)
+        entry = await _lookup(self.cache, KIND_MARKDOWN, parts)
         if entry is None:
             return None
         chunk = _chunk_from(entry.value, version)
@@ -232,6 +232,14 @@ def _chunk_from(value: Any, version: str) -> MarkdownChunk | None:
     return MarkdownChunk(
         text=text, content_version=version, truncated=truncated, next_offset=next_offset
     )
+
+
+async def _lookup(cache: DiskCache, kind: str, parts: list[Any]) -> Entry | None:
+    """A cache read: on the event loop when it is cheap (most hits), else in a thread."""
+    try:
+        return cache.get_nowait(kind, parts)
+    except WouldBlock:
+        return await _blocking(cache.get, kind, parts)
 
 
 async def _blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

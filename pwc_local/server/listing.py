@@ -1,0 +1,104 @@
+"""The compact `tools/list`: output schemas that validate, and nothing a model must skip.
+
+`tools/list` is read into the model's context in every session, so its size is a
+cost every conversation pays (47.8 KB for the 21 tools with pydantic's schemas,
+about 21 KB now; the budget is 24,000 bytes). Two thirds of the generated listing
+were output schemas: every tool repeated its nested definitions (`$defs`), the
+models' docstrings and field descriptions, `"default": null` on every optional
+field and the two-branch `anyOf` spelling of "X or null". `compact_output_schema`
+keeps what a client validates `structuredContent` with and what a model needs to
+know the shape of the answer, and drops the rest:
+
+| generated                                     | compact                           |
+| --------------------------------------------- | --------------------------------- |
+| top-level properties with types and `required`| kept, `additionalProperties: false`|
+| `{"anyOf": [{"type": "string"}, {"type": "null"}]}` | `{"type": ["string", "null"]}` |
+| a nested model (`paper`, each of `items`)     | `{"type": "object"}` (or with null)|
+| arrays of strings, integers ...               | kept with their item type         |
+| `description`, `title`, nested `default`      | dropped                           |
+| `"const": "v1", "type": "string"`             | `"const": "v1"`                   |
+
+A nested model is left open (`{"type": "object"}`) rather than spelled out: its
+fields are the same in every tool that returns it, they are documented in
+`pwc_local/server/models.py`, and they would cost the listing about 12 KB more.
+The top-level defaults stay, because they state the envelope (`cache` is null
+unless the answer came from stale cache entries). The input schemas are not
+touched here (only their generated titles go, in `app.py`): they are the contract
+arguments are validated with, bounds, enums and defaults included.
+
+The schema of each output model is generated once per process (`output_schema`),
+not once per tool that returns it.
+"""
+
+from __future__ import annotations
+
+import functools
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+_DROPPED = frozenset({"description", "title"})
+
+
+def output_model_of(fn: Callable[..., Any]) -> type[BaseModel] | None:
+    """The model in a tool's `Annotated[CallToolResult, Model]` return annotation, if any."""
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:  # an annotation that does not resolve: let the SDK decide
+        return None
+    returned = hints.get("return")
+    for candidate in getattr(returned, "__metadata__", ()):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+@functools.cache
+def output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The compact output schema of `model` (cached; treat the result as read-only)."""
+    return compact_output_schema(model.model_json_schema())
+
+
+def compact_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """An equivalent-for-validation, shorter form of a generated schema (module docstring)."""
+    definitions: dict[str, Any] = schema.get("$defs", {})
+
+    def resolve(node: Any, depth: int) -> Any:
+        if isinstance(node, list):
+            return [resolve(item, depth) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.removeprefix("#/$defs/") in definitions:
+            return resolve(definitions[ref.removeprefix("#/$defs/")], depth)
+        if depth > 0 and ("properties" in node or node.get("type") == "object"):
+            return {"type": "object"}  # a nested model: open, see the module docstring
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in _DROPPED or key == "$defs" or (key == "default" and depth > 1):
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: resolve(spec, depth + 1) for name, spec in value.items()}
+            else:
+                out[key] = resolve(value, depth)
+        return _simplified(out)
+
+    return resolve(schema, 0)
+
+
+def _simplified(node: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf: [X, null]` as a type list where X is a plain typed schema; `const` alone."""
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
+        other = branches[0] if branches[1] == {"type": "null"} else branches[1]
+        kind = other.get("type") if isinstance(other, dict) else None
+        if isinstance(kind, str) and "$ref" not in other:
+            merged = {key: value for key, value in node.items() if key != "anyOf"}
+            merged.update(other)
+            merged["type"] = [kind, "null"]
+            return merged
+    if "const" in node and node.get("type") == "string" and isinstance(node["const"], str):
+        return {key: value for key, value in node.items() if key != "type"}
+    return node

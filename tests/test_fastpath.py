@@ -1,0 +1,141 @@
+"""The start-up path: compact listing built off the critical path, runtime warmed after
+`notifications/initialized`, no certificates for a plain-http catalog.
+
+Timing targets live in `benchmarks/run.py`; these tests check the mechanisms only.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import ListToolsResult
+
+from pwc_local.catalog.http import tls_verification
+from pwc_local.config import Settings
+from pwc_local.runtime import LazyRuntime, Runtime
+from pwc_local.server.app import PwcServer, build_server
+from pwc_local.server.listing import compact_output_schema
+from pwc_local.server.models import PaperInfoResult
+from tests.test_errors import FRAMEWORKS
+
+SETTINGS = Settings(api_url="http://127.0.0.1:9")
+
+
+class Catalog:
+    closed = False
+
+    async def get_json(self, path: str, params: Any = None) -> Any:
+        return FRAMEWORKS
+
+    async def read_markdown(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("not used")
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def test_the_runtime_is_built_after_initialized_without_any_tool_call() -> None:
+    built = threading.Event()
+    catalog = Catalog()
+
+    def builder(settings: Settings) -> Runtime:
+        built.set()
+        return Runtime(settings, catalog)  # type: ignore[arg-type]
+
+    runtime = LazyRuntime(SETTINGS, builder=builder)
+
+    async def main() -> None:
+        async with Client(build_server(SETTINGS, runtime=runtime), mode="legacy") as client:
+            await client.list_tools()
+            assert await anyio.to_thread.run_sync(built.wait, 30)
+            assert not (await client.call_tool("list_frameworks", {})).is_error
+
+    anyio.run(main)
+    assert catalog.closed
+
+
+def test_a_failed_warm_up_is_retried_by_the_first_call() -> None:
+    attempts: list[int] = []
+    failed = threading.Event()
+    catalog = Catalog()
+
+    def builder(settings: Settings) -> Runtime:
+        attempts.append(1)
+        if len(attempts) == 1:
+            failed.set()
+            raise OSError("cache directory missing")
+        return Runtime(settings, catalog)  # type: ignore[arg-type]
+
+    runtime = LazyRuntime(SETTINGS, builder=builder)
+
+    async def main() -> None:
+        async with Client(build_server(SETTINGS, runtime=runtime), mode="legacy") as client:
+            assert await anyio.to_thread.run_sync(failed.wait, 30)
+            while runtime._pending is not None:  # the failed build is being forgotten
+                await anyio.lowlevel.checkpoint()
+            assert not (await client.call_tool("list_frameworks", {})).is_error
+
+    anyio.run(main)
+    assert len(attempts) == 2
+
+
+def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:
+    server = build_server(SETTINGS)
+    assert isinstance(server, PwcServer)
+    server.prepare_in_background()
+    listed = anyio.run(server.list_tools)
+    wire = ListToolsResult(tools=listed).model_dump(mode="json", by_alias=True, exclude_none=True)
+    size = len(json.dumps({"jsonrpc": "2.0", "id": 1, "result": wire}, separators=(",", ":")))
+    assert size <= 24_000
+    # The input schemas are the SDK's own, titles aside.
+    reference = build_server(SETTINGS)
+    assert isinstance(reference, PwcServer)
+    reference.ensure_tools()
+    generated = {tool.name: tool.input_schema for tool in anyio.run(_sdk_listing, reference)}
+    for tool in listed:
+        expected = {k: v for k, v in generated[tool.name].items() if k != "title"}
+        expected["properties"] = {
+            name: {k: v for k, v in spec.items() if k != "title"}
+            for name, spec in generated[tool.name]["properties"].items()
+        }
+        assert tool.input_schema == expected, tool.name
+
+
+async def _sdk_listing(server: PwcServer) -> Any:
+    return await super(PwcServer, server).list_tools()
+
+
+def test_compact_schemas_keep_types_nullability_and_closed_envelopes() -> None:
+    schema = compact_output_schema(PaperInfoResult.model_json_schema())
+    assert schema["additionalProperties"] is False
+    assert schema["required"] == ["paper"]
+    properties = schema["properties"]
+    assert properties["paper"] == {"type": "object"}
+    assert properties["evaluation_count"] == {"default": None, "type": ["integer", "null"]}
+    assert properties["evaluations"]["type"] == ["array", "null"]
+    assert properties["schema_version"] == {"const": "v1", "default": "v1"}
+    assert "$defs" not in schema and "description" not in json.dumps(schema)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [("http://127.0.0.1:8000/api/v1", False), ("HTTP://catalog.test/api", False)],
+)
+def test_plain_http_catalogs_load_no_certificates(url: str, expected: object) -> None:
+    assert tls_verification(url) is expected
+
+
+def test_https_catalogs_use_the_system_trust_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    truststore = pytest.importorskip("truststore")
+    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    assert isinstance(tls_verification("https://paperswithcode.co/api/v1"), truststore.SSLContext)
+    monkeypatch.setenv("SSL_CERT_FILE", "/etc/ssl/certs/ca-certificates.crt")
+    assert tls_verification("https://paperswithcode.co/api/v1") is True  # httpx honours it
+    monkeypatch.setenv("HTTP_PROXY", "https://proxy.test:8443")
+    assert tls_verification("http://catalog.test/api") is True  # TLS to the proxy
