@@ -149,3 +149,29 @@ def test_info_links_only_for_catalog_papers() -> None:
         PaperLink("1706.03762", "T")
     ]
     assert info_links(_Info(_Paper("10.1038/x", None, "T"), False)) == []
+
+
+# -- the listing budget (issue 9 item 6) ---------------------------------------------------
+
+
+def test_the_reading_tools_add_at_most_4000_bytes_to_tools_list() -> None:
+    import json
+
+    from mcp_types import ListToolsResult
+
+    from pwc_local.server.app import build_server
+    from pwc_local.server.contract import names
+
+    server = build_server(Settings())
+    listed = anyio.run(server.list_tools)
+    reading = [tool for tool in listed if tool.name in names("reading")]
+    assert sorted(tool.name for tool in reading) == [
+        "cite_paper",
+        "get_paper_outline",
+        "read_paper_section",
+    ]
+    assert all(tool.annotations and tool.annotations.read_only_hint for tool in reading)
+    wire = ListToolsResult(tools=reading).model_dump(mode="json", by_alias=True, exclude_none=True)
+    # The tools' share of the listing: their entries and the commas between entries.
+    added = len(json.dumps(wire["tools"], separators=(",", ":"))) - 2 + len(reading)
+    assert added <= 4000
