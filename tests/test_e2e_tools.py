@@ -611,6 +611,9 @@ SCHEMA_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("list_frameworks", {"platform": "CPU"}),
     ("get_benchmark", {"benchmark": "swe-bench-pro"}),
     ("list_benchmarks", {"task": "image-classification"}),
+    ("get_paper_outline", {"paper": BIG_MARKDOWN_ARXIV_ID}),
+    ("read_paper_section", {"paper": BIG_MARKDOWN_ARXIV_ID, "section": "s1.1"}),
+    ("cite_paper", {"paper": "10.1038/nature14539", "format": "csl-json"}),
 ]
 
 
