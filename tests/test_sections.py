@@ -91,6 +91,7 @@ def test_sections_tile_the_document_and_nest() -> None:
         ("# Closing hashes ##\n## C#\n", ["Closing hashes", "C#"]),
         ("Setext one\n===\n\nSetext\ntwo lines\n---\n", ["Setext one", "Setext two lines"]),
         ("para\n\n---\n\n- item\n---\n| a |\n---\n", []),
+        ("text\u2028# not a line start\n# CRLF\r\nbody\n", ["CRLF"]),
     ],
 )
 def test_heading_rules(text: str, headings: list[str]) -> None:

@@ -39,6 +39,7 @@ UNTITLED_HEADING = "(untitled document)"
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
+_LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 # Lines that cannot be (part of) the paragraph a setext underline turns into a heading.
 _NOT_PARAGRAPH = re.compile(r" {0,3}(?:[>|]|[-*+][ \t]|\d{1,9}[.)][ \t])|\s{4}")
@@ -141,7 +142,9 @@ def _headings(markdown: str) -> list[_Heading]:
     paragraph_start: int | None = None  # byte offset of the open paragraph's first line
     paragraph: list[str] = []
     offset = 0
-    for line in markdown.splitlines(keepends=True):
+    # Lines end at "\n" only (a "\r" before it is dropped below); `str.splitlines`
+    # would also break at U+2028, form feeds and the like, which Markdown does not.
+    for line in _LINES.findall(markdown):
         start = offset
         offset += len(line.encode("utf-8"))
         content = line.rstrip("\r\n")
