@@ -8,9 +8,11 @@ from pwc_local.catalog.cursors import CursorCodec
 from pwc_local.catalog.document import Document, slice_chunk
 from pwc_local.catalog.errors import (
     Ambiguous,
+    ExpiredCursor,
     InvalidCursor,
     NoMarkdown,
     NotFound,
+    PaperChanged,
     UpstreamUnreachable,
     UsageError,
 )
@@ -222,3 +224,18 @@ async def test_section_cursor_continues_from_cached_chunks_in_an_outage(
     assert (part.markdown + rest.markdown).encode() == DOCUMENT.encode()[
         parse_outline(DOCUMENT).sections[1].offset :
     ]
+
+
+async def test_section_cursors_get_read_papers_checks(codec: CursorCodec) -> None:
+    """Expiry and content version are checked exactly as for read_paper's own cursors."""
+    current = {"text": DOCUMENT}
+    scripted = ScriptedCatalog()
+    scripted.on(READ, lambda params: markdown_pages(current["text"], params))
+    async with scripted.client() as catalog:
+        part = await read_paper_section(catalog, codec, "1706.03762", "s1", max_bytes=1024, now=NOW)
+        assert part.next_cursor
+        with pytest.raises(ExpiredCursor):
+            await read_paper(catalog, codec, "1706.03762", part.next_cursor, now=NOW + 3601)
+        current["text"] = DOCUMENT.replace("BLEU 28.4", "BLEU 41.8")
+        with pytest.raises(PaperChanged):
+            await read_paper(catalog, codec, "1706.03762", part.next_cursor, now=NOW)
