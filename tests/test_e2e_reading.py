@@ -281,6 +281,8 @@ def test_section_errors_are_codes(session: Session) -> None:
     assert small.startswith("invalid_argument:")
     assert session.error("get_paper_outline", paper=NO_MARKDOWN_ARXIV_ID).startswith("no_markdown:")
     assert session.error("get_paper_outline", paper=MISSING_ARXIV_ID).startswith("not_found:")
+    outside = session.error("read_paper_section", paper="10.1038/nature14539", section="s1")
+    assert outside.startswith("no_markdown:")  # a paper outside the catalog has none
 
 
 def test_outline_offline_from_the_cache(session: Session) -> None:
