@@ -149,8 +149,9 @@ def test_completions_online_then_offline(
     assert expected in offline
 
 
-def test_paper_completion_online_and_offline(session: Session) -> None:
-    ref = ResourceTemplateReference(uri="pwc://papers/{paper}", type="ref/resource")
+@pytest.mark.parametrize("uri", ["pwc://papers/{paper}", "pwc://papers/{paper}/markdown"])
+def test_paper_completion_online_and_offline(session: Session, uri: str) -> None:
+    ref = ResourceTemplateReference(uri=uri, type="ref/resource")
     online = session.complete(ref, "paper", "attention")
     assert "1706.03762" in online
     session.fake.faults.refuse_connections()
