@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from typing import Any
@@ -114,6 +115,7 @@ class PwcServer(MCPServer):
         self._listing: list[MCPTool] | None = None
         self._prepared = threading.Event()
         self._on_initialized = on_initialized
+        self._background: list[threading.Thread] = []
         super().__init__(*args, **kwargs)
         self._lowlevel_server.add_notification_handler(
             "notifications/initialized", NotificationParams, self._initialized
@@ -131,7 +133,23 @@ class PwcServer(MCPServer):
 
     def prepare_in_background(self) -> None:
         """Register the tools and build their output schemas in a daemon thread, now."""
-        threading.Thread(target=self._prepare, name="pwc-listing", daemon=True).start()
+        self._start_background(self._prepare, "pwc-listing")
+
+    def _start_background(self, target: Callable[[], None], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        self._background.append(thread)
+        thread.start()
+
+    def join_background(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds in all) for the preparation and warm-up threads.
+
+        A session can end before they do (a client that closes stdin at once). The
+        interpreter must not shut down under a thread that is still importing modules:
+        CPython then aborts the process (exit status 134) instead of exiting 0.
+        """
+        deadline = time.monotonic() + timeout
+        for thread in self._background:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def _prepare(self) -> None:
         try:
@@ -146,7 +164,7 @@ class PwcServer(MCPServer):
 
     async def _initialized(self, _ctx: Any, _params: NotificationParams) -> None:
         if self._on_initialized is not None:
-            threading.Thread(target=self._warm_up, name="pwc-warm-up", daemon=True).start()
+            self._start_background(self._warm_up, "pwc-warm-up")
 
     def _warm_up(self) -> None:
         # After the listing, which the client asks for right now; tool calls come later.
@@ -297,6 +315,10 @@ def run_stdio(settings: Settings) -> int:
     from pwc_local.server import stdio
 
     server = build_server(settings)
-    if isinstance(server, PwcServer):
-        server.prepare_in_background()
-    return stdio.run(server, drain_timeout=settings.timeout + 5)
+    if not isinstance(server, PwcServer):
+        return stdio.run(server, drain_timeout=settings.timeout + 5)
+    server.prepare_in_background()
+    try:
+        return stdio.run(server, drain_timeout=settings.timeout + 5)
+    finally:
+        server.join_background(timeout=10)
