@@ -257,6 +257,8 @@ class _Vocabulary:
         if self._cache is None or not names:
             return
         known = await self.names()
+        if known[: len(names)] == names:
+            return  # typing on: the same answer again, nothing to write
         fresh = {(name.label, name.ident) for name in names}
         merged = [[n.label, n.ident] for n in names]
         merged += [[n.label, n.ident] for n in known if (n.label, n.ident) not in fresh]
