@@ -31,6 +31,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "doctor": "pwc_local.commands.doctor:doctor",
     "cache": "pwc_local.commands.cache:cache",
     "key": "pwc_local.commands.key:key",
+    "library": "pwc_local.commands.library:library",
     "call": "pwc_local.commands.call:call",
     "tools": "pwc_local.commands.call:tools",
 }

@@ -30,6 +30,8 @@ DEFAULT_TIMEOUT = 25.0
 DEFAULT_LOG_LEVEL = "warning"
 DEFAULT_CACHE_SIZE = 1024**3
 DEFAULT_CURSOR_TTL = 24 * 3600
+DEFAULT_TOOLS = "all"
+DEFAULT_OUTAGE_HOLD = 60.0
 CONFIG_FILE_NAME = "mcp-local.toml"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -45,6 +47,8 @@ ENV_NAMES = {
     "cache_dir": ENV_PREFIX + "CACHE_DIR",
     "cache_size": ENV_PREFIX + "CACHE_SIZE",
     "cursor_ttl": ENV_PREFIX + "CURSOR_TTL",
+    "tools": ENV_PREFIX + "TOOLS",
+    "outage_hold": ENV_PREFIX + "OUTAGE_HOLD",
 }
 ENV_CONFIG_FILE = ENV_PREFIX + "CONFIG"
 
@@ -64,6 +68,8 @@ class Settings:
     cache_dir: Path | None = None
     cache_size: int = DEFAULT_CACHE_SIZE
     cursor_ttl: int = DEFAULT_CURSOR_TTL
+    tools: str = DEFAULT_TOOLS
+    outage_hold: float = DEFAULT_OUTAGE_HOLD
     config_file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -74,6 +80,14 @@ class Settings:
         from platformdirs import user_cache_dir
 
         return Path(user_cache_dir(APP_NAME, appauthor=False))
+
+    def tool_selected(self, name: str, group: str) -> bool:
+        """Whether the `tools` setting lists tool `name` (of contract group `group`)."""
+        if self.tools == "all":
+            return True
+        if self.tools == "hosted":
+            return group == "hosted"
+        return name in self.tools.split(",")
 
 
 def pwc_config_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -251,6 +265,53 @@ def _number(raw: Any, what: str) -> float:
         raise ConfigError(f"{raw!r} is not {what}") from None
 
 
+def parse_outage_hold(raw: Any) -> float:
+    """Seconds to stop asking an unreachable catalog (0 to 3600; 0 retries at once)."""
+    value = _number(raw, "a number of seconds")
+    if not math.isfinite(value) or not 0 <= value <= 3600:
+        raise ConfigError(f"{raw!r} must be a number of seconds from 0 to 3600")
+    return value
+
+
+_TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+def parse_tools(raw: Any) -> str:
+    """Which tools to serve: `all`, `hosted` (exactly the hosted server's 21), or names.
+
+    Names come comma-separated (`"read_paper, search_library"`) or, in TOML, as a
+    list; each must be a tool the server has. The result is `all`, `hosted` or the
+    names joined by commas, in the order given, without repeats.
+    """
+    if isinstance(raw, list | tuple):
+        items = [str(item) for item in raw]
+    elif isinstance(raw, str):
+        items = raw.split(",")
+    else:
+        raise ConfigError("expected all, hosted or a comma-separated list of tool names")
+    names = list(dict.fromkeys(item.strip().lower() for item in items if item.strip()))
+    if not names:
+        raise ConfigError("expected all, hosted or a comma-separated list of tool names")
+    if names in (["all"], ["hosted"]):
+        return names[0]
+    known = known_tool_names()
+    for name in names:
+        if not _TOOL_NAME.fullmatch(name) or name not in known:
+            shown = name if _TOOL_NAME.fullmatch(name) else repr(name[:64])
+            raise ConfigError(
+                f"unknown tool {shown}; use all, hosted, or tool names separated by commas "
+                "(such as read_paper,search_library)"
+            )
+    return ",".join(names)
+
+
+def known_tool_names() -> frozenset[str]:
+    """Every tool name the server declares (imports the contract table, so only on demand)."""
+    from pwc_local.server.contract import TOOLS
+
+    return frozenset(spec.name for spec in TOOLS)
+
+
 _PARSERS = {
     "api_url": parse_api_url,
     "timeout": parse_timeout,
@@ -259,4 +320,6 @@ _PARSERS = {
     "cache_dir": parse_path,
     "cache_size": parse_size,
     "cursor_ttl": parse_cursor_ttl,
+    "tools": parse_tools,
+    "outage_hold": parse_outage_hold,
 }

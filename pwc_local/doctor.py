@@ -16,6 +16,7 @@ executable that exists.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -77,7 +78,12 @@ def run_checks(
     else:
         checks.append(anyio.run(check_catalog, settings))
     self_test_command = (command[0], [*command[1], *server_args])
-    checks.append(anyio.run(check_self_test, self_test_command, host.environ))
+    expected = sum(settings.tool_selected(spec.name, spec.group) for spec in TOOLS)
+    checks.append(
+        anyio.run(
+            functools.partial(check_self_test, expected=expected), self_test_command, host.environ
+        )
+    )
     checks.extend(check_clients(host))
     return checks
 
@@ -319,8 +325,12 @@ async def check_self_test(
     environ: Mapping[str, str],
     *,
     timeout: float = SELF_TEST_TIMEOUT,
+    expected: int = EXPECTED_TOOLS,
 ) -> Check:
-    """Start the server as a client would, do the MCP handshake, list the tools."""
+    """Start the server as a client would, do the MCP handshake, list the tools.
+
+    `expected` is how many tools the `tools` setting selects (default: all).
+    """
     import anyio
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -361,11 +371,11 @@ async def check_self_test(
             )
     elapsed = time.perf_counter() - started
     details.update(tools=len(tools), seconds=round(elapsed, 3), protocol=version)
-    if len(tools) != EXPECTED_TOOLS:
+    if len(tools) != expected:
         return Check(
             "self-test",
             "fail",
-            f"server listed {len(tools)} tools, expected {EXPECTED_TOOLS}",
+            f"server listed {len(tools)} tools, expected {expected}",
             fix="reinstall: pipx install --force pwc-mcp-local",
             details=details,
         )

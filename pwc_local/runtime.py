@@ -32,6 +32,7 @@ from pwc_local.config import Settings
 if TYPE_CHECKING:
     from pwc_local.catalog.cursors import CursorCodec
     from pwc_local.catalog.http import CatalogSource
+    from pwc_local.store.library import Library
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ class Runtime:
     settings: Settings
     catalog: CatalogSource
     codec: CursorCodec | None = None
+    library: Library | None = None
 
     def cursor_codec(self) -> CursorCodec:
         """The cursor codec, loading (or creating) the key on the first call; may block."""
@@ -61,14 +63,37 @@ class Runtime:
             await close()
 
 
-def _build_catalog(settings: Settings) -> CatalogSource:
-    """The catalog source: the live HTTP API behind the shared disk cache."""
+def _build_catalog(settings: Settings, library: Library | None = None) -> CatalogSource:
+    """The catalog source: the library, then the shared disk cache, then the live HTTP API.
+
+    The outage guard sits right above HTTP, so a catalog that just failed to answer
+    is not waited on again for a minute (`store.outage`); the cache and the library
+    above it answer meanwhile.
+    """
     from pwc_local.catalog.http import HttpCatalog
     from pwc_local.store.cache import DiskCache
     from pwc_local.store.cached_catalog import CachingCatalog
+    from pwc_local.store.outage import OutageGuard, OutageMemory
 
-    upstream = HttpCatalog(settings.api_url, timeout=settings.timeout)
-    return CachingCatalog(upstream, DiskCache.from_settings(settings), namespace=settings.api_url)
+    memory = OutageMemory(hold=settings.outage_hold)
+    upstream = OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout), memory)
+    cached = CachingCatalog(upstream, DiskCache.from_settings(settings), namespace=settings.api_url)
+    if library is None:
+        return cached
+    from pwc_local.store.library_catalog import LibraryCatalog
+
+    return LibraryCatalog(cached, library, namespace=settings.api_url)
+
+
+def _open_library() -> Library | None:
+    """The reading library, or `None` (with a warning) when it cannot be opened."""
+    from pwc_local.store.library import Library, LibraryError
+
+    try:
+        return Library.open()
+    except LibraryError as exc:
+        logger.warning("the reading library is unavailable: %s", exc)
+        return None
 
 
 def _build_codec(settings: Settings) -> CursorCodec:
@@ -86,7 +111,8 @@ def build_runtime(settings: Settings) -> Runtime:
     The query modules every tool imports on first use are imported here too, so
     the first call does not pay for them.
     """
-    runtime = Runtime(settings=settings, catalog=_build_catalog(settings))
+    library = _open_library()
+    runtime = Runtime(settings=settings, catalog=_build_catalog(settings, library), library=library)
     import pwc_local.catalog.benchmarks
     import pwc_local.catalog.papers
     import pwc_local.catalog.public

@@ -99,6 +99,10 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
             "HOME": str(home),
             "XDG_CONFIG_HOME": str(home / "config"),
             "XDG_CACHE_HOME": str(home / "cache-home"),
+            "XDG_DATA_HOME": str(home / "data"),  # the reading library
+            # One server serves the whole module: a timeout provoked by one test must
+            # not hold later tests off the catalog (the hold has its own e2e test).
+            "PWC_MCP_LOCAL_OUTAGE_HOLD": "0",
         }
     )
     params = StdioServerParameters(command=str(EXECUTABLE), args=[], env=env)

@@ -2,7 +2,8 @@
 
 Every paper tool accepts the same spellings of a paper, as the hosted server does:
 
-* a modern arXiv ID, `1706.03762`, optionally with a version (`1706.03762v7`);
+* a modern arXiv ID, `1706.03762`, optionally with a version (`1706.03762v7`) or an
+  `arXiv:` prefix (`arXiv:1706.03762`);
 * a legacy arXiv ID, `hep-th/9901001` or `math.GT/0309136`, optionally versioned;
 * a numeric catalog ID, `755`;
 * an arXiv URL (`https://arxiv.org/abs/...`, `.../pdf/....pdf`), a Hugging Face
@@ -87,6 +88,10 @@ def parse_reference(text: str) -> ParsedReference:
         raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
     if reference.lower().startswith(("http://", "https://")):
         return _parse_url(reference)
+    if reference[:6].lower() == "arxiv:":  # `arXiv:1706.03762`, as papers cite it
+        prefixed = classify_identifier(reference[6:].strip())
+        if prefixed is not None and prefixed.kind != NUMERIC:
+            return prefixed
     identifier = classify_identifier(reference)
     if identifier is not None:
         return identifier

@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from pwc_local.server import links, projections, reading_results, text
+from pwc_local.server import library_models, links, projections, reading_results, text
 from pwc_local.server.models import (
     BenchmarkPage,
     BenchmarkResult,
@@ -521,6 +521,79 @@ TOOLS: tuple[ToolSpec, ...] = (
             "grouped by area and task (group_by_area, area). Trend order needs task; area is "
             "ignored with other filters. Then open the most relevant leaderboard with "
             "get_benchmark."
+        ),
+    ),
+    # -- the reading library (local additions; tools=hosted leaves them out) -------------
+    ToolSpec(
+        name="save_papers",
+        group="library",
+        query="pwc_local.store.library_queries:save_papers",
+        needs=("catalog", "library", "progress"),
+        params=(
+            Param(
+                "papers",
+                Annotated[list[Reference], Field(min_length=1, max_length=25)],
+            ),
+        ),
+        output=library_models.SavePapersResult,
+        project=library_models.saved_result,
+        summary=library_models.saved_text,
+        links=links.row_links,
+        description=(
+            "Save papers (up to 25 references) for offline use: metadata, full Markdown and "
+            "citation are kept locally until removed. Saved papers then answer read_paper, "
+            "get_paper_info and search_library without a network. Already saved papers are "
+            "skipped."
+        ),
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=True,
+        ),
+    ),
+    ToolSpec(
+        name="list_library",
+        group="library",
+        query="pwc_local.store.library_queries:list_library",
+        needs=("library",),
+        params=(Param("page", Page, 1), Param("limit", Limit, 10)),
+        output=library_models.LibraryPage,
+        project=library_models.library_page,
+        summary=library_models.library_text,
+        links=links.row_links,
+        description="Saved papers (readable offline), most recently saved first.",
+        annotations=ToolAnnotations(
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    ),
+    ToolSpec(
+        name="search_library",
+        group="library",
+        query="pwc_local.store.library_queries:search_library",
+        needs=("library", "codec"),
+        params=(
+            Param("query", Query),
+            Param("limit", Limit, 10),
+            Param("paper", Annotated[str | None, Field(max_length=500)], None),
+        ),
+        output=library_models.LibrarySearchResult,
+        project=library_models.search_result,
+        summary=library_models.search_text,
+        links=links.row_links,
+        description=(
+            "Full-text search (offline, BM25) over saved papers and papers read before: each "
+            "hit has the section, a quote with matches in **bold** and a read_paper cursor "
+            "that starts at the passage. query is plain words; paper limits it to one paper."
+        ),
+        annotations=ToolAnnotations(
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
         ),
     ),
     # -- reading (local additions: read less, cite more) ------------------------------------

@@ -110,7 +110,9 @@ def error_message(exc: BaseException) -> str:
     ):
         return TIMED_OUT
     if isinstance(exc, UpstreamUnreachable):
-        return UNREACHABLE
+        # An outage remembered by store.outage: its text holds only our own timestamps.
+        remembered = getattr(exc, "public_message", None)
+        return f"upstream_error: {remembered}" if isinstance(remembered, str) else UNREACHABLE
     if isinstance(exc, UpstreamError):
         logger.warning("catalog request failed: %s", type(exc).__name__)
         return UPSTREAM_FAILED

@@ -1,7 +1,7 @@
 """`resource_link` content items: open a paper's resources without another tool call.
 
 A tool whose contract entry declares `links` (a function from its output model to
-the papers it names) gets, after its text block, one `resource_link` per paper to
+the papers it names: `page_links`, `info_links`, `row_links`) gets, after its text block, one `resource_link` per paper to
 `pwc://papers/{paper}` (the metadata, always resolvable for a catalog paper) and a
 second one to `pwc://papers/{paper}/markdown` when that resource would resolve
 right now: the paper's Markdown is known locally and fits in one response
@@ -66,6 +66,24 @@ def info_links(model: Any) -> list[PaperLink]:
     paper = model.paper
     key = paper_key(getattr(paper, "arxiv_id", None), getattr(paper, "id", None))
     return [PaperLink(key, paper.title)] if key is not None else []
+
+
+def row_links(model: Any) -> list[PaperLink]:
+    """The papers of a library answer's `results` rows (saved, listed or found).
+
+    Rows of `save_papers` that failed name no paper and are skipped; so are rows of
+    papers outside the catalog where the row says so.
+    """
+    links = []
+    for row in getattr(model, "results", []):
+        paper = getattr(row, "paper", None)
+        if not isinstance(paper, str) or not paper or getattr(row, "status", "") == "failed":
+            continue
+        if getattr(row, "in_catalog", True) is False:
+            continue
+        title = getattr(row, "title", None)
+        links.append(PaperLink(paper, title if isinstance(title, str) and title else paper))
+    return links
 
 
 async def resource_links(

@@ -27,11 +27,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
@@ -43,6 +44,8 @@ from pwc_local.server.links import markdown_readable, resource_links
 from pwc_local.server.models import CacheStatus, ToolOutput
 from pwc_local.store.freshness import Freshness, track_freshness
 from pwc_local.store.held_writes import hold_cache_writes
+
+logger = logging.getLogger(__name__)
 
 QueryFunction = Callable[..., Awaitable[Any]]
 
@@ -56,11 +59,49 @@ async def _codec(runtime: Runtime) -> Any:
     return await anyio.to_thread.run_sync(runtime.cursor_codec)
 
 
-# The services a query function can ask for in its entry's `needs`, by name.
+async def _library(runtime: Runtime) -> Any:
+    # Opened with the runtime; retried here when that failed, so the error has its fix.
+    if runtime.library is None:
+        from pwc_local.store.library import Library
+
+        runtime.library = await anyio.to_thread.run_sync(Library.open)
+    return runtime.library
+
+
+async def _silent(_runtime: Runtime) -> Any:
+    # Outside an MCP request (the `call` command, resources) progress goes nowhere.
+    return _progress(None)
+
+
+# The services a query function can ask for in its entry's `needs`, by name. In a
+# tools/call, `progress` reports to the client instead (see `_progress`).
+PROGRESS = "progress"
 SERVICES: dict[str, Callable[[Runtime], Awaitable[Any]]] = {
     "catalog": _catalog,
     "codec": _codec,
+    "library": _library,
+    PROGRESS: _silent,
 }
+
+
+def _progress(
+    context: Context | None,
+) -> Callable[[float, float | None, str | None], Awaitable[None]]:
+    """`report(done, total, message)`: a progress notification when the client sent a token.
+
+    The SDK sends nothing without a token; a failed notification never fails the call.
+    """
+
+    async def report(done: float, total: float | None = None, message: str | None = None) -> None:
+        if context is None:
+            return
+        try:
+            await context.report_progress(done, total, message)
+        except Exception as exc:
+            logger.info("progress notification failed: %s", type(exc).__name__)
+
+    return report
+
 
 _queries: dict[str, QueryFunction] = {}
 
@@ -125,13 +166,20 @@ class CatalogTools:
         spec = BY_NAME[name]
         return await self._run(spec, with_defaults(spec, arguments))
 
-    async def _run(self, spec: ToolSpec, arguments: Arguments) -> CallToolResult:
+    async def _run(
+        self, spec: ToolSpec, arguments: Arguments, context: Context | None = None
+    ) -> CallToolResult:
         """One call: query -> projection -> result, with every failure as `code: sentence`."""
         try:
             async with hold_cache_writes():
                 with track_freshness() as freshness:
                     runtime = await self._runtime.get()
-                    services = [await SERVICES[need](runtime) for need in spec.needs]
+                    services = [
+                        _progress(context)
+                        if need == PROGRESS and context is not None
+                        else await SERVICES[need](runtime)
+                        for need in spec.needs
+                    ]
                     forwarded = {p.name: arguments[p.name] for p in spec.params if p.query}
                     answer = await query_function(spec.query)(*services, **forwarded)
                     model = spec.project(answer, arguments)
@@ -158,7 +206,8 @@ def tool_function(spec: ToolSpec, tools: CatalogTools) -> Callable[..., Awaitabl
     """
 
     async def run(**arguments: Any) -> CallToolResult:
-        return await tools._run(spec, arguments)
+        context = arguments.pop(_CONTEXT, None)
+        return await tools._run(spec, arguments, context)
 
     parameters = [
         inspect.Parameter(
@@ -169,16 +218,35 @@ def tool_function(spec: ToolSpec, tools: CatalogTools) -> Callable[..., Awaitabl
         )
         for param in spec.params
     ]
+    annotations: dict[str, Any] = {param.name: param.type for param in spec.params}
+    if PROGRESS in spec.needs:
+        # The SDK fills a `Context` parameter itself and leaves it out of the schema.
+        parameters.append(
+            inspect.Parameter(_CONTEXT, inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+        )
+        annotations[_CONTEXT] = Context
     returns = Annotated[CallToolResult, spec.output]
     run.__name__ = run.__qualname__ = spec.name
     run.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
-    run.__annotations__ = {param.name: param.type for param in spec.params} | {"return": returns}
+    run.__annotations__ = annotations | {"return": returns}
     return run
 
 
-def register_tools(server: MCPServer, tools: CatalogTools) -> None:
-    """Add every tool of the contract table to `server`, in table order."""
+_CONTEXT = "mcp_context"  # no table parameter has this name (test_contract checks)
+
+
+def register_tools(
+    server: MCPServer,
+    tools: CatalogTools,
+    select: Callable[[str, str], bool] | None = None,
+) -> None:
+    """Add the tools of the contract table to `server`, in table order.
+
+    `select(name, group)` picks which (the `tools` setting); by default all of them.
+    """
     for spec in TOOLS:
+        if select is not None and not select(spec.name, spec.group):
+            continue
         server.add_tool(
             tool_function(spec, tools),
             name=spec.name,

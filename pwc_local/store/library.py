@@ -49,12 +49,12 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pwc_local.config import APP_NAME
+from pwc_local.config import APP_NAME, ConfigError
 from pwc_local.store.passages import Headings, Passage, split_passages
 
 log = logging.getLogger(__name__)
@@ -63,6 +63,7 @@ DB_FILE_NAME = "library.sqlite3"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 15_000
 MAX_READ_DOCUMENTS = 2_000
+MAX_KNOWN_ALIASES = 50_000
 SNIPPET_TOKENS = 40
 MAX_QUOTE_CHARS = 300
 MARK = "**"
@@ -88,6 +89,10 @@ CREATE TABLE IF NOT EXISTS aliases (
     paper TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS aliases_by_paper ON aliases(paper);
+CREATE TABLE IF NOT EXISTS known_aliases (
+    alias TEXT PRIMARY KEY,
+    paper TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS documents (
     id INTEGER PRIMARY KEY,
     paper TEXT NOT NULL,
@@ -115,6 +120,13 @@ CREATE TABLE IF NOT EXISTS passages (
     body TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS passages_by_doc ON passages(doc, start);
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    paper TEXT NOT NULL,
+    body TEXT NOT NULL,
+    digest TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS responses_by_paper ON responses(paper);
 """
 
 _FTS_TABLE = """
@@ -134,8 +146,12 @@ END""",
 )
 
 
-class LibraryError(Exception):
-    """The library cannot be opened or written; the message says what to do about it."""
+class LibraryError(ConfigError):
+    """The library cannot be opened or written; the message says what to do about it.
+
+    A local set-up problem, like a key file with loose permissions: tools report it
+    as `config_error:` with this message.
+    """
 
 
 @dataclass(frozen=True)
@@ -202,6 +218,17 @@ def default_library_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+def response_key(namespace: str, path: str, params: Mapping[str, Any] | None) -> str:
+    """How a catalog request is named in `responses`: API base, path, sorted parameters.
+
+    `params=None` names the path whatever its parameters: a saved paper's record
+    is also kept under it, so a probe of `papers/<id>` without the
+    `include_resources` flag finds it too.
+    """
+    pairs = None if params is None else sorted(params.items())
+    return json.dumps([namespace, path.strip("/"), pairs], separators=(",", ":"), default=str)
 
 
 def digest(text: str) -> str:
@@ -273,8 +300,13 @@ class Library:
 
     # -- saved papers --------------------------------------------------------------------
 
-    def save(self, paper: SavedPaper) -> None:
-        """Store `paper` completely, replacing an earlier save, in one transaction."""
+    def save(self, paper: SavedPaper, responses: Mapping[str, Any] | None = None) -> None:
+        """Store `paper` completely, replacing an earlier save, in one transaction.
+
+        `responses` maps `response_key(...)` to the catalog JSON documents fetched
+        while saving (the paper record, a title search, a public record), so the
+        same requests can be answered offline later (`stored_response`).
+        """
         saved_at = paper.saved_at or time.time()
         body = paper.markdown
         with self._write() as db:
@@ -294,6 +326,13 @@ class Library:
                 ),
             )
             db.execute("DELETE FROM aliases WHERE paper = ?", (paper.paper,))
+            db.execute("DELETE FROM responses WHERE paper = ?", (paper.paper,))
+            for key, document in (responses or {}).items():
+                text = json.dumps(document, ensure_ascii=False)
+                db.execute(
+                    "INSERT OR REPLACE INTO responses(key, paper, body, digest) VALUES (?,?,?,?)",
+                    (key, paper.paper, text, digest(text)),
+                )
             for alias in {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}:
                 db.execute(
                     "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)",
@@ -339,6 +378,19 @@ class Library:
             saved_at=row[8],
         )
 
+    def stored_response(self, key: str) -> tuple[bool, Any]:
+        """`(True, document)` for a catalog answer kept with a saved paper, else `(False, None)`."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT body, digest FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None or digest(row[0]) != row[1]:
+            return False, None
+        try:
+            return True, json.loads(row[0])
+        except ValueError:
+            return False, None
+
     def resolve(self, reference: str) -> str | None:
         """The canonical ID of a saved paper that `reference` names exactly, or `None`."""
         key = alias_key(reference)
@@ -347,6 +399,59 @@ class Library:
         with self._lock:
             row = self._db.execute("SELECT paper FROM aliases WHERE alias = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def learn_aliases(self, paper: str, aliases: Sequence[str]) -> None:
+        """Remember that each of `aliases` names `paper` (a paper seen in a catalog answer).
+
+        Only what is new is written, so a repeated answer costs one read and no lock.
+        """
+        keys = {alias_key(a) for a in aliases if a and alias_key(a) != alias_key(paper)}
+        if not keys:
+            return
+        with self._lock:
+            marks = ",".join("?" * len(keys))
+            known = {
+                row[0]
+                for row in self._db.execute(
+                    f"SELECT alias FROM known_aliases WHERE paper = ? AND alias IN ({marks})",
+                    (paper, *keys),
+                )
+            }
+        if keys <= known:
+            return
+        with self._write() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
+                [(key, paper) for key in keys - known],
+            )
+            count = db.execute("SELECT COUNT(*) FROM known_aliases").fetchone()[0]
+            if count > MAX_KNOWN_ALIASES:  # oldest rows first: rowid order
+                db.execute(
+                    "DELETE FROM known_aliases WHERE rowid IN (SELECT rowid FROM known_aliases "
+                    "ORDER BY rowid LIMIT ?)",
+                    (count - MAX_KNOWN_ALIASES,),
+                )
+
+    def canonical(self, reference: str) -> str | None:
+        """The canonical ID `reference` names among saved papers, then papers seen before."""
+        saved = self.resolve(reference)
+        if saved is not None:
+            return saved
+        key = alias_key(reference)
+        with self._lock:
+            row = self._db.execute(
+                "SELECT paper FROM known_aliases WHERE alias = ?", (key,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def add_alias(self, alias: str, paper: str) -> None:
+        """Let `alias` name the saved `paper` too (no effect when it is not saved)."""
+        key = alias_key(alias)
+        with self._write() as db:
+            if key and db.execute("SELECT 1 FROM papers WHERE paper = ?", (paper,)).fetchone():
+                db.execute(
+                    "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)", (key, paper)
+                )
 
     def is_saved(self, paper: str) -> bool:
         with self._lock:
@@ -364,6 +469,7 @@ class Library:
             paper = str(row[0])
             db.execute("DELETE FROM papers WHERE paper = ?", (paper,))
             db.execute("DELETE FROM aliases WHERE paper = ?", (paper,))
+            db.execute("DELETE FROM responses WHERE paper = ?", (paper,))
             db.execute("DELETE FROM documents WHERE paper = ? AND saved = 1", (paper,))
         return paper
 
@@ -431,6 +537,16 @@ class Library:
         read paper replaces the old one's passages.
         """
         now = time.time()
+        if not title and start == 0:
+            title = _first_heading(text)
+        with self._lock:  # the common case, a chunk read before: no write lock at all
+            known = self._db.execute(
+                "SELECT d.saved, c.start FROM documents d LEFT JOIN chunks c "
+                "ON c.doc = d.id AND c.start = ? WHERE d.paper = ? AND d.version = ?",
+                (start, paper, version),
+            ).fetchone()
+        if known is not None and (known[0] or known[1] is not None):
+            return
         with self._write() as db:
             row = db.execute(
                 "SELECT id, version, saved FROM documents WHERE paper = ?", (paper,)
@@ -567,9 +683,9 @@ class Library:
 
     def known_paper(self, reference: str) -> str | None:
         """The canonical ID of a saved or read paper `reference` names, or `None`."""
-        saved = self.resolve(reference)
-        if saved is not None:
-            return saved
+        known = self.canonical(reference)
+        if known is not None:
+            return known
         with self._lock:
             row = self._db.execute(
                 "SELECT paper FROM documents WHERE paper = ? OR title = ? COLLATE NOCASE",
@@ -673,7 +789,7 @@ class Library:
 def cut(document: bytes, version: str, offset: int, limit: int) -> LocalChunk:
     """At most `limit` bytes of `document` from `offset`, ending on a character boundary.
 
-    The catalog's rule (catalog-api.md §3): the end moves back to the previous
+    The catalog's own chunking rule: the end moves back to the previous
     boundary; a character longer than `limit` is returned whole; an offset at or past
     the end gives an empty final chunk. An offset inside a character moves forward
     to the next boundary.
@@ -728,6 +844,14 @@ def _hit(row: Sequence[Any]) -> RawHit:
         quote=quote,
         score=float(row[7]),
     )
+
+
+def _first_heading(text: str) -> str:
+    """The text of a document's first `# ` heading (most papers open with their title)."""
+    for line in text.splitlines()[:20]:
+        if line.startswith("# "):
+            return " ".join(line[2:].split())[:500]
+    return ""
 
 
 def _fts_string(word: str) -> str:

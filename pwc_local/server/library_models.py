@@ -1,0 +1,168 @@
+"""Output models, projections and text of the library tools (save, list, search).
+
+Kept apart from `models.py` (the hosted tools' contract) so the local additions
+are visibly local. Every schema here ends up in `tools/list`, which the three
+tools may grow by at most 6,000 bytes, so fields carry descriptions only where
+the name does not say enough.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import Field
+
+from pwc_local.server.models import ToolOutput, _Strict
+
+
+class SavedRow(_Strict):
+    reference: str
+    status: Literal["saved", "already saved", "failed"]
+    paper: str | None = None
+    title: str | None = None
+    in_catalog: bool = True
+    markdown_bytes: int = 0
+    error: str | None = Field(default=None, description="code: sentence, when failed")
+
+
+class SavePapersResult(ToolOutput):
+    saved: int
+    already_saved: int
+    failed: int
+    results: list[SavedRow]
+
+
+class LibraryRow(_Strict):
+    paper: str
+    title: str
+    in_catalog: bool
+    markdown_bytes: int | None = None
+    saved_at: str
+
+
+class LibraryPage(ToolOutput):
+    count: int
+    page: int
+    next_page: int | None = None
+    results: list[LibraryRow]
+
+
+class PassageHit(_Strict):
+    paper: str
+    title: str
+    saved: bool = Field(description="false: only read before, kept while cached")
+    section: str = Field(description="heading path, outermost first")
+    quote: str = Field(description="<= 300 chars, matches in **bold**")
+    cursor: str | None = Field(
+        default=None, description="read_paper cursor starting at this passage; null: from the start"
+    )
+
+
+class LibrarySearchResult(ToolOutput):
+    query: str
+    count: int
+    results: list[PassageHit]
+
+
+# -- projections ---------------------------------------------------------------------
+
+
+def saved_result(outcomes: list[Any], _arguments: Any = None) -> SavePapersResult:
+    from pwc_local.server.errors import error_message
+
+    rows = [
+        SavedRow(
+            reference=o.reference,
+            status=o.status,
+            paper=o.paper,
+            title=o.title or None,
+            in_catalog=o.in_catalog,
+            markdown_bytes=o.size,
+            error=None if o.error is None else error_message(o.error),
+        )
+        for o in outcomes
+    ]
+    return SavePapersResult(
+        saved=sum(r.status == "saved" for r in rows),
+        already_saved=sum(r.status == "already saved" for r in rows),
+        failed=sum(r.status == "failed" for r in rows),
+        results=rows,
+    )
+
+
+def library_page(answer: Any, _arguments: Any = None) -> LibraryPage:
+    return LibraryPage(
+        count=answer.count,
+        page=answer.page,
+        next_page=answer.next_page,
+        results=[
+            LibraryRow(
+                paper=e.paper,
+                title=e.title,
+                in_catalog=e.in_catalog,
+                markdown_bytes=e.size if e.has_markdown else None,
+                saved_at=datetime.fromtimestamp(e.saved_at, tz=timezone.utc).isoformat(
+                    timespec="seconds"
+                ),
+            )
+            for e in answer.entries
+        ],
+    )
+
+
+def search_result(answer: Any, _arguments: Any = None) -> LibrarySearchResult:
+    return LibrarySearchResult(
+        query=answer.query,
+        count=len(answer.hits),
+        results=[
+            PassageHit(
+                paper=h.paper,
+                title=h.title,
+                saved=h.saved,
+                section=h.section,
+                quote=h.quote,
+                cursor=h.cursor,
+            )
+            for h in answer.hits
+        ],
+    )
+
+
+# -- text blocks -----------------------------------------------------------------------
+
+
+def saved_text(result: SavePapersResult, _answer: Any = None) -> str:
+    lines = [f"Saved {result.saved}, already saved {result.already_saved}, failed {result.failed}."]
+    for row in result.results:
+        if row.error:
+            lines.append(f"- {row.reference}: {row.error}")
+        else:
+            lines.append(f"- {row.paper}: {row.title} ({row.status})")
+    if result.saved or result.already_saved:
+        lines.append("Saved papers answer read_paper, get_paper_info and search_library offline.")
+    return "\n".join(lines)
+
+
+def library_text(result: LibraryPage, _answer: Any = None) -> str:
+    if not result.count:
+        return "The library is empty; save papers with save_papers."
+    lines = [f"{result.count} saved papers (page {result.page}):"]
+    lines += [f"- {row.paper}: {row.title}" for row in result.results]
+    if result.next_page:
+        lines.append(f"More: page={result.next_page}.")
+    return "\n".join(lines)
+
+
+def search_text(result: LibrarySearchResult, _answer: Any = None) -> str:
+    if not result.count:
+        return (
+            "No passage of a saved or previously read paper matches; save papers with "
+            "save_papers, or use search_papers to search the catalog."
+        )
+    lines = [f"{result.count} passages:"]
+    for hit in result.results:
+        where = f" — {hit.section}" if hit.section else ""
+        lines.append(f"- {hit.paper} {hit.title}{where}: {hit.quote}")
+    lines.append("Continue reading at a passage: read_paper(paper, cursor) with its cursor.")
+    return "\n".join(lines)

@@ -1,0 +1,239 @@
+"""A `CatalogSource` that lets the library answer first, and learns from what is read.
+
+It stands in front of the caching catalog (`runtime._build_catalog`), so the query
+layer still sees a plain catalog. Three jobs:
+
+* **Saved papers need no network.** `read_markdown` for a saved paper is cut from
+  the saved Markdown (at the saved version) without asking anything below. A saved
+  paper that has no catalog Markdown (outside the catalog, or none stored) answers
+  the read with the catalog's own 404, so `read_paper` takes its usual path (the
+  public-metadata page, or `no_markdown`) through the saved JSON below.
+* **Saved answers cover outages.** When the catalog cannot be reached and nothing
+  cached covers a JSON request, the answer recorded when the paper was saved (the
+  paper record, the public record, a 404) is replayed. So `get_paper_info` and
+  `read_paper` of a saved paper work offline even after `cache clear`.
+* **Everything read is searchable.** Each Markdown chunk that comes back is indexed
+  (`Library.index_chunk`), so `search_library` finds passages of papers read
+  before; when the catalog is unreachable, a continuation inside an indexed
+  chunk is served from it, so a search hit's cursor can be followed offline.
+
+Library calls block on SQLite, so they run in worker threads. A library that
+fails (a locked or damaged database) never costs an answer: the failure is logged
+by class and the call goes on as if there were no library.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+from urllib.parse import unquote
+
+import anyio.to_thread
+
+from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
+from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue, segment
+from pwc_local.catalog.references import arxiv_without_version
+from pwc_local.store.library import Library, LocalChunk, response_key
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_RECORD_PARAMS: tuple[Mapping[str, QueryValue] | None, ...] = (
+    {"include_resources": True},
+    {"include_resources": False},
+    None,
+)
+
+STATUS_KEY = "__pwc_status__"
+"""A recorded answer that was an HTTP error is stored as `{STATUS_KEY: 404}`."""
+
+
+class LibraryCatalog:
+    """`CatalogSource` over `inner` with `library` answering first (see the module docstring)."""
+
+    def __init__(self, inner: CatalogSource, library: Library, *, namespace: str) -> None:
+        self.inner = inner
+        self.library = library
+        self.namespace = namespace
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        try:
+            if close is not None:
+                await close()
+        finally:
+            await _quietly(self.library.close)
+
+    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+        try:
+            document = await self.inner.get_json(path, params)
+        except (UpstreamUnreachable, UpstreamTimeout):
+            found, document = await self._offline(path, params)
+            if not found:
+                raise
+            if isinstance(document, dict) and isinstance(document.get(STATUS_KEY), int):
+                raise HTTPStatusError(document[STATUS_KEY]) from None
+            return document
+        await self._learn(path, document)
+        return document
+
+    async def _offline(
+        self, path: str, params: Mapping[str, QueryValue] | None
+    ) -> tuple[bool, Any]:
+        """An answer for a request the catalog could not take: `(found, document)`.
+
+        In order: the answer recorded when a paper was saved; for `papers/<ref>`, the
+        same request for the canonical ID that `<ref>` is known to name (which the
+        cache may hold); for the title search `resolve_paper` makes, a one-row answer
+        built from the named paper's record.
+        """
+        stored = await self._stored(path, params)
+        if stored[0]:
+            return stored
+        reference = _paper_segment(path)
+        if reference is not None:
+            canonical = await _quietly(self.library.canonical, reference)
+            if canonical and canonical != reference:
+                return await self._record_of(canonical, params)
+            return False, None
+        title = _title_query(path, params)
+        if title is not None:
+            canonical = await _quietly(self.library.canonical, title)
+            if canonical:
+                found, record = await self._record_of(canonical, None)
+                if found and isinstance(record, dict) and STATUS_KEY not in record:
+                    return True, {"count": 1, "results": [record], "next_page": None}
+        return False, None
+
+    async def _record_of(
+        self, paper: str, wanted: Mapping[str, QueryValue] | None
+    ) -> tuple[bool, Any]:
+        """`papers/<paper>` from the cache (stale or not) or the saved answers.
+
+        The parameters asked for first, then the ones the paper tools use, since any
+        copy of the record names the same paper.
+        """
+        path = f"papers/{segment(paper)}"
+        variants: list[Mapping[str, QueryValue] | None] = [wanted]
+        variants += [v for v in _RECORD_PARAMS if v != wanted]
+        for params in variants:
+            try:
+                return True, await self.inner.get_json(path, params)
+            except (UpstreamUnreachable, UpstreamTimeout, HTTPStatusError):
+                pass
+            found = await self._stored(path, params)
+            if found[0]:
+                return found
+        return False, None
+
+    async def _stored(self, path: str, params: Mapping[str, QueryValue] | None) -> tuple[bool, Any]:
+        keys = [response_key(self.namespace, path, params)]
+        if params is not None:
+            keys.append(response_key(self.namespace, path, None))
+        for key in keys:
+            found = await _quietly(self.library.stored_response, key)
+            if found and found[0]:
+                return found
+        return False, None
+
+    async def _learn(self, path: str, document: Any) -> None:
+        """Remember the spellings of a paper record that just came back (item 3)."""
+        reference = _paper_segment(path)
+        if reference is None or not isinstance(document, dict):
+            return
+        arxiv_id = arxiv_without_version(document.get("arxiv_id"))
+        own = document.get("id")
+        own_id = str(own) if isinstance(own, int | str) and not isinstance(own, bool) else ""
+        canonical = arxiv_id or own_id
+        if not canonical:
+            return
+        title = document.get("title")
+        aliases = [reference, own_id, title if isinstance(title, str) else ""]
+        if arxiv_id:
+            aliases.append(f"arXiv:{arxiv_id}")
+        await _quietly(self.library.learn_aliases, canonical, aliases)
+
+    async def read_markdown(
+        self, paper: str, *, offset: int, limit: int, content_version: str | None
+    ) -> MarkdownChunk:
+        saved = await _quietly(self.library.get, paper)
+        if saved is not None and saved.paper == paper:
+            # No catalog Markdown: a first read gets the catalog's 404, so read_paper
+            # answers as it would online (public page, or no_markdown). A continuation
+            # pinned to the saved public page's version is served from it.
+            if saved.markdown is None or not (saved.in_catalog or content_version):
+                raise HTTPStatusError(404, "")
+            local = await _quietly(
+                self.library.read,
+                paper,
+                offset=offset,
+                limit=limit,
+                content_version=content_version,
+            )
+            if local is not None:
+                return _chunk(local)
+        try:
+            chunk = await self.inner.read_markdown(
+                paper, offset=offset, limit=limit, content_version=content_version
+            )
+        except (UpstreamUnreachable, UpstreamTimeout):
+            if content_version is None:
+                raise
+            indexed = await _quietly(
+                self.library.read_indexed,
+                paper,
+                offset=offset,
+                limit=limit,
+                content_version=content_version,
+            )
+            if indexed is None:
+                raise
+            return _chunk(indexed)
+        await _quietly(
+            self.library.index_chunk,
+            paper,
+            chunk.content_version,
+            start=offset,
+            text=chunk.text,
+            final=not chunk.truncated,
+        )
+        return chunk
+
+
+def _paper_segment(path: str) -> str | None:
+    """`<ref>` of a `papers/<ref>` record path (decoded), else `None`."""
+    parts = path.strip("/").split("/")
+    if len(parts) != 2 or parts[0] != "papers" or parts[1] in ("search", "recent", "trending"):
+        return None
+    return unquote(parts[1]) or None
+
+
+def _title_query(path: str, params: Mapping[str, QueryValue] | None) -> str | None:
+    """The title of a `resolve_title` search (first page, keyword mode), else `None`."""
+    if path.strip("/") != "papers/search" or not params or params.get("mode") != "keyword":
+        return None
+    query = params.get("q")
+    if not isinstance(query, str) or params.get("page", 1) != 1:
+        return None
+    return query.strip().strip('"').strip() or None
+
+
+def _chunk(local: LocalChunk) -> MarkdownChunk:
+    return MarkdownChunk(
+        text=local.text,
+        content_version=local.content_version,
+        truncated=local.truncated,
+        next_offset=local.next_offset,
+    )
+
+
+async def _quietly(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
+    """`fn` in a worker thread; a failing library is logged by class and reads as `None`."""
+    try:
+        return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+    except Exception as exc:
+        log.warning("the library could not be used for this call (%s)", type(exc).__name__)
+        return None

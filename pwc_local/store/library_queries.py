@@ -1,0 +1,105 @@
+"""The query functions behind the library tools: `save_papers`, `list_library`, `search_library`.
+
+Each takes the services its contract entry names (the catalog, the `Library`, the
+cursor codec, a progress reporter) and its arguments as keywords, and returns a
+plain answer for the projection. No MCP here: the reporter is any async callable
+`(done, total, message)`, a no-op when the client asked for no progress.
+
+The library's calls block on SQLite, so they run in worker threads.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import anyio.to_thread
+
+from pwc_local.catalog.cursors import CursorCodec
+from pwc_local.catalog.errors import UsageError
+from pwc_local.catalog.http import CatalogSource
+from pwc_local.catalog.library_search import LibraryHit
+from pwc_local.catalog.library_search import search_library as search_passages
+from pwc_local.store.library import Library, LibraryEntry
+from pwc_local.store.saving import SaveOutcome, save_paper
+
+T = TypeVar("T")
+
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+MAX_SAVE = 25
+
+
+@dataclass(frozen=True)
+class LibraryPage:
+    """One page of saved papers, most recently saved first."""
+
+    count: int
+    page: int
+    next_page: int | None
+    entries: list[LibraryEntry]
+
+
+@dataclass(frozen=True)
+class LibraryHits:
+    query: str
+    hits: list[LibraryHit]
+
+
+async def save_papers(
+    catalog: CatalogSource,
+    library: Library,
+    progress: Progress,
+    *,
+    papers: list[str],
+) -> list[SaveOutcome]:
+    """Save each reference in turn (see `store.saving`), reporting progress after each.
+
+    Duplicates (after trimming) are saved once. One paper's failure does not stop
+    the others: each outcome says what became of its reference. The catalog's
+    `namespace` (its API base) keys the answers recorded for offline use.
+    """
+    namespace = str(getattr(catalog, "namespace", ""))
+    wanted = list(dict.fromkeys(p.strip() for p in papers if isinstance(p, str) and p.strip()))
+    if not wanted:
+        raise UsageError("papers must name at least one paper")
+    if len(wanted) > MAX_SAVE:
+        raise UsageError(f"papers must name at most {MAX_SAVE} papers per call")
+    outcomes = []
+    await progress(0, len(wanted), None)
+    for done, reference in enumerate(wanted, 1):
+        outcome = await save_paper(catalog, library, reference, namespace=namespace)
+        outcomes.append(outcome)
+        await progress(done, len(wanted), f"{outcome.status}: {outcome.paper or '?'}")
+    return outcomes
+
+
+async def list_library(library: Library, *, page: int = 1, limit: int = 10) -> LibraryPage:
+    """One page of the saved papers."""
+    count = await _blocking(library.count)
+    entries = await _blocking(
+        functools.partial(library.entries, offset=(page - 1) * limit, limit=limit)
+    )
+    next_page = page + 1 if page * limit < count else None
+    return LibraryPage(count=count, page=page, next_page=next_page, entries=entries)
+
+
+async def search_library(
+    library: Library,
+    codec: CursorCodec,
+    *,
+    query: str,
+    limit: int = 10,
+    paper: str | None = None,
+) -> LibraryHits:
+    """Passages of saved and read papers matching `query` (`catalog.library_search`)."""
+    hits = await _blocking(
+        functools.partial(search_passages, library, codec, query, limit=limit, paper=paper)
+    )
+    return LibraryHits(query=query, hits=hits)
+
+
+async def _blocking(fn: Callable[[], T]) -> T:
+    return await anyio.to_thread.run_sync(fn)

@@ -1,0 +1,234 @@
+"""Saving a paper into the library: fetch everything through the catalog, then store it at once.
+
+`save_paper` is shared by `library add` and the `save_papers` tool. It does no HTTP
+of its own: metadata comes from `catalog.public.paper_info_or_public` (catalog
+record, or public metadata for a paper outside the catalog) and the Markdown from
+`CatalogSource.read_markdown`, chunk after chunk, through whatever source it is
+given (the caching catalog of `runtime`, so the chunks land in the cache too).
+
+Order of events, and why:
+
+1. A reference the library already knows is skipped without a request (that is
+   what makes an interrupted `library add` resumable: run it again).
+2. The metadata request and every chunk are fetched into memory; the JSON answers
+   are recorded on the way, so the same requests can be answered offline later.
+3. One `Library.save` transaction stores it all. Until then nothing is listed, so a
+   process killed in step 2 leaves no half-saved paper.
+
+A paper outside the catalog is saved with its public metadata and, as its
+Markdown, the public page `read_paper` shows for it (title, note, links,
+abstract): the catalog holds no full text for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio.to_thread
+
+from pwc_local.catalog.citations import citation_fields
+from pwc_local.catalog.errors import CatalogError, HTTPStatusError, PaperChanged
+from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue
+from pwc_local.catalog.public import paper_info_or_public, public_markdown
+from pwc_local.catalog.references import ARXIV, LEGACY, arxiv_without_version, parse_reference
+from pwc_local.store.library import Library, SavedPaper, response_key
+from pwc_local.store.library_catalog import STATUS_KEY
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+CHUNK_LIMIT = 65536
+MAX_CHUNKS = 4096  # 256 MiB of Markdown: far beyond any paper, short of forever
+SAVED = "saved"
+ALREADY = "already saved"
+FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    """What became of one reference: `status` is `saved`, `already saved` or `failed`.
+
+    `error` is the exception of a failure, for the caller to word (the command line
+    and the MCP layer each have their own wording); `size` is the Markdown's bytes.
+    """
+
+    reference: str
+    status: str
+    paper: str | None = None
+    title: str = ""
+    in_catalog: bool = True
+    size: int = 0
+    error: BaseException | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status != FAILED
+
+
+class RecordingCatalog:
+    """A `CatalogSource` that remembers every JSON answer it passed on, by request."""
+
+    def __init__(self, inner: CatalogSource, namespace: str) -> None:
+        self.inner = inner
+        self.namespace = namespace
+        self.recorded: dict[str, Any] = {}
+
+    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+        try:
+            document = await self.inner.get_json(path, params)
+        except HTTPStatusError as exc:
+            if exc.status == 404:  # "no such record" is an answer worth replaying too
+                self._record(path, params, {STATUS_KEY: 404})
+            raise
+        self._record(path, params, document)
+        return document
+
+    def _record(self, path: str, params: Mapping[str, QueryValue] | None, document: Any) -> None:
+        self.recorded[response_key(self.namespace, path, params)] = document
+        parts = path.strip("/").split("/")
+        if len(parts) == 2 and parts[0] == "papers" and parts[1] != "search":
+            # A paper record, whatever the flags: the probe of a Markdown 404 asks without.
+            self.recorded.setdefault(response_key(self.namespace, path, None), document)
+
+    async def read_markdown(
+        self, paper: str, *, offset: int, limit: int, content_version: str | None
+    ) -> MarkdownChunk:
+        return await self.inner.read_markdown(
+            paper, offset=offset, limit=limit, content_version=content_version
+        )
+
+
+async def save_paper(
+    catalog: CatalogSource, library: Library, reference: str, *, namespace: str
+) -> SaveOutcome:
+    """Save one paper (see the module docstring); never raises for a failed paper."""
+    text = reference.strip()
+    try:
+        known = await _blocking(library.resolve, text) if text else None
+        if known is None and text:
+            known = await _blocking(library.resolve, _identifier(text))
+        if known is not None:
+            entry = await _blocking(library.get, known)
+            if entry is not None:
+                return SaveOutcome(
+                    text, ALREADY, entry.paper, entry.title, entry.in_catalog, _size(entry)
+                )
+        paper = await fetch_paper(catalog, text, namespace=namespace)
+        saved = paper.saved
+        if await _blocking(library.is_saved, saved.paper):
+            # Saved before under another spelling: keep that copy, learn this spelling.
+            await _blocking(library.add_alias, text, saved.paper)
+            return SaveOutcome(text, ALREADY, saved.paper, saved.title, saved.in_catalog)
+        await _blocking(library.save, saved, paper.responses)
+        return SaveOutcome(text, SAVED, saved.paper, saved.title, saved.in_catalog, _size(saved))
+    except (CatalogError, OSError) as exc:
+        return SaveOutcome(text, FAILED, error=exc)
+    except Exception as exc:  # the library (sqlite3) or a bug: the paper failed, not the run
+        log.warning("saving a paper failed: %s", type(exc).__name__)
+        return SaveOutcome(text, FAILED, error=exc)
+
+
+@dataclass(frozen=True)
+class FetchedPaper:
+    """A paper ready to store, and the catalog answers recorded while fetching it."""
+
+    saved: SavedPaper
+    responses: dict[str, Any]
+
+
+async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str) -> FetchedPaper:
+    """Everything `Library.save` needs for `reference`; raises the catalog's errors."""
+    recorder = RecordingCatalog(catalog, namespace)
+    answer = await paper_info_or_public(recorder, reference)
+    detail = answer.paper
+    if answer.public is not None:
+        record = answer.public
+        canonical = record.arxiv_id or record.doi or reference
+        page = public_markdown(record)
+        markdown: str | None = page
+        version: str | None = hashlib.sha256(page.encode("utf-8")).hexdigest()
+        title = record.title or canonical
+        aliases = [reference, record.arxiv_id or "", record.doi or "", record.title or ""]
+        if record.arxiv_id:
+            aliases.append(f"arXiv:{record.arxiv_id}")
+    else:
+        payload = answer.payload or {}
+        own_id = str(payload.get("id") or "").strip()
+        canonical = arxiv_without_version(payload.get("arxiv_id")) or own_id or reference
+        markdown, version = await read_whole(catalog, canonical)
+        title = str(payload.get("title") or canonical)
+        aliases = [reference, own_id, title, f"arXiv:{canonical}" if canonical != own_id else ""]
+    saved = SavedPaper(
+        paper=canonical,
+        title=title,
+        in_catalog=answer.in_catalog,
+        metadata=dict(detail),
+        citation=citation_fields(detail).as_dict(),
+        markdown=markdown,
+        content_version=version,
+        aliases=tuple(a for a in aliases if a),
+    )
+    return FetchedPaper(saved, recorder.recorded)
+
+
+async def read_whole(catalog: CatalogSource, paper: str) -> tuple[str | None, str | None]:
+    """Every chunk of a paper's Markdown joined, with its version; `(None, None)` without any.
+
+    Chunks are pinned to the first chunk's version; if the paper changes half-way
+    (`PaperChanged`) the read starts over once, then gives up.
+    """
+    for _attempt in range(2):
+        try:
+            return await _read_chunks(catalog, paper)
+        except PaperChanged:
+            continue
+        except HTTPStatusError as exc:
+            if exc.status == 404:
+                return None, None  # the record exists (it was just fetched): no Markdown
+            if exc.status == 409:
+                continue
+            raise
+    raise PaperChanged("the paper's Markdown kept changing while it was saved; retry")
+
+
+async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[str, str]:
+    pieces: list[str] = []
+    offset = 0
+    version: str | None = None
+    for _ in range(MAX_CHUNKS):
+        chunk = await catalog.read_markdown(
+            paper, offset=offset, limit=CHUNK_LIMIT, content_version=version
+        )
+        if version is not None and chunk.content_version != version:
+            raise PaperChanged("the paper's Markdown changed while it was saved")
+        version = chunk.content_version
+        pieces.append(chunk.text)
+        if not chunk.truncated or chunk.next_offset is None:
+            return "".join(pieces), version
+        if chunk.next_offset <= offset:
+            raise PaperChanged("the Markdown offsets did not advance")
+        offset = chunk.next_offset
+    raise PaperChanged("the paper's Markdown is longer than the library keeps")
+
+
+def _identifier(reference: str) -> str:
+    """The canonical ID a reference spells without asking anyone (arXiv forms), else itself."""
+    try:
+        parsed = parse_reference(reference)
+    except CatalogError:
+        return reference
+    return parsed.candidate if parsed.kind in (ARXIV, LEGACY) else reference
+
+
+def _size(paper: SavedPaper) -> int:
+    return len(paper.markdown.encode("utf-8")) if paper.markdown else 0
+
+
+async def _blocking(fn: Callable[..., T], *args: Any) -> T:
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args))

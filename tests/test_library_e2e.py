@@ -1,0 +1,225 @@
+"""End to end: the reading library through the installed server, online and then with no network.
+
+Scenario (issue 8, item 6): save three papers (one outside the catalog, one over
+200 KiB) with `save_papers`, clear the cache, refuse connections, then in a new
+server process read each completely, byte for byte, find a passage in each with
+`search_library` and read on from the hit's cursor. Plus: `tools=hosted` lists
+exactly the 21 hosted tools, an unknown tool name stops start-up, and a stalled
+catalog is waited on once, not for every call.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from pwc_local.server.contract import names
+from tests.fake_catalog import big_document
+from tests.test_offline_e2e import (
+    PWC_MCP_LOCAL,
+    call,
+    error_of,
+    pwc_command,
+    read_through,
+    server,
+    server_env,
+)
+
+pytestmark = pytest.mark.e2e
+
+SMALL = "1706.03762"
+OUTSIDE = "1301.3781"  # known only from public metadata
+BIG = "1911.02116"  # over 200 KiB
+# One query per paper, for a passage past the paper's first bytes.
+PASSAGES = {SMALL: "softmax subspaces", OUTSIDE: "syntactic regularities", BIG: "1500"}
+
+
+def library_env(tmp_path: Path, api_url: str) -> dict[str, str]:
+    return {**server_env(tmp_path, api_url), "XDG_DATA_HOME": str(tmp_path / "data")}
+
+
+def joined(chunks: list[dict[str, Any]]) -> bytes:
+    return "".join(chunk["markdown"] for chunk in chunks).encode("utf-8")
+
+
+async def read_on(session: Any, paper: str, cursor: str) -> bytes:
+    chunks = [await call(session, "read_paper", paper=paper, cursor=cursor)]
+    while chunks[-1]["next_cursor"]:
+        chunks.append(
+            await call(session, "read_paper", paper=paper, cursor=chunks[-1]["next_cursor"])
+        )
+    return joined(chunks)
+
+
+def test_saved_papers_are_read_whole_and_searched_with_no_network(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    env = library_env(tmp_path, fake_catalog.api_url)
+    log = tmp_path / "server.log"
+    online: dict[str, bytes] = {}
+    progress: list[tuple[float, float | None]] = []
+
+    async def on_progress(done: float, total: float | None, _message: str | None) -> None:
+        progress.append((done, total))
+
+    async def scenario() -> None:
+        async with server(env, log) as first:
+            result = await first.call_tool(
+                "save_papers", {"papers": [SMALL, OUTSIDE, BIG]}, progress_callback=on_progress
+            )
+            assert not result.is_error, result.content
+            saved = result.structured_content or {}
+            assert saved["saved"] == 3 and saved["failed"] == 0
+            by_paper = {row["paper"]: row for row in saved["results"]}
+            assert by_paper[OUTSIDE]["in_catalog"] is False
+            assert by_paper[BIG]["markdown_bytes"] > 200 * 1024
+            again = await call(
+                first, "save_papers", papers=[f"arXiv:{SMALL}".replace("arXiv:", "")]
+            )
+            assert again["already_saved"] == 1
+            for paper in (SMALL, OUTSIDE, BIG):
+                online[paper] = joined(await read_through(first, paper))
+        assert online[BIG] == big_document().encode()
+        assert progress and progress[-1] == (3, 3)
+
+        cleared = pwc_command(env, "cache", "clear")
+        assert cleared.returncode == 0, cleared.stderr
+        fake_catalog.stop()  # connections refused from here on
+        requests = len(fake_catalog.requests)
+
+        async with server(env, log) as offline:
+            listing = await call(offline, "list_library")
+            assert sorted(row["paper"] for row in listing["results"]) == sorted(online)
+            for paper, expected in online.items():
+                assert joined(await read_through(offline, paper)) == expected, paper
+                info = await call(offline, "get_paper_info", paper=paper)
+                assert info["paper"]["title"]
+                found = await call(offline, "search_library", query=PASSAGES[paper], paper=paper)
+                hit = found["results"][0]
+                assert hit["paper"] == paper and hit["saved"] and "**" in hit["quote"]
+                assert hit["cursor"], hit
+                rest = await read_on(offline, paper, hit["cursor"])
+                assert expected.endswith(rest) and len(rest) < len(expected)
+            resource = await offline.read_resource(f"pwc://papers/{SMALL}/markdown")
+            assert resource.contents[0].text.encode() == online[SMALL]
+            record = await offline.read_resource(f"pwc://papers/{OUTSIDE}")
+            assert "Efficient Estimation" in record.contents[0].text
+            everywhere = await call(offline, "search_library", query='"softmax" OR -NEAR(*')
+            assert everywhere["results"][0]["paper"] == SMALL
+            empty = await error_of(offline, "search_library", query="  ")
+            assert "invalid_argument:" in empty
+            missing = await error_of(offline, "read_paper", paper="2401.00001")
+            assert "upstream_error:" in missing
+        assert len(fake_catalog.requests) == requests
+
+    anyio.run(scenario)
+
+
+def test_tools_setting_hosted_lists_exactly_the_21(tmp_path: Path, fake_catalog: Any) -> None:
+    base = library_env(tmp_path, fake_catalog.api_url)
+    log = tmp_path / "server.log"
+
+    async def listed(env: dict[str, str]) -> list[dict[str, Any]]:
+        async with server(env, log) as session:
+            return [
+                tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+                for tool in (await session.list_tools()).tools
+            ]
+
+    every = anyio.run(listed, base)
+    hosted = anyio.run(listed, {**base, "PWC_MCP_LOCAL_TOOLS": "hosted"})
+    chosen = anyio.run(listed, {**base, "PWC_MCP_LOCAL_TOOLS": "read_paper, search_library"})
+    assert [t["name"] for t in hosted] == list(names("hosted")) and len(hosted) == 21
+    assert [t["name"] for t in chosen] == ["read_paper", "search_library"]
+    library_tools = [t for t in every if t["name"] in names("library")]
+    assert [t["name"] for t in library_tools] == ["save_papers", "list_library", "search_library"]
+    added = sum(len(json.dumps(t, separators=(",", ":"))) for t in library_tools)
+    assert added <= 6000, added
+    save = next(t for t in library_tools if t["name"] == "save_papers")
+    assert save["annotations"]["readOnlyHint"] is False
+    assert save["annotations"]["idempotentHint"] is True
+    assert save["annotations"]["destructiveHint"] is False
+
+    refused = subprocess.run(
+        [str(PWC_MCP_LOCAL)],
+        env={**base, "PATH": "/usr/bin:/bin", "PWC_MCP_LOCAL_TOOLS": "read_paper,no_such_tool"},
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    assert len(refused.stderr.strip().splitlines()) == 1 and "no_such_tool" in refused.stderr
+
+
+def test_a_stalled_catalog_is_waited_on_once(tmp_path: Path, fake_catalog: Any) -> None:
+    env = {**library_env(tmp_path, fake_catalog.api_url), "PWC_MCP_LOCAL_TIMEOUT": "2"}
+    log = tmp_path / "server.log"
+
+    async def scenario() -> None:
+        async with server(env, log) as session:
+            task = await call(session, "get_task", task="object-detection")
+            fake_catalog.faults.slow()  # accepts connections, never answers
+            first = await error_of(session, "get_method", method="transformer")
+            assert "upstream_timeout:" in first
+            assert fake_catalog.faults.wait_until_blocked(1, timeout=1)
+            requests = len(fake_catalog.requests)
+            # The outage is remembered: nothing more reaches the stalled catalog.
+            second = await error_of(session, "get_paper_info", paper="2312.00752")
+            assert "upstream_error:" in second and "unreachable since" in second
+            assert "nothing is cached for this request" in second and "tried again" in second
+            cached = await call(session, "get_task", task="object-detection")
+            assert cached["data"] == task["data"]
+            assert len(fake_catalog.requests) == requests
+        fake_catalog.faults.reset()
+
+    anyio.run(scenario)
+
+
+FORMS = (
+    "1706.03762v7",
+    "arXiv:1706.03762",
+    "https://arxiv.org/abs/1706.03762",
+    "https://arxiv.org/pdf/1706.03762v5.pdf",
+    "https://huggingface.co/papers/1706.03762",
+    "https://paperswithcode.co/paper/1706.03762",
+    "755",
+    "  attention IS all you NEED ",
+)
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["cached", "saved"])
+def test_every_spelling_of_a_known_paper_works_offline(
+    tmp_path: Path, fake_catalog: Any, saved: bool
+) -> None:
+    env = library_env(tmp_path, fake_catalog.api_url)
+    log = tmp_path / "server.log"
+
+    async def scenario() -> None:
+        async with server(env, log) as first:
+            if saved:
+                await call(first, "save_papers", papers=[SMALL])
+            else:  # only read: what the cache and the index of read papers hold
+                await call(first, "get_paper_info", paper=SMALL)
+                await call(first, "get_paper_evaluations", paper=SMALL)
+            online = await call(first, "read_paper", paper=SMALL)
+        if saved:
+            assert pwc_command(env, "cache", "clear").returncode == 0
+        fake_catalog.stop()
+        async with server(env, log) as offline:
+            for form in FORMS:
+                info = await call(offline, "get_paper_info", paper=form)
+                assert info["paper"]["title"] == "Attention Is All You Need", form
+                read = await call(offline, "read_paper", paper=form)
+                assert read["markdown"] == online["markdown"], form
+                if not saved:
+                    evaluations = await call(offline, "get_paper_evaluations", paper=form)
+                    assert evaluations["evaluations"], form
+
+    anyio.run(scenario)

@@ -1,0 +1,189 @@
+"""The library store: saves are whole, private, verified; the index finds passages and heals."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from pwc_local.catalog.cursors import CursorCodec
+from pwc_local.catalog.errors import NotFound, UsageError
+from pwc_local.catalog.library_search import query_words, search_library
+from pwc_local.store.library import Library, LibraryError, SavedPaper, cut
+from pwc_local.store.passages import split_passages
+
+VERSION = "ab" * 32
+DOC = (
+    "# Attention Is All You Need\n\nWe propose the Transformer.\n\n"
+    "## 3 Model Architecture\n\n### 3.2 Attention\n\nScaled dot-product attention "
+    "divides by the square root of the key dimension.\n\n```\n# not a heading\n```\n\n"
+    "## 6 Résultats\n\nBLEU improves on WMT 2014 — naïve baselines lose.\n"
+)
+
+
+def paper(paper_id: str = "1706.03762", markdown: str | None = DOC, **extra: object) -> SavedPaper:
+    fields: dict[str, object] = {
+        "paper": paper_id,
+        "title": "Attention Is All You Need",
+        "in_catalog": True,
+        "metadata": {"id": "755", "arxiv_id": paper_id},
+        "citation": {"key": "vaswani2017attention"},
+        "markdown": markdown,
+        "content_version": VERSION if markdown else None,
+        "aliases": ("755", "Attention Is All You Need"),
+    }
+    fields.update(extra)
+    return SavedPaper(**fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Library:
+    lib = Library.open(tmp_path / "data")
+    yield lib
+    lib.close()
+
+
+def test_files_are_private_and_a_shared_directory_is_refused(tmp_path: Path) -> None:
+    with Library.open(tmp_path / "data") as lib:
+        lib.save(paper())
+    assert stat.S_IMODE(os.stat(tmp_path / "data").st_mode) == 0o700
+    for name in os.listdir(tmp_path / "data"):
+        assert stat.S_IMODE(os.stat(tmp_path / "data" / name).st_mode) == 0o600, name
+    os.chmod(tmp_path / "data", 0o755)
+    with pytest.raises(LibraryError, match="chmod 700"):
+        Library.open(tmp_path / "data")
+
+
+def test_save_get_list_remove_by_any_alias(library: Library) -> None:
+    library.save(paper())
+    assert library.get("  attention is ALL you need ").paper == "1706.03762"  # type: ignore[union-attr]
+    got = library.get("755")
+    assert got is not None and got.markdown == DOC and got.content_version == VERSION
+    [entry] = library.entries()
+    assert entry.paper == "1706.03762" and entry.size == len(DOC.encode()) and entry.has_markdown
+    assert library.remove("755") == "1706.03762"
+    assert library.get("1706.03762") is None and library.entries() == []
+    assert library.search(["transformer"], limit=5) == []
+    assert library.remove("755") is None
+
+
+def test_a_tampered_saved_paper_is_not_served(library: Library) -> None:
+    library.save(paper())
+    db = sqlite3.connect(library.path)
+    db.execute("UPDATE papers SET markdown = 'something else'")
+    db.commit()
+    db.close()
+    assert library.get("1706.03762") is None
+    assert library.read("1706.03762", offset=0, limit=100, content_version=None) is None
+
+
+def test_read_cuts_on_character_boundaries_and_pins_the_version(library: Library) -> None:
+    library.save(paper())
+    data = DOC.encode()
+    pieces, offset = [], 0
+    while True:
+        chunk = library.read("1706.03762", offset=offset, limit=7, content_version=VERSION)
+        assert chunk is not None
+        pieces.append(chunk.text)
+        if not chunk.truncated:
+            break
+        assert chunk.next_offset is not None
+        offset = chunk.next_offset
+    assert "".join(pieces).encode() == data
+    assert library.read("1706.03762", offset=0, limit=7, content_version="cd" * 32) is None
+    assert cut("é".encode(), VERSION, 0, 1).text == "é"  # a character longer than the limit
+
+
+def test_passages_carry_heading_paths_and_byte_offsets() -> None:
+    passages = split_passages(DOC).passages
+    data = DOC.encode()
+    for passage in passages:
+        assert data[passage.start :].decode().startswith(passage.text)
+    headings = [p.heading for p in passages]
+    assert "Attention Is All You Need > 3 Model Architecture > 3.2 Attention" in headings
+    assert not any("not a heading" in h for h in headings)
+    # A piece continues under the headings open at the end of the previous one.
+    cut_at = DOC.index("Scaled")
+    first = split_passages(DOC[:cut_at])
+    second = split_passages(DOC[cut_at:], base=len(DOC[:cut_at].encode()), headings=first.headings)
+    assert second.passages[0].heading.endswith("3.2 Attention")
+    assert second.passages[0].start == len(DOC[:cut_at].encode())
+
+
+def test_search_ranks_marks_and_survives_any_punctuation(library: Library) -> None:
+    library.save(paper())
+    codec = CursorCodec("k" * 32)
+    [hit, *_] = search_library(library, codec, "square root", now=1000.0)
+    assert hit.section.endswith("3.2 Attention") and hit.saved
+    assert "**square**" in hit.quote and "**root**" in hit.quote and len(hit.quote) <= 300
+    assert DOC.encode()[hit.offset :].startswith(b"### 3.2 Attention")
+    state = codec.verify(hit.cursor or "", reference="1706.03762", now=1000.0)
+    assert (state.offset, state.version, state.paper) == (hit.offset, VERSION, "1706.03762")
+    for hostile in ['"', "*", "NEAR(a b)", "-attention", "a OR", "'; DROP TABLE papers; --", "^"]:
+        search_library(library, codec, hostile)  # never an error
+    assert search_library(library, codec, "résultats naive")[0].section.endswith("Résultats")
+    with pytest.raises(UsageError):
+        search_library(library, codec, "   ")
+    with pytest.raises(NotFound):
+        search_library(library, codec, "attention", paper="2401.99999")
+    assert search_library(library, codec, "attention", paper="755")
+    assert query_words('"Self-attention" NEAR/3 *') == ["self", "attention", "near", "3"]
+
+
+def test_any_word_is_the_fallback_when_no_passage_has_all(library: Library) -> None:
+    library.save(paper())
+    hits = search_library(library, None, "square zebra")
+    assert hits and "**square**" in hits[0].quote and hits[0].cursor is None
+
+
+def test_read_chunks_are_indexed_and_continue_offline(library: Library) -> None:
+    data = DOC.encode()
+    middle = DOC.index("Scaled")
+    split = len(DOC[:middle].encode())
+    library.index_chunk("2401.00001", VERSION, start=0, text=DOC[:middle], final=False)
+    library.index_chunk("2401.00001", VERSION, start=split, text=DOC[middle:], final=True)
+    [hit] = search_library(library, None, "dimension", paper="2401.00001")
+    assert not hit.saved and hit.section.endswith("3.2 Attention")
+    assert hit.title == "Attention Is All You Need"  # from the first heading
+    piece = library.read_indexed("2401.00001", offset=3, limit=100_000, content_version=VERSION)
+    assert piece is not None and piece.truncated and piece.next_offset == split
+    assert piece.text.encode() == data[3:split]
+
+
+def test_a_damaged_index_is_rebuilt_from_the_stored_markdown(library: Library) -> None:
+    library.save(paper())
+    library.index_chunk("2401.00001", VERSION, start=0, text="A passage about zebras.", final=True)
+    db = sqlite3.connect(library.path)
+    db.execute("DELETE FROM passages_fts_data WHERE id > 1")  # wreck the FTS5 b-tree
+    db.commit()
+    db.close()
+    assert not library.check_index()
+    assert search_library(library, None, "zebras")  # rebuilt, then answered
+    assert search_library(library, None, "square root")
+    assert library.check_index()
+
+
+def _save_many(directory: str, start: int) -> None:
+    with Library.open(Path(directory)) as lib:
+        for n in range(start, start + 20):
+            lib.save(paper(f"2401.{n:05d}", markdown=f"# Paper {n}\n\nword{n} shared text\n"))
+
+
+def test_several_processes_saving_at_once_lose_nothing(tmp_path: Path) -> None:
+    directory = str(tmp_path / "data")
+    Library.open(Path(directory)).close()
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_save_many, args=(directory, s)) for s in (0, 100, 200)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    with Library.open(Path(directory)) as lib:
+        assert lib.count() == 60
+        assert len(lib.search(["shared"], limit=25)) == 25
+        assert lib.search(["word205"], limit=5)[0].paper == "2401.00205"
