@@ -87,6 +87,8 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         {
             "PWC_API_URL": fake.api_url,
             "PWC_MCP_LOCAL_TIMEOUT": str(TIMEOUT_SECONDS),
+            # Offline tests refuse connections; the next test must find the catalog again.
+            "PWC_MCP_LOCAL_OUTAGE_HOLD": "0",
             "PWC_MCP_LOCAL_CACHE_DIR": str(home / "cache"),
             "HOME": str(home),
             "XDG_CONFIG_HOME": str(home / "config"),
@@ -414,3 +416,42 @@ def test_resource_links_resolve(session: Session) -> None:
 
 def test_no_links_for_papers_outside_the_catalog(session: Session) -> None:
     assert _links(session.call("get_paper_info", paper="10.1038/nature14539")) == []
+
+
+# -- the tools setting --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        ("hosted", set()),
+        ("all", {"get_paper_outline", "read_paper_section", "cite_paper"}),
+        ("cite_paper,read_paper", {"cite_paper"}),
+    ],
+)
+def test_the_tools_setting_decides_which_reading_tools_are_listed(
+    session: Session, tmp_path: Path, setting: str, expected: set[str]
+) -> None:
+    import anyio
+
+    from pwc_local.server.contract import names
+
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PWC_")}
+    env.update(
+        PWC_API_URL=session.fake.api_url,
+        PWC_MCP_LOCAL_TOOLS=setting,
+        PWC_MCP_LOCAL_CACHE_DIR=str(tmp_path / "cache"),
+        HOME=str(tmp_path),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+    )
+
+    async def listed() -> set[str]:
+        params = StdioServerParameters(command=str(EXECUTABLE), args=[], env=env)
+        async with Client(params, mode="legacy", cache=None) as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    tools = anyio.run(listed)
+    assert tools & set(names("reading")) == expected
+    if setting == "hosted":
+        assert tools == set(names("hosted")) and len(tools) == 21

@@ -1,11 +1,11 @@
 """`resource_link` content items: open a paper's resources without another tool call.
 
 A tool whose contract entry declares `links` (a function from its output model to
-the papers it names: `page_links`, `info_links`, `row_links`) gets, after its text block, one `resource_link` per paper to
-`pwc://papers/{paper}` (the metadata, always resolvable for a catalog paper) and a
-second one to `pwc://papers/{paper}/markdown` when that resource would resolve
-right now: the paper's Markdown is known locally and fits in one response
-(`markdown_readable`). A client can show the links, or read them with
+the papers it names: `page_links`, `info_links`, `row_links`) gets, after its text
+block, one `resource_link` per paper to `pwc://papers/{paper}` (the metadata, always
+resolvable for a catalog paper) and a second one to `pwc://papers/{paper}/markdown`
+when that resource would resolve right now: the paper's Markdown is known locally
+and fits in one response (`markdown_readable`). A client can show the links, or read them with
 `resources/read`, which answers through the same tools (and offline from the
 cache).
 
