@@ -45,10 +45,13 @@ TIMEOUT_SECONDS = 3
 class Session:
     """A live stdio session with the spawned server, usable from synchronous tests."""
 
-    def __init__(self, portal: BlockingPortal, client: Client, fake: FakeCatalog) -> None:
+    def __init__(
+        self, portal: BlockingPortal, client: Client, fake: FakeCatalog, env: dict[str, str]
+    ) -> None:
         self.portal = portal
         self.client = client
         self.fake = fake
+        self.env = env
 
     def call(self, name: str, **arguments: Any) -> CallToolResult:
         return self.portal.call(self.client.call_tool, name, arguments)
@@ -101,7 +104,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         with start_blocking_portal() as portal:
             client = Client(params, mode="legacy", cache=None)
             with portal.wrap_async_context_manager(client) as live:
-                yield Session(portal, live, fake)
+                yield Session(portal, live, fake, env)
     finally:
         fake.stop()
 
@@ -455,3 +458,37 @@ def test_the_tools_setting_decides_which_reading_tools_are_listed(
     assert tools & set(names("reading")) == expected
     if setting == "hosted":
         assert tools == set(names("hosted")) and len(tools) == 21
+
+
+# -- saved papers ---------------------------------------------------------------------------
+
+SAVED_PAPER = "1512.03385"
+
+
+def test_saved_papers_are_outlined_sectioned_and_cited_with_the_cache_cleared(
+    session: Session,
+) -> None:
+    import subprocess
+
+    saved = session.ok("save_papers", papers=[SAVED_PAPER, BIG])
+    assert saved["failed"] == 0
+    outline = session.ok("get_paper_outline", paper=SAVED_PAPER)
+    citation = session.ok("cite_paper", paper=SAVED_PAPER, format="ris")["citation"]
+    cleared = subprocess.run(
+        [str(EXECUTABLE), "cache", "clear"], env=session.env, capture_output=True, timeout=60
+    )
+    assert cleared.returncode == 0, cleared.stderr
+    session.fake.faults.refuse_connections()
+    assert session.ok("get_paper_outline", paper=SAVED_PAPER)["sections"] == outline["sections"]
+    assert session.ok("cite_paper", paper=SAVED_PAPER, format="ris")["citation"] == citation
+    document = session.fake.markdown(SAVED_PAPER)
+    assert document is not None
+    last = outline["sections"][-1]
+    part = session.ok("read_paper_section", paper=SAVED_PAPER, section=last["id"], max_bytes=1024)
+    data = document.encode()
+    assert part["markdown"].encode() == data[last["offset"] : last["offset"] + last["length"]]
+    # A cut section of a saved paper continues offline, served by the library.
+    appendix = session.ok("read_paper_section", paper=BIG, section="s1.1", max_bytes=4096)
+    rest = _read_on(session, BIG, appendix["next_cursor"])
+    start = big_document().encode().index(b"## Appendix C")
+    assert (appendix["markdown"] + rest).encode() == big_document().encode()[start:]
