@@ -10,11 +10,18 @@
 #
 # Running it again is safe: pipx reinstalls in place, an entry that is already right
 # is left alone, and a different entry is only replaced when --force is given.
+#
+# Without pipx, it is installed with the user's Python: `pip install --user pipx`, or,
+# where that Python is "externally managed" (PEP 668: Debian 12, Ubuntu 23.04+,
+# Homebrew), into a private virtual environment under the user's data directory
+# (${XDG_DATA_HOME:-~/.local/share}/pwc-mcp-local/pipx-venv), which later runs reuse.
+# It never uses --break-system-packages.
 set -eu
 
 spec=${PWC_MCP_LOCAL_SPEC:-pwc-mcp-local}
 client=""
 python=""
+pipx_venv=${XDG_DATA_HOME:-$HOME/.local/share}/pwc-mcp-local/pipx-venv
 
 say() {
     printf 'install.sh: %s\n' "$*" >&2
@@ -75,26 +82,44 @@ find_python() {
 
 have_pipx() {
     command -v pipx >/dev/null 2>&1 && return 0
+    [ -x "$pipx_venv/bin/pipx" ] && return 0
     [ -n "$python" ] && "$python" -m pipx --version >/dev/null 2>&1
 }
 
 run_pipx() {
     if command -v pipx >/dev/null 2>&1; then
         pipx "$@"
+    elif [ -x "$pipx_venv/bin/pipx" ]; then
+        "$pipx_venv/bin/pipx" "$@"
     else
         "$python" -m pipx "$@"
     fi
 }
 
-if ! command -v pipx >/dev/null 2>&1; then
+# PEP 668: a system Python marked EXTERNALLY-MANAGED refuses `pip install --user`.
+externally_managed() {
+    "$python" -c 'import os, sys, sysconfig
+marker = os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")
+sys.exit(0 if sys.prefix == sys.base_prefix and os.path.exists(marker) else 1)' 2>/dev/null
+}
+
+if ! command -v pipx >/dev/null 2>&1 && [ ! -x "$pipx_venv/bin/pipx" ]; then
     find_python || die "pipx is not installed and no Python 3.10+ was found; install Python 3.10 or newer (or pipx) and run this script again"
 fi
 
 if ! have_pipx; then
-    say "pipx not found; installing it with: $python -m pip install --user pipx"
-    "$python" -m pip install --user pipx ||
-        die "could not install pipx with pip; install it with your package manager (for example 'apt install pipx' or 'brew install pipx') and run this script again"
-    have_pipx || die "pipx was installed but '$python -m pipx' does not run; check your Python user site"
+    if externally_managed; then
+        say "$python is externally managed (PEP 668); installing pipx into its own environment $pipx_venv"
+        "$python" -m venv "$pipx_venv" ||
+            die "could not create $pipx_venv with '$python -m venv'; install the venv module (for example 'apt install python3-venv') or pipx itself ('apt install pipx') and run this script again"
+        "$pipx_venv/bin/python" -m pip install --quiet pipx ||
+            die "could not install pipx into $pipx_venv; install pipx with your package manager (for example 'apt install pipx') and run this script again"
+    else
+        say "pipx not found; installing it with: $python -m pip install --user pipx"
+        "$python" -m pip install --user pipx ||
+            die "could not install pipx with pip; install it with your package manager (for example 'apt install pipx' or 'brew install pipx') and run this script again"
+    fi
+    have_pipx || die "pipx was installed but does not run; install it with your package manager (for example 'apt install pipx') and run this script again"
 fi
 
 say "installing $spec with pipx"

@@ -101,35 +101,53 @@ def load_settings(
     flags: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
     config_file: Path | None = None,
+    *,
+    problems: list[str] | None = None,
 ) -> Settings:
     """Resolve every setting from flags, environment, config file and defaults.
 
     `flags` holds command-line values (`None` means "not given"). `config_file`
     names an explicit file, which must then exist; otherwise `PWC_MCP_LOCAL_CONFIG`
     or the default location is used, and a missing default file is fine.
+
+    With a `problems` list, nothing is raised: each bad value (or an unreadable file)
+    is appended there as the message `ConfigError` would carry, and that setting
+    falls back to the next source. `doctor` uses this to go on probing the catalog
+    URL the user set while another setting is wrong.
     """
     env = os.environ if environ is None else environ
     given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
     path, required = _config_path(config_file, env)
-    file_values = _read_config_file(path, required=required)
+    try:
+        file_values = _read_config_file(path, required=required)
+    except ConfigError as exc:
+        if problems is None:
+            raise
+        problems.append(str(exc))
+        file_values = {}
 
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for name, env_name in ENV_NAMES.items():
+        candidates = []
         if name in given_flags:
-            raw, origin = given_flags[name], "command line"
-        elif env.get(env_name, "") != "":
-            raw, origin = env[env_name], f"environment {env_name}"
-        elif name in file_values:
-            raw, origin = file_values[name], f"config file {path}"
-        else:
-            sources[name] = "default"
-            continue
-        try:
-            values[name] = _PARSERS[name](raw)
-        except ConfigError as exc:
-            raise ConfigError(f"invalid {name} from {origin}: {exc}") from None
-        sources[name] = origin
+            candidates.append((given_flags[name], "command line"))
+        if env.get(env_name, "") != "":
+            candidates.append((env[env_name], f"environment {env_name}"))
+        if name in file_values:
+            candidates.append((file_values[name], f"config file {path}"))
+        sources[name] = "default"
+        for raw, origin in candidates:
+            try:
+                values[name] = _PARSERS[name](raw)
+            except ConfigError as exc:
+                message = f"invalid {name} from {origin}: {exc}"
+                if problems is None:
+                    raise ConfigError(message) from None
+                problems.append(message)
+                continue
+            sources[name] = origin
+            break
     return Settings(**values, config_file=path if file_values else None, sources=sources)
 
 

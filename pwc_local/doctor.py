@@ -2,42 +2,47 @@
 
 Each check looks at one thing a working setup needs and returns a `Check`: a status
 (`ok`, `warn`, `fail`, `skip`), a one-line summary, and for anything that is not ok,
-the fix a person can apply. `run_checks` runs them all in a fixed order; the command
-in `pwc_local.commands.doctor` only formats the result.
+the fix a person can apply. `iter_checks` yields them in a fixed order as each one
+completes, quick local checks first, so the command can print every line at once;
+the command in `pwc_local.commands.doctor` only formats the results.
 
 The checks, in order: the resolved configuration and where each value came from; the
 executable a client would run; the cache directory (writable, size, bound); the
 cursor key (present, mode, owner; the secret itself is never read out); the catalog
-(one cheap request, its latency or the exact failure); a self-test that starts the
-server over stdio as a client would, completes the MCP handshake and lists the tools;
-and every MCP client config that has an entry for us, and whether it points at an
-executable that exists.
+(one cheap request to the configured URL with the configured timeout: its latency,
+or the precise cause from `pwc_local.catalog.causes`, and the proxy in use); a
+self-test that starts the server with this shell's settings, completes the MCP
+handshake and lists the tools; and every MCP client config that has an entry for us,
+each entry started exactly as its client starts it (command, arguments, `env`, over
+a desktop application's minimal environment), reporting the line the server printed
+or why the OS would not start it (a missing interpreter, an exec format error).
 """
 
 from __future__ import annotations
 
-import functools
+import errno
 import os
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pwc_local.clients.entry import DEFAULT_NAME, SCRIPT_NAME, is_runnable
 from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document
-from pwc_local.clients.targets import TARGETS, ClientTarget, Host
+from pwc_local.clients.targets import TARGETS, WINDOWS, ClientTarget, Host
 from pwc_local.config import CONFIG_FILE_NAME, ENV_NAMES, Settings, format_size, pwc_config_dir
-from pwc_local.server.contract import TOOLS
 
 Status = Literal["ok", "warn", "fail", "skip"]
-EXPECTED_TOOLS = len(TOOLS)  # every entry of the contract table is registered
 SELF_TEST_TIMEOUT = 30.0
-CATALOG_TIMEOUT = 10.0
+# What a desktop application's children find on PATH (launchd's and most session
+# managers' default), not the shell's: a bare command name must be found there.
+DESKTOP_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 # Passed on to the self-test server: our settings, and the directories they default to.
 _PASSED_ENV_PREFIXES = ("PWC_", "XDG_")
 
@@ -53,7 +58,7 @@ class Check:
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
-def run_checks(
+def iter_checks(
     settings: Settings,
     *,
     command: tuple[str, Sequence[str]],
@@ -61,31 +66,32 @@ def run_checks(
     config_error: str | None = None,
     offline: bool = False,
     server_args: Sequence[str] = (),
-) -> list[Check]:
-    """Run every check. `command` is what clients are told to run (see
+) -> Iterator[Check]:
+    """Run every check, yielding each result as soon as it is known, so a caller can
+    print it at once. `command` is what clients are told to run (see
     `pwc_local.clients.entry.server_command`); `server_args` are extra command-line
-    options (such as `--api-url`) the self-test passes to the server."""
+    options (such as `--api-url`) the self-test passes to the server. With a
+    `config_error`, `settings` holds every value that was valid (see
+    `load_settings(problems=...)`), so the catalog check still probes the URL and
+    timeout the user set."""
     import anyio
 
-    checks = [
-        check_configuration(settings, config_error, host.environ),
-        check_executable(command),
-        check_cache(settings),
-        check_cursor_key(host.environ),
-    ]
+    yield check_configuration(settings, config_error, host.environ)
+    yield check_executable(command)
+    yield check_cache(settings)
+    yield check_cursor_key(host.environ)
     if offline:
-        checks.append(Check("catalog", "skip", "not checked (--offline)"))
+        yield Check("catalog", "skip", "not checked (--offline)")
     else:
-        checks.append(anyio.run(check_catalog, settings))
+        yield anyio.run(check_catalog, settings, host.environ)
     self_test_command = (command[0], [*command[1], *server_args])
-    expected = sum(settings.tool_selected(spec.name, spec.group) for spec in TOOLS)
-    checks.append(
-        anyio.run(
-            functools.partial(check_self_test, expected=expected), self_test_command, host.environ
-        )
-    )
-    checks.extend(check_clients(host))
-    return checks
+    yield anyio.run(check_self_test, self_test_command, host.environ)
+    yield from iter_client_checks(host)
+
+
+def run_checks(settings: Settings, **options: Any) -> list[Check]:
+    """Every check's result, in order (see `iter_checks`)."""
+    return list(iter_checks(settings, **options))
 
 
 # -- configuration -------------------------------------------------------------------------
@@ -108,7 +114,7 @@ def check_configuration(
         if name == "cache_dir" and value is None:
             value = settings.resolved_cache_dir()
         details[name] = {
-            "value": None if value is None else str(value),
+            "value": None if value is None else _shown(name, value),
             "source": settings.sources.get(name, "default"),
         }
     if settings.config_file is not None:
@@ -117,6 +123,20 @@ def check_configuration(
         default_file = pwc_config_dir(environ) / CONFIG_FILE_NAME
         summary = f"defaults and environment (no settings file at {default_file})"
     return Check("configuration", "ok", summary, details=details)
+
+
+def _shown(name: str, value: Any) -> str:
+    """A setting as a person writes it: `1 GiB`, `25 s`, a path, a URL."""
+    if name == "cache_size":
+        return human_size(int(value))
+    if name in ("timeout", "cursor_ttl"):
+        return f"{value:g} s"
+    return str(value)
+
+
+def human_size(count: int) -> str:
+    """`format_size` without a needless `.0`: `1 GiB`, `1.5 GiB`, `512 B`."""
+    return format_size(count).replace(".0 ", " ")
 
 
 # -- executable ----------------------------------------------------------------------------
@@ -171,7 +191,7 @@ def check_cache(settings: Settings) -> Check:
     if entries is not None:
         details["entries"] = entries
     counted = f", {entries} entries" if entries is not None else ""
-    bound = format_size(settings.cache_size)
+    bound = human_size(settings.cache_size)
     summary = f"{directory}: writable, {format_size(size)} of {bound}{counted}"
     if size > settings.cache_size:
         return Check(
@@ -267,78 +287,128 @@ def check_cursor_key(environ: Mapping[str, str], directory: Path | None = None) 
 # -- catalog -------------------------------------------------------------------------------
 
 
-async def check_catalog(settings: Settings) -> Check:
-    """One cheap request (`tasks/?page=1&page_size=1`): latency, or the exact failure."""
+async def check_catalog(settings: Settings, environ: Mapping[str, str] | None = None) -> Check:
+    """One cheap request (`tasks/?page=1&page_size=1`) to the configured URL, with the
+    configured timeout, through the same client (trust store, proxies) the server
+    uses: its latency, or the precise cause of the failure and where to fix it."""
     from pwc_local.catalog import errors
+    from pwc_local.catalog.causes import proxy_for
     from pwc_local.catalog.http import HttpCatalog
 
     url = settings.api_url
-    details: dict[str, Any] = {"api_url": url}
-    timeout = min(settings.timeout, CATALOG_TIMEOUT)
+    proxy = proxy_for(url, os.environ if environ is None else environ)
+    details: dict[str, Any] = {"api_url": url, "timeout": settings.timeout, "proxy": proxy}
+    via = f" via proxy {proxy}" if proxy else ""
     started = time.perf_counter()
     try:
-        async with HttpCatalog(url, timeout=timeout) as catalog:
+        async with HttpCatalog(url, timeout=settings.timeout) as catalog:
             await catalog.get_json("tasks/", {"page": 1, "page_size": 1})
     except errors.CatalogError as exc:
         details["error"] = type(exc).__name__
-        summary, fix = _catalog_failure(exc, url, timeout)
-        return Check("catalog", "fail", f"{summary} ({type(exc).__name__})", fix, details)
+        summary, fix, kind = _catalog_failure(exc, settings, proxy)
+        details["cause"] = kind
+        return Check("catalog", "fail", f"{summary}{via}", fix, details)
     elapsed = time.perf_counter() - started
     details["latency_ms"] = round(elapsed * 1000)
-    return Check("catalog", "ok", f"{url} answered in {elapsed * 1000:.0f} ms", None, details)
+    return Check("catalog", "ok", f"{url} answered in {elapsed * 1000:.0f} ms{via}", None, details)
 
 
-def _catalog_failure(exc: Exception, url: str, timeout: float) -> tuple[str, str]:
+def _catalog_failure(exc: Exception, settings: Settings, proxy: str | None) -> tuple[str, str, str]:
+    """(summary, fix, cause kind) for a failed catalog probe."""
     from pwc_local.catalog import errors
+    from pwc_local.catalog.causes import find_cause
 
-    setting = ENV_NAMES["api_url"]
-    if isinstance(exc, errors.UpstreamUnreachable):
-        return (
-            f"cannot connect to {url}",
-            f"check the network connection and proxy settings, and {setting}",
-        )
+    url = settings.api_url
+    where = _origin_of(settings, "api_url")
+    timeout_where = _origin_of(settings, "timeout")
     if isinstance(exc, errors.UpstreamTimeout):
         return (
-            f"{url} did not answer within {timeout:g} s",
-            f"check the network; raise {ENV_NAMES['timeout']} on a slow link",
+            f"{url} did not answer within {settings.timeout:g} s",
+            f"check the network; on a slow link raise {ENV_NAMES['timeout']} "
+            f"(now {settings.timeout:g} s, {timeout_where})",
+            "timeout",
         )
+    if isinstance(exc, errors.UpstreamUnreachable):
+        cause = find_cause(exc)
+        kind = cause.kind if cause else "network"
+        text = cause.text if cause else "cannot connect"
+        return f"{url}: {text}", _unreachable_fix(kind, url, where, proxy), kind
     if isinstance(exc, errors.HTTPStatusError):
         if exc.status == 429:
-            return f"{url} is rate limiting this machine (HTTP 429)", "wait a minute and retry"
+            return (
+                f"{url} is rate limiting this machine (HTTP 429)",
+                "wait a minute and retry",
+                "http",
+            )
         if exc.status in (401, 403, 404):
             return (
                 f"{url} answered HTTP {exc.status}",
-                f"check that {setting} is the catalog API base, ending in /api/v1",
+                f"check that {ENV_NAMES['api_url']} ({where}) is the catalog API base, "
+                "ending in /api/v1",
+                "http",
             )
-        return f"{url} answered HTTP {exc.status}", "the catalog has a problem; retry later"
+        return f"{url} answered HTTP {exc.status}", "the catalog has a problem; retry later", "http"
     return (
         f"{url} answered with something that is not the catalog's JSON",
-        f"check that {setting} points at the catalog API",
+        f"check that {ENV_NAMES['api_url']} ({where}) points at the catalog API",
+        "not_json",
     )
+
+
+def _unreachable_fix(kind: str, url: str, where: str, proxy: str | None) -> str:
+    setting = f"{ENV_NAMES['api_url']} ({where})"
+    host = urlsplit(url).hostname or url
+    if kind == "dns":
+        return f"check the host name {host} in {setting}, and your network and DNS"
+    if kind == "refused":
+        return f"check the host and port in {setting}; nothing accepts connections there"
+    if kind == "tls":
+        return (
+            f"if {url} is right and a proxy or firewall inspects TLS, add its root "
+            "certificate to the system trust store (pwc-mcp-local uses it); "
+            f"otherwise check {setting}"
+        )
+    if kind == "proxy":
+        return f"check the proxy settings (HTTPS_PROXY, now {proxy}), or add {host} to NO_PROXY"
+    return f"check the network connection and proxy settings, and {setting}"
+
+
+def _origin_of(settings: Settings, name: str) -> str:
+    source = settings.sources.get(name, "default")
+    if source == "default":
+        return "the default"
+    if source.startswith("environment"):
+        return "set in the environment"
+    return "set on the command line" if source == "command line" else f"set in {source}"
 
 
 # -- self-test -----------------------------------------------------------------------------
 
 
-async def check_self_test(
-    command: tuple[str, Sequence[str]],
-    environ: Mapping[str, str],
+@dataclass(frozen=True)
+class Probe:
+    """What happened when a server was started and spoken to as a client would."""
+
+    ok: bool
+    summary: str
+    details: Mapping[str, Any]
+
+
+async def probe_server(
+    program: str,
+    args: Sequence[str],
+    env: Mapping[str, str],
     *,
     timeout: float = SELF_TEST_TIMEOUT,
-    expected: int = EXPECTED_TOOLS,
-) -> Check:
-    """Start the server as a client would, do the MCP handshake, list the tools.
-
-    `expected` is how many tools the `tools` setting selects (default: all).
-    """
+) -> Probe:
+    """Spawn `program args` with `env` (over the SDK's minimal inherited environment),
+    complete the MCP handshake and list the tools. On failure the summary is the
+    line the server printed last on stderr, or why it could not be started at all."""
     import anyio
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    program, args = command
-    env = {k: v for k, v in environ.items() if k.startswith(_PASSED_ENV_PREFIXES)}
-    params = StdioServerParameters(command=program, args=list(args), env=env)
-    shown = " ".join([program, *args])
+    params = StdioServerParameters(command=program, args=list(args), env=dict(env))
     details: dict[str, Any] = {"command": [program, *args]}
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         started = time.perf_counter()
@@ -350,38 +420,98 @@ async def check_self_test(
                     tools = await _list_tool_names(client)
                     version = client.protocol_version
         except TimeoutError:
-            return Check(
-                "self-test",
-                "fail",
-                f"no MCP handshake within {timeout:g} s",
-                f"run {shown} by hand and read its error output",
-                details,
-            )
+            return Probe(False, f"no MCP handshake within {timeout:g} s", details)
         except Exception as exc:  # any failure to start or talk is the finding itself
             errlog.seek(0)
             last = [line for line in errlog.read().splitlines() if line.strip()]
-            reason = last[-1] if last else f"{type(exc).__name__}: {exc}"
             details["stderr_tail"] = last[-5:]
-            return Check(
-                "self-test",
-                "fail",
-                f"server failed the handshake: {reason}",
-                f"run {shown} by hand and read its error output",
-                details,
-            )
+            spawn_error = _spawn_error(exc)
+            if spawn_error is not None:
+                return Probe(False, _explain_spawn(program, spawn_error), details)
+            reason = last[-1] if last else f"{type(exc).__name__}: {exc}"
+            return Probe(False, f"server failed the handshake: {reason}", details)
     elapsed = time.perf_counter() - started
     details.update(tools=len(tools), seconds=round(elapsed, 3), protocol=version)
+    expected = expected_tools(env)
     if len(tools) != expected:
-        return Check(
-            "self-test",
-            "fail",
-            f"server listed {len(tools)} tools, expected {expected}",
-            fix="reinstall: pipx install --force pwc-mcp-local",
-            details=details,
-        )
-    return Check(
-        "self-test", "ok", f"handshake and {len(tools)} tools in {elapsed:.1f} s", None, details
-    )
+        return Probe(False, f"server listed {len(tools)} tools, expected {expected}", details)
+    return Probe(True, f"handshake and {len(tools)} tools in {elapsed:.1f} s", details)
+
+
+def expected_tools(env: Mapping[str, str] | None = None) -> int:
+    """How many tools a server started with `env` lists: the contract table's entries
+    its `tools` setting selects (all of them by default). Imported here, not at the
+    top: the table pulls in the MCP models (most of a second), and doctor's first
+    lines must not wait for it."""
+    from pwc_local.config import ConfigError, load_settings
+    from pwc_local.server.contract import TOOLS
+
+    try:
+        settings = load_settings(environ=dict(env or {}))
+    except ConfigError:  # the server will refuse to start; that is reported instead
+        return len(TOOLS)
+    return sum(settings.tool_selected(spec.name, spec.group) for spec in TOOLS)
+
+
+def _spawn_error(exc: BaseException) -> OSError | None:
+    """The OSError of a failed exec, also when a task group wrapped it."""
+    if isinstance(exc, OSError):
+        return exc
+    for inner in getattr(exc, "exceptions", ()):  # an ExceptionGroup (3.10: the backport)
+        found = _spawn_error(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _explain_spawn(program: str, exc: OSError) -> str:
+    """Why the OS would not start `program`, in terms of what to fix."""
+    path = Path(program)
+    if exc.errno == errno.ENOENT and path.is_file():
+        interpreter = _shebang(path)
+        if interpreter is not None:
+            return (
+                f"{program} cannot start: its interpreter {interpreter} (first line of the "
+                "script) does not exist, as after a Python upgrade or a removed environment"
+            )
+    if exc.errno == errno.ENOEXEC:
+        return f"{program} cannot start: exec format error (not a program this system can run)"
+    if exc.errno == errno.EACCES:
+        return f"{program} cannot start: permission denied (not executable)"
+    if exc.errno == errno.ENOENT:
+        return f"{program} cannot start: no such file"
+    return f"{program} cannot start: {exc.strerror or exc}"
+
+
+def _shebang(path: Path) -> str | None:
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode("utf-8", "replace").split()
+    return parts[0] if parts else None
+
+
+async def check_self_test(
+    command: tuple[str, Sequence[str]],
+    environ: Mapping[str, str],
+    *,
+    timeout: float = SELF_TEST_TIMEOUT,
+) -> Check:
+    """Start the server with this shell's settings, do the MCP handshake, list the tools."""
+    program, args = command
+    env = {k: v for k, v in environ.items() if k.startswith(_PASSED_ENV_PREFIXES)}
+    shown = " ".join([program, *args])
+    probe = await probe_server(program, args, env, timeout=timeout)
+    if probe.ok:
+        return Check("self-test", "ok", probe.summary, None, probe.details)
+    fix = f"run {shown} by hand and read its error output"
+    if "tools, expected" in probe.summary:
+        fix = "reinstall: pipx install --force pwc-mcp-local"
+    return Check("self-test", "fail", probe.summary, fix, probe.details)
 
 
 async def _list_tool_names(client: Any) -> list[str]:
@@ -399,12 +529,40 @@ async def _list_tool_names(client: Any) -> list[str]:
 # -- clients -------------------------------------------------------------------------------
 
 
-def check_clients(host: Host) -> list[Check]:
-    """One line per MCP client: our entries in its user config and what they run."""
-    return [_check_client(target, target.user_path(host)) for target in TARGETS.values()]
+def check_clients(host: Host, *, spawn: bool = True) -> list[Check]:
+    """One line per MCP client (see `iter_client_checks`)."""
+    return list(iter_client_checks(host, spawn=spawn))
 
 
-def _check_client(target: ClientTarget, path: Path) -> Check:
+def iter_client_checks(host: Host, *, spawn: bool = True) -> Iterator[Check]:
+    """One check per MCP client: our entries in its user config, each started exactly
+    as the client starts it (its command, arguments and environment, on top of a
+    desktop application's minimal environment) unless `spawn` is false."""
+    for target in TARGETS.values():
+        yield _check_client(target, target.user_path(host), host, spawn)
+
+
+def desktop_environment(host: Host, target: ClientTarget | None = None) -> dict[str, str]:
+    """Roughly what a client's child process inherits: the account's basics and a
+    system PATH (a terminal client's: the shell's PATH), none of the shell's PWC_*
+    settings."""
+    if host.system == WINDOWS:
+        return {}  # the SDK's Windows defaults (APPDATA, PATH, SYSTEMROOT ...) apply
+    keep = ("HOME", "USER", "LOGNAME", "LANG", "TMPDIR")
+    env = {k: v for k, v in host.environ.items() if k in keep or k.startswith("XDG_")}
+    env["PATH"] = _client_path(host, target)
+    return env
+
+
+def _client_path(host: Host, target: ClientTarget | None) -> str:
+    if target is not None and target.shell_path and host.environ.get("PATH"):
+        return host.environ["PATH"]
+    return DESKTOP_PATH
+
+
+def _check_client(target: ClientTarget, path: Path, host: Host, spawn: bool) -> Check:
+    import anyio
+
     name = target.id
     details: dict[str, Any] = {"path": str(path)}
     if not path.exists():
@@ -428,12 +586,23 @@ def _check_client(target: ClientTarget, path: Path) -> Check:
     entries: dict[str, Any] = {}
     for entry_name, entry in ours.items():
         program = _entry_command(entry)
-        runnable = program is not None and _resolves(program)
-        entries[entry_name] = {"command": program, "runnable": runnable}
-        if runnable:
-            described.append(f"{entry_name!r} runs {program}")
-        else:
+        runnable = program is not None and _resolves(program, _client_path(host, target))
+        info: dict[str, Any] = {"command": program, "runnable": runnable}
+        entries[entry_name] = info
+        if not runnable or program is None:
             problems.append(f"{entry_name!r} runs {program or 'nothing'}, which does not exist")
+            continue
+        if not spawn:
+            described.append(f"{entry_name!r} runs {program}")
+            continue
+        env = {**desktop_environment(host, target), **_entry_env(entry)}
+        probe = anyio.run(_probe_entry, program, _entry_args(entry), env)
+        info["started"] = probe.ok
+        info["probe"] = dict(probe.details)
+        if probe.ok:
+            described.append(f"{entry_name!r} runs {program}: {probe.summary}")
+        else:
+            problems.append(f"{entry_name!r} runs {program}: {probe.summary}")
     details["entries"] = entries
     if problems:
         flag = "" if DEFAULT_NAME in ours else f" --name {next(iter(ours))}"
@@ -441,10 +610,33 @@ def _check_client(target: ClientTarget, path: Path) -> Check:
             name,
             "fail",
             "; ".join(problems),
-            fix=f"pwc-mcp-local install {target.id}{flag} --force",
+            fix=f"correct the entry in {path}, or rewrite it: "
+            f"pwc-mcp-local install {target.id}{flag} --force",
             details=details,
         )
     return Check(name, "ok", "; ".join(described), details=details)
+
+
+async def _probe_entry(program: str, args: Sequence[str], env: Mapping[str, str]) -> Probe:
+    return await probe_server(program, args, env)
+
+
+def _entry_args(entry: Any) -> list[str]:
+    args = entry.get("args") if isinstance(entry, dict) else None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    if isinstance(command, dict):  # older Zed: "command": {"path": ..., "args": [...]}
+        args = command.get("args")
+    return [str(arg) for arg in args] if isinstance(args, list) else []
+
+
+def _entry_env(entry: Any) -> dict[str, str]:
+    env = entry.get("env") if isinstance(entry, dict) else None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    if isinstance(command, dict):
+        env = command.get("env", env)
+    if not isinstance(env, dict):
+        return {}
+    return {str(key): str(value) for key, value in env.items()}
 
 
 def _is_ours(name: str, entry: Any) -> bool:
@@ -468,11 +660,11 @@ def _entry_command(entry: Any) -> str | None:
     return command if isinstance(command, str) and command else None
 
 
-def _resolves(program: str) -> bool:
-    """An absolute path must be an executable file; a bare name must be on PATH."""
+def _resolves(program: str, path: str | None = None) -> bool:
+    """An absolute path must be an executable file; a bare name must be on `path`."""
     if os.path.isabs(program):
         return is_runnable(Path(program))
-    return shutil.which(program) is not None
+    return shutil.which(program, path=path) is not None
 
 
 def has_failures(checks: Sequence[Check]) -> bool:

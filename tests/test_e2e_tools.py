@@ -618,9 +618,9 @@ SCHEMA_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("get_paper_outline", {"paper": BIG_MARKDOWN_ARXIV_ID}),
     ("read_paper_section", {"paper": BIG_MARKDOWN_ARXIV_ID, "section": "s1.1"}),
     ("cite_paper", {"paper": "10.1038/nature14539", "format": "csl-json"}),
-    ("save_papers", {"papers": ["1706.03762"]}),
-    ("list_library", {}),
-    ("search_library", {"query": "attention"}),
+    ("save_papers", {"papers": ["1706.03762", "1301.3781", "no such paper title zq"]}),
+    ("list_library", {"limit": 5}),
+    ("search_library", {"query": "attention", "limit": 3}),
 ]
 
 

@@ -25,6 +25,7 @@ from pwc_local.server.models import PaperInfoResult
 from tests.test_errors import FRAMEWORKS
 
 SETTINGS = Settings(api_url="http://127.0.0.1:9")
+HOSTED = Settings(api_url="http://127.0.0.1:9", tools="hosted")
 
 
 class Catalog:
@@ -86,6 +87,9 @@ def test_a_failed_warm_up_is_retried_by_the_first_call() -> None:
 
 
 def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:
+    # The 24,000-byte budget is the hosted 21's; local tool groups have budgets of their
+    # own (tests/test_library_e2e.py), so the drop-in listing is what is measured here.
+    SETTINGS = HOSTED
     server = build_server(SETTINGS)
     assert isinstance(server, PwcServer)
     server.prepare_in_background()

@@ -33,7 +33,11 @@ def run(handler: Handler, action, *, timeout: float = 5.0, max_body: int = 2 * 1
         result = handler(request)
         if hasattr(result, "__await__"):
             result = await result
-        return result
+        # httpx reads (and decodes) an in-memory response at construction; the client
+        # reads raw bytes, so hand it the response's original, unread stream.
+        return httpx.Response(
+            result.status_code, headers=result.headers, stream=result.stream, request=request
+        )
 
     async def main():
         transport = httpx.MockTransport(record)

@@ -22,6 +22,7 @@ from pwc_local.cli import main
 from pwc_local.clients import installer
 from pwc_local.clients.entry import server_command
 from pwc_local.clients.errors import FileChanged
+from pwc_local.clients.files import backup, backups
 from pwc_local.clients.jsonc import loads as jsonc_loads
 from pwc_local.clients.targets import TARGETS
 
@@ -150,7 +151,7 @@ def test_fresh_install_writes_the_client_format(home: Path, client_id: str):
     entry = servers(client, path)["pwc-local"]
     assert entry == expected_entry(client, PWC_API_URL="http://127.0.0.1:9/api/v1")
     assert os.path.isabs(entry["command"]) and os.access(entry["command"], os.X_OK)
-    assert not Path(str(path) + ".bak").exists()  # nothing to back up
+    assert backups(path) == []  # nothing to back up
     assert str(path) in result.output
 
 
@@ -164,7 +165,7 @@ def test_existing_file_keeps_other_servers_and_every_byte(home: Path, client_id:
     document = parse(client, path.read_text())
     assert document[client.container]["other"]["args"] == ["-y", "other-server"]
     assert document[client.container]["pwc-local"] == expected_entry(client)
-    assert Path(str(path) + ".bak").read_text() == original
+    assert backups(path)[-1].read_text() == original
     if client.fmt == "jsonc":
         for comment in ("// keep me", "/* a block comment */", "// trailing comma next line"):
             assert comment in path.read_text()
@@ -180,14 +181,14 @@ def test_second_install_changes_nothing(home: Path, client_id: str):
     path = seed(home, client, existing_text(client))
     assert run("install", client_id).exit_code == 0
     after_first = path.read_bytes()
-    backup = Path(str(path) + ".bak")
-    backup.unlink()
+    for copy in backups(path):
+        copy.unlink()
 
     result = run("install", client_id)
     assert result.exit_code == 0
     assert "Nothing to do" in result.output
     assert path.read_bytes() == after_first
-    assert not backup.exists()  # no write, so no backup either
+    assert backups(path) == []  # no write, so no backup either
 
 
 @all_clients
@@ -207,7 +208,7 @@ def test_different_entry_needs_force(home: Path, client_id: str):
     assert forced.exit_code == 0, forced.output
     assert servers(client, path)["pwc-local"]["env"] == {"A": "2"}
     assert servers(client, path)["other"]["command"] == "npx"
-    assert Path(str(path) + ".bak").read_bytes() == installed
+    assert backups(path)[-1].read_bytes() == installed
 
 
 @all_clients
@@ -240,7 +241,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(home: Path, client_id: str):
     assert f"--- {path}" in result.output and f"+++ {path}" in result.output
     assert any(line.startswith("+") and "pwc-local" in line for line in result.output.splitlines())
     assert path.read_text() == existing_text(client)
-    assert not Path(str(path) + ".bak").exists()
+    assert backups(path) == []
 
     fresh = run("uninstall", client_id, "--dry-run")
     assert fresh.exit_code == 0 and path.read_text() == existing_text(client)
@@ -271,7 +272,7 @@ def test_malformed_file_is_left_untouched(home: Path, client_id: str):
         assert "left unchanged" in result.output
     assert path.read_text() == text
     assert path.stat().st_mtime == 1_000_000
-    assert not Path(str(path) + ".bak").exists()
+    assert backups(path) == []
 
 
 @all_clients
@@ -313,10 +314,14 @@ def test_bad_env_option(home: Path):
 def test_project_level_files(home: Path, tmp_path: Path, client_id: str, relative: str):
     project = tmp_path / "project"
     project.mkdir()
-    assert run("install", client_id, "--project", str(project)).exit_code == 0
+    result = run("install", client_id, "--project", str(project))
+    assert result.exit_code == 0, result.output
+    assert "by name" in result.output and "PATH" in result.output
     document = json.loads((project / relative).read_text())
     key = "servers" if client_id == "vscode" else "mcpServers"
-    assert document[key]["pwc-local"]["command"] == server_command()[0]
+    # A shared file names the command, not this machine's path to it.
+    assert document[key]["pwc-local"]["command"] == "pwc-mcp-local"
+    assert document[key]["pwc-local"]["args"] == []
     if client_id != "cursor":
         assert document[key]["pwc-local"]["type"] == "stdio"
     assert not (home / CLIENTS[client_id].path).exists()
@@ -355,7 +360,7 @@ def test_permissions_are_kept_on_the_file_and_its_backup(home: Path):
     path.chmod(0o640)  # neither the temporary file's 0600 nor a umask default
     assert run("install", "claude-code").exit_code == 0
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
-    assert stat.S_IMODE(Path(str(path) + ".bak").stat().st_mode) == 0o640
+    assert stat.S_IMODE(backups(path)[-1].stat().st_mode) == 0o640
     assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
 
 
@@ -453,3 +458,60 @@ def test_via_cli_is_only_for_claude_code(home: Path):
     result = run("install", "cursor", "--via-cli")
     assert result.exit_code == 2
     assert "only with claude-code" in result.output
+
+
+def test_user_level_entries_keep_the_absolute_path(home: Path):
+    result = run("install", "claude-code")
+    assert result.exit_code == 0, result.output
+    entry = servers(CLIENTS["claude-code"], home / CLIENTS["claude-code"].path)["pwc-local"]
+    assert entry["command"] == server_command()[0] and os.path.isabs(entry["command"])
+    assert "by name" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("pair", "named"),
+    [
+        ("PWC_API_URL=127.0.0.1/bad", "PWC_API_URL"),
+        ("PWC_MCP_LOCAL_TIMEOUT=soon", "PWC_MCP_LOCAL_TIMEOUT"),
+        ("PWC_MCP_LOCAL_CACHE_SIZE=12", "PWC_MCP_LOCAL_CACHE_SIZE"),
+        ("PWC_MCP_LOCAL_TIMOUT=5", "not a setting"),
+    ],
+)
+def test_env_values_the_server_would_refuse_are_refused(home: Path, pair: str, named: str):
+    result = run("install", "claude-desktop", "--env", pair)
+    assert result.exit_code == 2, result.output
+    assert named in result.output and "--env" in result.output
+    assert not (home / CLIENTS["claude-desktop"].path).exists()
+
+
+def test_env_values_the_server_accepts_pass(home: Path):
+    result = run(
+        "install",
+        "claude-desktop",
+        "--env",
+        "PWC_API_URL=https://mirror.example/api/v1",
+        "--env",
+        "PWC_MCP_LOCAL_CACHE_SIZE=2GiB",
+        "--env",
+        "OTHER=anything",
+    )
+    assert result.exit_code == 0, result.output
+
+
+def test_backups_are_dated_and_the_last_three_kept(tmp_path: Path):
+    from datetime import datetime, timedelta
+
+    path = tmp_path / "config.json"
+    start = datetime(2026, 12, 1, 9, 0, 0)
+    made = []
+    for step in range(5):
+        path.write_text(f"version {step}")
+        made.append(backup(path, now=start + timedelta(seconds=step)))
+    kept = backups(path)
+    assert kept == made[-3:]
+    assert [p.read_text() for p in kept] == ["version 2", "version 3", "version 4"]
+    assert kept[0].name == "config.json.20261201-090002.bak"
+    # Two changes within the same second both keep their copy.
+    again = backup(path, now=start + timedelta(seconds=4))
+    assert again.name == "config.json.20261201-090004-2.bak"
+    assert backups(path)[-1] == again

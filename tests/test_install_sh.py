@@ -30,7 +30,7 @@ INSTALLED = Path(sys.executable).parent / "pwc-mcp-local"
 
 # One stand-in program; it behaves as pipx or as python3 depending on its name.
 STANDIN = """#!{python}
-import json, os, sys
+import json, os, shutil, sys
 
 REAL_PYTHON = {python!r}
 INSTALLED = {installed!r}
@@ -61,6 +61,21 @@ def pipx(args):
 
 if name == "pipx":
     sys.exit(pipx(args))
+# An "externally managed" system Python (PEP 668), as on Debian 12, when asked to be.
+managed = os.environ.get("STUB_EXTERNALLY_MANAGED") == "1" and name == "python3"
+if args[:1] == ["-c"] and "EXTERNALLY-MANAGED" in args[1]:
+    sys.exit(0 if managed else 1)
+if managed and args[:3] == ["-m", "pip", "install"]:
+    print("error: externally-managed-environment", file=sys.stderr)
+    sys.exit(1)
+if args[:2] == ["-m", "venv"] and len(args) == 3:
+    # A virtual environment: its python is this same stand-in.
+    os.makedirs(os.path.join(args[2], "bin"), exist_ok=True)
+    shutil.copy(__file__, os.path.join(args[2], "bin", "python"))
+    sys.exit(0)
+if name == "python" and args == ["-m", "pip", "install", "--quiet", "pipx"]:
+    shutil.copy(__file__, os.path.join(os.path.dirname(sys.argv[0]), "pipx"))
+    sys.exit(0)
 marker = os.environ["STUB_PIPX_MARKER"]
 if args == ["-m", "pip", "install", "--user", "pipx"]:
     open(marker, "w").close()
@@ -75,7 +90,7 @@ os.execv(REAL_PYTHON, [REAL_PYTHON, *args])
 
 
 class Sandbox:
-    def __init__(self, tmp_path: Path, tools: tuple[str, ...]) -> None:
+    def __init__(self, tmp_path: Path, tools: tuple[str, ...], **env: str) -> None:
         self.home = tmp_path / "home"
         self.home.mkdir()
         self.tools = tmp_path / "tools"
@@ -95,6 +110,7 @@ class Sandbox:
             "XDG_CACHE_HOME": str(self.home / ".cache"),
             "STUB_LOG": str(self.log),
             "STUB_PIPX_MARKER": str(tmp_path / "pipx-installed"),
+            **env,
         }
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -158,6 +174,34 @@ def test_installs_pipx_with_the_users_python_when_missing(tmp_path: Path):
     )
     cursor = json.loads((box.home / ".cursor" / "mcp.json").read_text())
     assert cursor["mcpServers"]["pwc-local"]["env"] == {"PWC_API_URL": "http://127.0.0.1:9/api/v1"}
+
+
+@pytest.mark.parametrize("data_home", [None, "data"])
+def test_externally_managed_python_gets_a_private_pipx_venv(tmp_path: Path, data_home: str | None):
+    extra = {"STUB_EXTERNALLY_MANAGED": "1"}
+    if data_home:
+        extra["XDG_DATA_HOME"] = str(tmp_path / data_home)
+    box = Sandbox(tmp_path, ("python3",), **extra)
+    base = tmp_path / data_home if data_home else box.home / ".local" / "share"
+    venv = base / "pwc-mcp-local" / "pipx-venv"
+
+    first = box.run("--from", str(ROOT), "claude-desktop")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "externally managed" in first.stderr and str(venv) in first.stderr
+    assert (venv / "bin" / "pipx").is_file()
+    assert box.desktop_config.exists()
+    second = box.run("--from", str(ROOT), "claude-desktop")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "Nothing to do" in second.stdout
+
+    calls = box.calls()
+    flat = [arg for call in calls for arg in call]
+    assert "--break-system-packages" not in flat
+    assert ["python3", "-m", "pip", "install", "--user", "pipx"] not in calls
+    # One environment, made once, and its pipx installs the package both times.
+    assert calls.count(["python3", "-m", "venv", str(venv)]) == 1
+    assert calls.count(["python", "-m", "pip", "install", "--quiet", "pipx"]) == 1
+    assert calls.count(["pipx", "install", "--force", str(ROOT)]) == 2
 
 
 def test_without_pipx_or_python_it_stops_with_advice(tmp_path: Path):

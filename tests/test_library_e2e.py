@@ -208,6 +208,7 @@ def test_every_spelling_of_a_known_paper_works_offline(
             else:  # only read: what the cache and the index of read papers hold
                 await call(first, "get_paper_info", paper=SMALL)
                 await call(first, "get_paper_evaluations", paper=SMALL)
+                searched = await call(first, "search_papers", query="attention transformer")
             online = await call(first, "read_paper", paper=SMALL)
         if saved:
             assert pwc_command(env, "cache", "clear").returncode == 0
@@ -221,5 +222,8 @@ def test_every_spelling_of_a_known_paper_works_offline(
                 if not saved:
                     evaluations = await call(offline, "get_paper_evaluations", paper=form)
                     assert evaluations["evaluations"], form
+            if not saved:  # the same search in another case and spacing
+                again = await call(offline, "search_papers", query="  Attention   TRANSFORMER ")
+                assert again["items"] == searched["items"] and again["items"]
 
     anyio.run(scenario)

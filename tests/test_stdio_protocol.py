@@ -28,6 +28,7 @@ from pwc_local.server import stdio
 from pwc_local.server.contract import TOOLS
 from pwc_local.server.framing import (
     MAX_LINE_BYTES,
+    OVERSIZED_ANSWER,
     Accepted,
     LineTooLong,
     Rejected,
@@ -327,9 +328,13 @@ def test_a_line_over_4_mib_is_refused_and_the_next_request_works(tiny: StdioPeer
     reply = tiny.response(None)
     assert reply["error"]["code"] == INVALID_REQUEST
     assert str(MAX_LINE_BYTES) in reply["error"]["message"]
-    text = "y" * (MAX_LINE_BYTES - 200)  # a line just under the cap still goes through
+    text = "y" * (MAX_LINE_BYTES - 200)  # a line just under the cap still goes through...
     reply = tiny.request("tools/call", call("echo", {"text": text}))
-    assert reply["result"]["structuredContent"] == {"result": text}
+    # ... but its echo would be over the 2 MiB answer bound, so it is a tool error instead.
+    assert reply["result"]["isError"] is True
+    assert reply["result"]["content"][0]["text"] == f"Error executing tool echo: {OVERSIZED_ANSWER}"
+    reply = tiny.request("tools/call", call("echo", {"text": "small"}))
+    assert reply["result"]["structuredContent"] == {"result": "small"}
     assert all(message.get("id") != 77 for message in tiny.messages)
 
 

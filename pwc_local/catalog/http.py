@@ -12,7 +12,8 @@ so a caching source can stand in front of it without the queries noticing.
 
 from __future__ import annotations
 
-import json
+import functools
+import logging
 import os
 import re
 import ssl
@@ -22,9 +23,13 @@ from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
 import anyio
+import anyio.to_thread
 import httpx
 
 from pwc_local import __version__
+from pwc_local.catalog.bodies import ACCEPT_ENCODING, BodyReader, content_codings
+from pwc_local.catalog.causes import Cause, classify
+from pwc_local.catalog.documents import OFF_LOOP_BYTES, page_size, parse_document
 from pwc_local.catalog.errors import (
     HTTPStatusError,
     InvalidResponse,
@@ -41,6 +46,8 @@ ERROR_DETAIL_BYTES = 4096
 MAX_REDIRECTS = 5
 USER_AGENT = f"pwc-mcp-local/{__version__}"
 ACCEPT = "application/json, text/plain;q=0.9"
+
+logger = logging.getLogger(__name__)
 
 _CONTENT_VERSION = re.compile(r"[0-9a-f]{64}")
 _MAX_COUNT_DIGITS = 19  # a 64-bit count; longer digit strings all mean "too many"
@@ -191,13 +198,17 @@ class HttpCatalog:
         return f"{url}?{query}" if query else url
 
     async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+        """The parsed document: rows cut to the page size asked for, nesting bounded.
+
+        See `pwc_local.catalog.documents`; a large body is parsed in a worker thread.
+        """
         response = await self._get(self.url_for(path, params))
         if response.status >= 300:
             raise _status_error(response)
-        try:
-            return json.loads(response.body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise InvalidResponse("catalog returned invalid JSON") from exc
+        parse = functools.partial(parse_document, response.body, max_rows=page_size(params))
+        if len(response.body) > OFF_LOOP_BYTES:
+            return await anyio.to_thread.run_sync(parse)
+        return parse()
 
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
@@ -234,32 +245,49 @@ class HttpCatalog:
             with anyio.fail_after(self.timeout):
                 return await self._stream(url)
         except TimeoutError as exc:
-            raise UpstreamTimeout("catalog request timed out") from exc
+            logger.warning("catalog request failed: no answer within %g s", self.timeout)
+            raise UpstreamTimeout(f"catalog request timed out after {self.timeout:g} s") from exc
 
     async def _stream(self, url: str) -> _Response:
+        """One GET, its body read raw and decoded within the cap (`catalog.bodies`)."""
         try:
-            async with self._client.stream("GET", url) as response:
+            headers = {"Accept-Encoding": ACCEPT_ENCODING}
+            async with self._client.stream("GET", url, headers=headers) as response:
+                success = response.is_success
                 declared = _byte_count(response.headers.get("content-length"))
-                if response.is_success and declared is not None and declared > self.max_body_bytes:
+                if success and declared is not None and declared > self.max_body_bytes:
                     raise ResponseTooLarge("catalog response exceeds the client byte limit")
                 # An error body is only read for its detail, so its size does not matter.
-                limit = self.max_body_bytes if response.is_success else ERROR_DETAIL_BYTES
-                body = bytearray()
-                # Decoded bytes: the cap also bounds what a compressed body expands to.
-                async for piece in response.aiter_bytes():
-                    body += piece
-                    if len(body) > limit:
-                        if response.is_success:
-                            raise ResponseTooLarge("catalog response exceeds the client byte limit")
-                        del body[limit:]
-                        break  # an error body is only read for its detail
-                return _Response(response.status_code, response.headers, bytes(body))
+                limit = self.max_body_bytes if success else ERROR_DETAIL_BYTES
+                if response.is_stream_consumed:
+                    # An in-memory response from a custom transport (tests): httpx has
+                    # already read and decoded it, so only the cap is left to apply.
+                    reader = BodyReader((), limit=limit, strict=success)
+                    reader.feed(response.content)
+                else:
+                    reader = BodyReader(
+                        content_codings(response.headers), limit=limit, strict=success
+                    )
+                    async for piece in response.aiter_raw():
+                        if reader.feed(piece):
+                            break
+                return _Response(response.status_code, response.headers, reader.finish())
         except httpx.TimeoutException as exc:
-            raise UpstreamTimeout("catalog request timed out") from exc
+            cause = _logged_cause(exc)
+            raise UpstreamTimeout(f"catalog request timed out: {cause.text}") from exc
         except (httpx.ConnectError, httpx.NetworkError, httpx.UnsupportedProtocol) as exc:
-            raise UpstreamUnreachable(f"catalog unreachable ({type(exc).__name__})") from exc
+            cause = _logged_cause(exc)
+            raise UpstreamUnreachable(f"catalog unreachable: {cause.text}") from exc
         except httpx.HTTPError as exc:
-            raise InvalidResponse(f"catalog transport failed ({type(exc).__name__})") from exc
+            cause = _logged_cause(exc)
+            raise InvalidResponse(f"catalog transport failed: {cause.text}") from exc
+
+
+def _logged_cause(exc: BaseException) -> Cause:
+    """The failure's cause, logged once at warning level (never the URL's query)."""
+    cause = classify(exc)
+    logger.warning("catalog request failed: %s", cause.text)
+    return cause
 
 
 def _byte_count(header: str | None) -> int | None:

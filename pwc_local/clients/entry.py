@@ -53,6 +53,44 @@ def parse_env(pairs: Iterable[str]) -> dict[str, str]:
     return env
 
 
+def entry_for(env: Mapping[str, str], *, portable: bool) -> ServerEntry:
+    """The entry to write: this installation's absolute command, or, for a file that is
+    shared with other machines (`portable`), the command by name."""
+    if portable:
+        return ServerEntry(SCRIPT_NAME, (), env)
+    command, args = server_command()
+    return ServerEntry(command, args, env)
+
+
+def server_env_problems(env: Mapping[str, str]) -> list[str]:
+    """What the server would refuse in an entry's environment, one line each.
+
+    Our settings are checked by the server's own loader (`load_settings`), so a value
+    passes here exactly when the server would accept it; a `PWC_MCP_LOCAL_` name
+    that is no setting (a typo the server would silently ignore) is refused too.
+    """
+    from pwc_local.config import ENV_CONFIG_FILE, ENV_NAMES, ENV_PREFIX, load_settings
+
+    known = {*ENV_NAMES.values(), ENV_CONFIG_FILE}
+    problems = [
+        f"{key} is not a setting pwc-mcp-local reads (known: {', '.join(sorted(known))})"
+        for key in env
+        if key.startswith(ENV_PREFIX) and key not in known
+    ]
+    ours = {key: value for key, value in env.items() if key in known}
+    if not ours:
+        return problems
+    found: list[str] = []
+    load_settings(environ=ours, problems=found)
+    config = ours.get(ENV_CONFIG_FILE)
+    problems += [
+        message
+        for message in found
+        if " from environment " in message or (config and config in message)
+    ]
+    return problems
+
+
 def script_file_name(windows: bool) -> str:
     return SCRIPT_NAME + ".exe" if windows else SCRIPT_NAME
 

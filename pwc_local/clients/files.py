@@ -7,6 +7,8 @@ a crash) sees the old file or the new one, never a mixture. The new file gets th
 one's permission bits and, where we are allowed to, its owner; a symlinked config
 (dotfile managers do this) is written through to its target rather than replaced by a
 plain file.
+Before a change, the old file is copied to a dated `.bak` beside it; the three newest
+copies are kept.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from pwc_local.clients.errors import ClientConfigError
@@ -63,12 +67,42 @@ def real_path(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-def backup(path: Path) -> Path:
-    """Copy `path` to `path.bak` (atomically, same permissions) and return the copy's path."""
+BACKUPS_KEPT = 3
+_STAMP = "%Y%m%d-%H%M%S"
+
+
+def backup(path: Path, *, now: datetime | None = None) -> Path:
+    """Copy `path` to a dated `NAME.YYYYMMDD-HHMMSS.bak` beside it (atomically, same
+    permissions), remove all but the newest `BACKUPS_KEPT` such copies, and return
+    the new copy's path. Each change keeps its own copy instead of overwriting one."""
     source = real_path(path)
-    target = source.with_name(source.name + ".bak")
+    stamp = (now or datetime.now()).strftime(_STAMP)
+    target = source.with_name(f"{source.name}.{stamp}.bak")
+    counter = 1
+    while target.exists():  # two changes within one second
+        counter += 1
+        target = source.with_name(f"{source.name}.{stamp}-{counter}.bak")
     write_atomic(target, source.read_bytes(), like=source)
+    for old in backups(source)[:-BACKUPS_KEPT]:
+        with contextlib.suppress(OSError):
+            old.unlink()
     return target
+
+
+def backups(path: Path) -> list[Path]:
+    """The dated backups of `path`, oldest first."""
+    source = real_path(path)
+    pattern = re.compile(re.escape(source.name) + r"\.(\d{8}-\d{6})(?:-(\d+))?\.bak")
+    found: list[tuple[str, int, Path]] = []
+    try:
+        candidates = list(source.parent.iterdir())
+    except OSError:
+        return []
+    for candidate in candidates:
+        match = pattern.fullmatch(candidate.name)
+        if match:
+            found.append((match.group(1), int(match.group(2) or 1), candidate))
+    return [item[2] for item in sorted(found)]
 
 
 def write_atomic(path: Path, data: bytes, *, like: Path | None = None) -> None:

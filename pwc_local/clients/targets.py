@@ -64,6 +64,34 @@ class Host:
 
 
 @dataclass(frozen=True)
+class Scope:
+    """Where an entry is written, and so how it must name the program.
+
+    A user-level file stays on this machine: the absolute path of this installation
+    works there even when the client does not see the shell's PATH (desktop apps). A
+    project-level file is committed and shared with a team: this machine's absolute
+    path means nothing elsewhere, so the entry runs the command by name (`portable`),
+    and everyone who uses the file needs it on their PATH (`note` says so).
+    """
+
+    name: str
+    portable: bool
+    note: str = ""
+
+
+USER_SCOPE = Scope("user", portable=False)
+PROJECT_SCOPE = Scope(
+    "project",
+    portable=True,
+    note=(
+        "The entry runs `pwc-mcp-local` by name, because {path} is meant to be shared "
+        "through the repository: everyone who uses it needs pwc-mcp-local on the PATH "
+        "their client sees (pipx install pwc-mcp-local; pipx ensurepath)."
+    ),
+)
+
+
+@dataclass(frozen=True)
 class ClientTarget:
     """One MCP client's registration format.
 
@@ -80,6 +108,9 @@ class ClientTarget:
     project_path: Callable[[Path], Path] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     reload_hint: str = ""
+    # A terminal program (Claude Code, Codex) starts servers with the shell's PATH; a
+    # desktop application with the system's. `doctor` starts entries the same way.
+    shell_path: bool = False
 
     def render(self, entry: ServerEntry) -> dict[str, Any]:
         """The client's entry for `entry`: fixed fields, command, args, and env if any."""
@@ -171,6 +202,7 @@ TARGETS: dict[str, ClientTarget] = {
             project_path=lambda d: d / ".mcp.json",
             extra={"type": "stdio"},
             reload_hint="New Claude Code sessions see the change (`/mcp` lists servers).",
+            shell_path=True,
         ),
         ClientTarget(
             "vscode",
@@ -206,6 +238,7 @@ TARGETS: dict[str, ClientTarget] = {
             ("mcp_servers",),
             codex_path,
             reload_hint="New Codex sessions see the change.",
+            shell_path=True,
         ),
         ClientTarget(
             "zed",

@@ -57,13 +57,34 @@ def stats(store: DiskCache, as_json: bool) -> None:
     bound, volume = format_size(result.size_limit), format_size(result.volume)
     click.echo(f"Size bound:      {bound} (on disk now: {volume})")
     click.echo("")
-    click.echo(f"{'kind':<10} {'entries':>8} {'bytes':>11}  {'oldest':<20}  {'newest':<20}")
+    rows: list[tuple[str, ...]] = [("kind", "entries", "size", "oldest", "newest")]
     for kind, numbers in result.kinds.items():
-        click.echo(
-            f"{kind:<10} {numbers.entries:>8} {format_size(numbers.bytes):>11}  "
-            f"{_when(numbers.oldest) or '-':<20}  {_when(numbers.newest) or '-':<20}"
+        rows.append(
+            (
+                kind,
+                str(numbers.entries),
+                format_size(numbers.bytes),
+                _when(numbers.oldest) or "-",
+                _when(numbers.newest) or "-",
+            )
         )
-    click.echo(f"{'total':<10} {result.entries:>8} {format_size(result.bytes):>11}")
+    rows.append(("total", str(result.entries), format_size(result.bytes), "", ""))
+    for line in table(rows, right=(1, 2)):
+        click.echo(line)
+
+
+def table(rows: list[tuple[str, ...]], *, right: tuple[int, ...] = ()) -> list[str]:
+    """Rows as columns as wide as their widest cell, two spaces apart; the columns
+    in `right` (counts, sizes) right-aligned; no trailing spaces."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
 
 
 @cache.command(context_settings=CONTEXT_SETTINGS)

@@ -9,6 +9,8 @@ the result as aligned lines or, with `--json`, as one JSON object.
 from __future__ import annotations
 
 import json
+import logging
+import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -16,10 +18,11 @@ from typing import Any
 import click
 
 from pwc_local import __version__
-from pwc_local.config import ConfigError, Settings, load_settings
+from pwc_local.config import load_settings
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 LABELS = {"ok": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
+NAME_WIDTH = len("claude-desktop")  # the longest check name
 _FLAG_OPTIONS = {"api_url": "--api-url", "log_level": "--log-level", "config_file": "--config"}
 
 
@@ -35,10 +38,15 @@ def doctor(ctx: click.Context, as_json: bool, offline: bool) -> None:
     the entries in each MCP client's configuration. Exits with status 1 when any
     check fails.
     """
+    if not as_json:  # at once, before the slower imports below
+        click.echo(f"pwc-mcp-local {__version__} (Python {_python_version()})")
     from pwc_local.clients.entry import server_command
     from pwc_local.clients.targets import Host
-    from pwc_local.doctor import has_failures, python_version, run_checks
+    from pwc_local.doctor import iter_checks, python_version
 
+    # The catalog client logs each failure for the server's log; here the check's own
+    # line says it, so the warning would only repeat it on stderr.
+    logging.getLogger("pwc_local.catalog").addHandler(logging.NullHandler())
     flags = dict(ctx.obj.get("flags", {})) if ctx.obj else {}
     server_args = [
         part
@@ -47,13 +55,13 @@ def doctor(ctx: click.Context, as_json: bool, offline: bool) -> None:
         for part in (option, str(flags[name]))
     ]
     config_file = flags.pop("config_file", None)
-    error: str | None = None
-    try:
-        settings = load_settings(flags, config_file=config_file)
-    except ConfigError as exc:
-        settings, error = Settings(), str(exc)
+    # Every valid setting is kept, so the catalog check still probes the URL and the
+    # timeout the user set when some other value is wrong.
+    problems: list[str] = []
+    settings = load_settings(flags, config_file=config_file, problems=problems)
+    error = "; ".join(problems) or None
 
-    checks = run_checks(
+    checks = iter_checks(
         settings,
         command=server_command(),
         host=Host.current(),
@@ -61,31 +69,42 @@ def doctor(ctx: click.Context, as_json: bool, offline: bool) -> None:
         offline=offline,
         server_args=server_args,
     )
-    failed = has_failures(checks)
+    done: list[Any] = []
     if as_json:
+        done = list(checks)
         report = {
             "version": __version__,
             "python": python_version(),
-            "ok": not failed,
-            "checks": [asdict(check) for check in checks],
+            "ok": not any(check.status == "fail" for check in done),
+            "checks": [asdict(check) for check in done],
         }
         click.echo(json.dumps(report, indent=2, default=str))
     else:
-        click.echo(f"pwc-mcp-local {__version__} (Python {python_version()})")
-        for line in format_checks(checks):
-            click.echo(line)
-        count = sum(check.status == "fail" for check in checks)
-        click.echo(f"{count} check{'s' if count != 1 else ''} failed." if failed else "All good.")
-    ctx.exit(1 if failed else 0)
+        # Each line goes out as its check completes: the slow ones (catalog, server
+        # starts) come last, and the first lines appear at once.
+        for check in checks:
+            done.append(check)
+            for line in format_checks([check]):
+                click.echo(line)
+        count = sum(check.status == "fail" for check in done)
+        click.echo(f"{count} check{'s' if count != 1 else ''} failed." if count else "All good.")
+    ctx.exit(1 if any(check.status == "fail" for check in done) else 0)
+
+
+def _python_version() -> str:
+    return ".".join(map(str, sys.version_info[:3]))
 
 
 def format_checks(checks: Sequence[Any]) -> list[str]:
-    """One line per check (`status  name  summary`), then the fix or details indented."""
-    width = max(len(check.name) for check in checks)
+    """One line per check (`status  name  summary`), then the fix or details indented.
+
+    The name column has a fixed width (the longest check name), so lines printed one
+    at a time still line up."""
+    width = max(NAME_WIDTH, *(len(check.name) for check in checks))
     lines: list[str] = []
     for check in checks:
         lines.append(f"  {LABELS[check.status]:<4}  {check.name:<{width}}  {check.summary}")
-        indent = " " * (8 + width)
+        indent = " " * (10 + width)  # under the summary
         if check.name == "configuration" and check.status == "ok":
             key_width = max(map(len, check.details))
             for setting, info in check.details.items():

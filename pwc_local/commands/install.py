@@ -21,13 +21,21 @@ import click
 from pwc_local.clients.entry import (
     DEFAULT_NAME,
     ServerEntry,
+    entry_for,
     parse_env,
-    server_command,
+    server_env_problems,
     validate_name,
 )
 from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import Change, apply, plan_install, plan_uninstall
-from pwc_local.clients.targets import TARGETS, ClientTarget, Host
+from pwc_local.clients.targets import (
+    PROJECT_SCOPE,
+    TARGETS,
+    USER_SCOPE,
+    ClientTarget,
+    Host,
+    Scope,
+)
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 PRINT = "print"
@@ -105,22 +113,31 @@ def install(
 
     CLIENT is one of: claude-desktop, claude-code, vscode, cursor, windsurf, codex,
     zed, or `print` to print an entry for any other client. The entry runs this
-    installation by its absolute path. Other servers and settings in the file are
-    kept; a `.bak` copy is written before any change.
+    installation by its absolute path; in a project's shared file (--project) it runs
+    `pwc-mcp-local` by name, which must then be on the team's PATH. Other servers and
+    settings in the file are kept; a dated `.bak` copy is written before any change
+    (the last three are kept). --env values the server would refuse are rejected.
     """
-    command, args = server_command()
-    entry = ServerEntry(command, args, env)
+    problems = server_env_problems(env)
+    if problems:
+        raise click.BadParameter(
+            "; ".join(problems) + " (the server would refuse to start with it)",
+            param_hint="'--env'",
+        )
     if client == PRINT:
-        _print_entry(name, entry)
+        _print_entry(name, entry_for(env, portable=False))
         return
     target = TARGETS[client]
-    path = _config_path(target, project, config_file, via_cli)
+    path, scope = _config_path(target, project, config_file, via_cli)
+    entry = entry_for(env, portable=scope.portable)
     wanted = target.render(entry)
     change = _plan(lambda: plan_install(target, path, name, wanted, force=force))
     if via_cli:
         _claude_cli_install(change, entry, project, dry_run)
-        return
-    _finish(change, dry_run)
+    else:
+        _finish(change, dry_run)
+    if scope.note and not dry_run and change.action != "conflict":
+        click.echo(scope.note.format(path=path))
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -139,7 +156,7 @@ def uninstall(
     Only the entry called NAME is removed; everything else in the file stays.
     """
     target = TARGETS[client]
-    path = _config_path(target, project, config_file, via_cli)
+    path, _scope = _config_path(target, project, config_file, via_cli)
     change = _plan(lambda: plan_uninstall(target, path, name))
     if via_cli:
         _claude_cli_uninstall(change, project, dry_run)
@@ -152,20 +169,21 @@ def uninstall(
 
 def _config_path(
     target: ClientTarget, project: Path | None, config_file: Path | None, via_cli: bool
-) -> Path:
+) -> tuple[Path, Scope]:
+    """The file to edit and its scope (which decides how the entry names the program)."""
     if via_cli and target.id != "claude-code":
         raise click.UsageError("--via-cli works only with claude-code")
     if project is not None and config_file is not None:
         raise click.UsageError("give --project or --file, not both")
     if config_file is not None:
-        return config_file.expanduser().absolute()
+        return config_file.expanduser().absolute(), USER_SCOPE
     if project is not None:
         if target.project_path is None:
             raise click.UsageError(f"{target.id} has no project-level configuration")
         if not project.is_dir():
             raise click.UsageError(f"project directory {project} does not exist")
-        return target.project_path(project.expanduser().absolute())
-    return target.user_path(Host.current())
+        return target.project_path(project.expanduser().absolute()), PROJECT_SCOPE
+    return target.user_path(Host.current()), USER_SCOPE
 
 
 def _plan(make: Callable[[], Change]) -> Change:

@@ -18,6 +18,7 @@ from pwc_local.store.keys import (
     KeyFileInfo,
     KeyStatus,
     key_status,
+    replace_insecure_key,
     rotate_key,
 )
 
@@ -56,16 +57,35 @@ def status(as_json: bool) -> None:
 
 @key.command(context_settings=CONTEXT_SETTINGS)
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
-def rotate(as_json: bool) -> None:
+@click.option(
+    "--replace-insecure",
+    is_flag=True,
+    help="Replace a key file other users could read (or not owned by you, or a "
+    "symbolic link) with a new key; cursors issued before stop working.",
+)
+def rotate(as_json: bool, replace_insecure: bool) -> None:
     """Make a new key and keep the old one as "previous".
 
     Cursors issued before the rotation stay valid until they expire. Servers that
     are already running keep signing with the key they loaded until restarted.
+
+    A key other users could read is refused, because keeping it as "previous" would
+    keep honouring cursors anyone could forge; --replace-insecure deletes it (and
+    its previous key) and makes a new one, so every earlier cursor becomes invalid.
     """
+    if replace_insecure:
+        _replace_insecure(as_json)
+        return
     try:
         ring = rotate_key()
     except KeyFileError as exc:
         click.echo(f"pwc-mcp-local: {exc}", err=True)
+        if key_status().problem is not None:
+            click.echo(
+                "pwc-mcp-local: to replace that key with a new one instead (open read_paper "
+                "cursors then stop working): pwc-mcp-local key rotate --replace-insecure",
+                err=True,
+            )
         sys.exit(1)
     except OSError as exc:
         click.echo(f"pwc-mcp-local: cannot rotate the cursor key: {exc}", err=True)
@@ -87,6 +107,31 @@ def rotate(as_json: bool) -> None:
         return
     click.echo(f"Rotated the cursor key in {ring.path}.")
     click.echo(f"New key id: {ring.current_kid}; previous key id: {ring.previous_kid}.")
+    click.echo("Restart running servers to sign new cursors with the new key.")
+
+
+def _replace_insecure(as_json: bool) -> None:
+    from pwc_local.logs import configure_logging
+
+    configure_logging("warning")  # the replacement is logged as the server logs, on stderr
+    try:
+        ring = replace_insecure_key()
+    except KeyFileError as exc:
+        click.echo(f"pwc-mcp-local: {exc}", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        click.echo(f"pwc-mcp-local: cannot replace the cursor key: {exc}", err=True)
+        sys.exit(1)
+    if as_json:
+        document = None if ring is None else {"path": str(ring.path), "kid": ring.current_kid}
+        click.echo(json.dumps({"replaced": ring is not None, "key": document}, indent=2))
+        return
+    if ring is None:
+        click.echo("Nothing to replace: the cursor key files are private to you.")
+        click.echo("Use `pwc-mcp-local key rotate` for a routine rotation.")
+        return
+    click.echo(f"Replaced the cursor key in {ring.path} (new key id {ring.current_kid}).")
+    click.echo("Cursors issued before are no longer valid: read those papers from the start.")
     click.echo("Restart running servers to sign new cursors with the new key.")
 
 

@@ -30,13 +30,14 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from typing import Any
 
 from mcp.server.caching import CacheHint
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -46,7 +47,7 @@ from mcp_types import (
     NotificationParams,
 )
 from mcp_types import Tool as MCPTool
-from pydantic import BaseModel, ValidationError
+from pydantic import AnyUrl, BaseModel, ValidationError
 
 from pwc_local import __version__
 from pwc_local.config import Settings
@@ -61,10 +62,11 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
+from pwc_local.server.hygiene import keep_text_verbatim
 from pwc_local.server.lenient import lenient_arguments
 from pwc_local.server.listing import output_model_of, output_schema
 from pwc_local.server.prompts import register_prompts
-from pwc_local.server.resources import register_resources
+from pwc_local.server.resources import UNKNOWN_RESOURCE, register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
 
 logger = logging.getLogger(__name__)
@@ -130,6 +132,8 @@ class PwcServer(MCPServer):
             self._output_models[name] = model
         super().add_tool(fn, name=name, **kwargs)
         self.tool_names.add(name)
+        # "null" or "[1,2]" typed into a text parameter must arrive as that text.
+        keep_text_verbatim(self._tool_manager.get_tool(name))
 
     def prepare_in_background(self) -> None:
         """Register the tools and build their output schemas in a daemon thread, now."""
@@ -221,6 +225,16 @@ class PwcServer(MCPServer):
                 message = validation_message(exc.__cause__)
                 raise ToolError(f"Error executing tool {name}: {message}") from None
             raise
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context | None = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        """The SDK's read, with its code-less "Unknown resource" refusal given a code."""
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError:
+            # Only the SDK's template matching raises it; our templates answer MCPError.
+            raise MCPError(INVALID_PARAMS, UNKNOWN_RESOURCE) from None
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None

@@ -112,7 +112,9 @@ def error_message(exc: BaseException) -> str:
     if isinstance(exc, UpstreamUnreachable):
         # An outage remembered by store.outage: its text holds only our own timestamps.
         remembered = getattr(exc, "public_message", None)
-        return f"upstream_error: {remembered}" if isinstance(remembered, str) else UNREACHABLE
+        if isinstance(remembered, str):
+            return f"upstream_error: {remembered}"
+        return unreachable_message(exc)
     if isinstance(exc, UpstreamError):
         logger.warning("catalog request failed: %s", type(exc).__name__)
         return UPSTREAM_FAILED
@@ -122,6 +124,23 @@ def error_message(exc: BaseException) -> str:
         return f"config_error: {exc}"
     _log_bug(exc)
     return INTERNAL
+
+
+def unreachable_message(exc: BaseException) -> str:
+    """UNREACHABLE, with the precise cause (DNS, refused, TLS ...) when one is known.
+
+    The cause is a fixed phrase from `pwc_local.catalog.causes`, never exception text.
+    Imported here: the classifier needs httpx, which server start-up must not load.
+    """
+    from pwc_local.catalog.causes import find_cause
+
+    cause = find_cause(exc)
+    if cause is None:
+        return UNREACHABLE
+    return (
+        f"upstream_error: the Papers With Code catalog could not be reached ({cause.text}); "
+        "check the network connection, the proxy settings and the PWC_API_URL setting."
+    )
 
 
 def _status_message(exc: HTTPStatusError) -> str:

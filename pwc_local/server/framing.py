@@ -7,8 +7,10 @@ MCP stdio framing can be tested on its own:
 * `iter_lines` splits a byte stream into lines of at most `MAX_LINE_BYTES`, skipping
   an oversized line without holding it in memory;
 * `inspect_line` decides what a line is: a message for the SDK (`Accepted`), a
-  malformed one that gets a JSON-RPC error answer (`Rejected`), or nothing;
+  malformed one that gets a JSON-RPC error answer (`Rejected`), a tool call refused
+  with a tool error (`ToolRefusal`: arguments that are not valid Unicode), or nothing;
 * `encode_message` writes one compact JSON document and `b"\\n"`, on every platform;
+* `oversized_answer` stands in for an answer over `MAX_ANSWER_BYTES`;
 * `public_error` keeps the SDK's catch-all error answer to what JSON-RPC defines.
 """
 
@@ -33,8 +35,24 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from pwc_local.server.hygiene import (
+    invalid_message,
+    is_encodable,
+    may_hold_surrogates,
+    unencodable_path,
+)
+
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """The longest message accepted on stdin, in bytes, not counting the line ending."""
+
+MAX_ANSWER_BYTES = 2 * 1024 * 1024
+"""The longest message written to stdout, in bytes (tools.md §8: a 2 MiB response bound)."""
+
+OVERSIZED_ANSWER = (
+    "upstream_error: the answer would be larger than the 2 MiB response limit because the "
+    "catalog sent unusually large records; ask for fewer rows (a smaller limit) or a "
+    "narrower request."
+)
 
 _DISCARD_CHUNK = 64 * 1024  # read size while skipping the rest of an oversized line
 
@@ -104,7 +122,23 @@ class Rejected:
         return json.dumps(body, separators=(",", ":")).encode("ascii") + b"\n"
 
 
-def inspect_line(line: bytes) -> Accepted | Rejected | None:
+@dataclass(frozen=True)
+class ToolRefusal:
+    """A tool call answered with a tool error (`isError`) instead of being run."""
+
+    id: RequestId
+    tool: str
+    text: str
+
+    def frame(self) -> bytes:
+        """The `tools/call` result as one line, framed like the SDK frames tool errors."""
+        text = f"Error executing tool {self.tool[:64]}: {self.text}"
+        result = {"content": [{"type": "text", "text": text}], "isError": True}
+        body = {"jsonrpc": "2.0", "id": self.id, "result": result}
+        return json.dumps(body, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def inspect_line(line: bytes) -> Accepted | Rejected | ToolRefusal | None:
     """Judge one stdin line: pass it on (`Accepted`), answer it (`Rejected`), or drop it.
 
     `None` means there is nothing to answer: a blank line, or a notification whose
@@ -127,6 +161,10 @@ def inspect_line(line: bytes) -> Accepted | Rejected | None:
     problem = _envelope_problem(doc)
     if problem is not None:
         return problem
+    if "id" in doc and may_hold_surrogates(text):
+        refusal = _text_problem(doc)
+        if refusal is not None:
+            return refusal
     try:
         return Accepted(jsonrpc_message_adapter.validate_python(doc, by_name=False))
     except ValidationError:
@@ -195,6 +233,27 @@ def _params_problem(doc: dict[str, Any]) -> Rejected | None:
     return None
 
 
+def _text_problem(doc: dict[str, Any]) -> Rejected | ToolRefusal | None:
+    """A refusal for a request whose params hold text that is not valid Unicode.
+
+    See `pwc_local.server.hygiene`: a tool call is refused as a tool error naming the
+    argument; any other request answers -32602 naming the parameter.
+    """
+    params = doc.get("params")
+    if not isinstance(params, dict):
+        return None
+    if doc.get("method") == "tools/call":
+        tool = params.get("name")
+        if not isinstance(tool, str) or not is_encodable(tool):
+            return None  # no such tool: the SDK's "unknown tool" answer fits better
+        path = unencodable_path(params.get("arguments") or {})
+        return None if path is None else ToolRefusal(doc["id"], tool, invalid_message(path))
+    path = unencodable_path(params)
+    if path is None:
+        return None
+    return Rejected(INVALID_PARAMS, invalid_message(path), doc["id"])
+
+
 # ---------------------------------------------------------------------------------------
 # Writing: one compact JSON document and b"\n" per message, on every platform.
 
@@ -212,6 +271,17 @@ def encode_message(message: JSONRPCMessage) -> bytes:
         if raw in data:
             data = data.replace(raw, escaped)
     return data + b"\n"
+
+
+def oversized_answer(request_id: RequestId, tool: str | None) -> bytes:
+    """What is sent instead of an answer over `MAX_ANSWER_BYTES`, as one line.
+
+    A tool call gets a tool error (`isError`), framed like every other one, so the
+    model can act on it; any other request gets a JSON-RPC -32603 with the same text.
+    """
+    if tool is None:
+        return Rejected(INTERNAL_ERROR, OVERSIZED_ANSWER, request_id).frame()
+    return ToolRefusal(request_id, tool, OVERSIZED_ANSWER).frame()
 
 
 def public_error(message: JSONRPCMessage) -> JSONRPCMessage:

@@ -2,8 +2,10 @@
 
 Each template reads through the same tool implementation as the matching tool, so
 a resource holds exactly the tool's `structuredContent` (as compact JSON) and
-fails with exactly the tool's `code: sentence` text, which the SDK returns as a
-JSON-RPC error (`-32602` for `not_found`, `-32603` otherwise).
+fails with exactly the tool's `code: sentence` text as a JSON-RPC error. The code
+says whose problem it is: a refusal of the request itself (`invalid_argument`,
+`not_found`, `ambiguous`, `no_markdown`: `BAD_INPUT`) answers -32602 "invalid
+params"; anything else (the catalog failing, our own bug) answers -32603.
 
 A template variable matches one path segment: references containing `/` (URLs,
 legacy arXiv IDs) must be percent-encoded, and the SDK decodes them. The values
@@ -18,9 +20,10 @@ from collections.abc import Awaitable
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
-from mcp_types import CallToolResult
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult
 
 from pwc_local.server.tools import CatalogTools
 
@@ -30,6 +33,14 @@ MAX_REFERENCE = 500
 
 # Values are catalog names and IDs, not paths: only NUL bytes are refused.
 REFERENCES = ResourceSecurity(reject_path_traversal=False, reject_absolute_paths=False)
+
+UNKNOWN_RESOURCE = (
+    "not_found: no resource template matches this URI; resources/templates/list names the "
+    "templates (percent-encode a reference that contains '/')."
+)
+
+BAD_INPUT = ("invalid_argument:", "not_found:", "ambiguous:", "no_markdown:")
+"""Error codes that refuse the request itself: answered -32602, not -32603."""
 
 TRUNCATED = (
     "invalid_argument: the paper's Markdown is longer than one response; call the read_paper "
@@ -62,7 +73,7 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
     async def paper_markdown(paper: str) -> str:
         result = await _answer(tools.call("read_paper", paper=_checked(paper)))
         if result["truncated"]:
-            raise ResourceError(TRUNCATED)
+            raise _refusal(TRUNCATED)
         return str(result["markdown"])
 
     @server.resource(
@@ -97,10 +108,17 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
 def _checked(reference: str) -> str:
     """Resources bypass the tools' input schema, so its length bound is applied here."""
     if len(reference) > MAX_REFERENCE:
-        raise ResourceError(
+        raise _refusal(
             f"invalid_argument: the reference must have at most {MAX_REFERENCE} characters."
         )
     return reference
+
+
+def _refusal(message: str) -> Exception:
+    """The resource error for `message`: -32602 for bad input, -32603 for the rest."""
+    if message.startswith(BAD_INPUT):
+        return MCPError(INVALID_PARAMS, message)
+    return ResourceError(message)
 
 
 async def _answer(call: Awaitable[CallToolResult]) -> dict[str, Any]:
@@ -108,10 +126,7 @@ async def _answer(call: Awaitable[CallToolResult]) -> dict[str, Any]:
     try:
         result = await call
     except ToolError as exc:
-        message = str(exc)
-        if message.startswith("not_found:"):
-            raise ResourceNotFoundError(message) from None
-        raise ResourceError(message) from None
+        raise _refusal(str(exc)) from None
     assert result.structured_content is not None  # every tool returns a model
     return result.structured_content
 

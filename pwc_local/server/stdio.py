@@ -24,6 +24,18 @@ of in-memory streams:
   refused (-32600) and the first one continues. When stdin closes, requests in flight
   may finish (up to `drain_timeout` seconds), their answers are flushed, and only then
   does the server stop.
+* **Back-pressure.** At most `MAX_IN_FLIGHT` (32) requests are admitted and not yet
+  written out; a request is "out" when the writer thread takes its answer for the
+  pipe, or when it is cancelled. The guard holds the next request until a slot frees
+  and reads no further line meanwhile, so the reader thread blocks and stdin fills:
+  a client that sends without reading answers stalls itself, and the process holds
+  at most 32 answers (each under the 2 MiB bound) whatever it sends. A cancellation
+  sent before the held request frees its slot at once; one sent after it is read
+  when a slot frees (every catalog request ends within the configured timeout).
+* **Answers are bounded.** An answer over `MAX_ANSWER_BYTES` (2 MiB, tools.md §8) is
+  replaced by an `upstream_error:` of a few hundred bytes: a tool error for a tool
+  call, -32603 otherwise. Rows are bounded long before (the HTTP client cuts a page
+  to the size asked for); this is the backstop for records that are absurdly large.
 
 Typical use, from the command line entry point:
 
@@ -58,16 +70,19 @@ from mcp_types import (
 )
 
 from pwc_local.server.framing import (
+    MAX_ANSWER_BYTES,
     MAX_LINE_BYTES,
     Accepted,
     LineTooLong,
     Rejected,
+    ToolRefusal,
     answered_id,
     encode_message,
     inspect_line,
     invalid,
     is_request_id,
     iter_lines,
+    oversized_answer,
     public_error,
 )
 
@@ -79,11 +94,17 @@ __all__ = ["DEFAULT_DRAIN_TIMEOUT", "run", "serve"]
 
 logger = logging.getLogger(__name__)
 
+_Outgoing = tuple[bytes, "RequestId | None"]  # an encoded line and the request it answers
+
 DEFAULT_DRAIN_TIMEOUT = 30.0
 """Seconds requests in flight may keep running after stdin closes (catalog timeout + margin)."""
 
+MAX_IN_FLIGHT = 32
+"""Requests admitted but not yet written out; past it, stdin is not read (back-pressure)."""
+
 _OUTPUT_QUEUE = 32  # encoded messages waiting for the writer thread
 _WRITE_BATCH = 64  # messages joined into one write when several are waiting
+_WRITE_BATCH_BYTES = 256 * 1024  # ... as long as the joined bytes stay this small
 
 
 # ---------------------------------------------------------------------------------------
@@ -98,7 +119,11 @@ class _Session:
         self._source = source
         self._sink = sink
         self._drain_timeout = drain_timeout
-        self._outstanding: set[RequestId] = set()
+        # Request id -> the tool it calls (None for other methods), until its answer
+        # leaves for stdout (or it is cancelled).
+        self._outstanding: dict[RequestId, str | None] = {}
+        self._room = anyio.Event()  # set whenever a slot below MAX_IN_FLIGHT frees
+        self._paused_before = False
         self._drained: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
         self.reader_done = threading.Event()
@@ -108,7 +133,7 @@ class _Session:
         to_sdk, sdk_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         sdk_writes, from_sdk = anyio.create_memory_object_stream[SessionMessage](0)
         lines_in, lines = anyio.create_memory_object_stream[bytes | LineTooLong](0)
-        output, output_out = anyio.create_memory_object_stream[bytes](_OUTPUT_QUEUE)
+        output, output_out = anyio.create_memory_object_stream[_Outgoing](_OUTPUT_QUEUE)
         flushed = anyio.Event()
         portal = BlockingPortal()
         async with portal:
@@ -139,7 +164,7 @@ class _Session:
         self,
         lines: MemoryObjectReceiveStream[bytes | LineTooLong],
         to_sdk: MemoryObjectSendStream[SessionMessage | Exception],
-        output: MemoryObjectSendStream[bytes],
+        output: MemoryObjectSendStream[_Outgoing],
     ) -> None:
         """Judge each line; answer the bad ones, pass the good ones to the SDK."""
         async with output, lines, to_sdk:
@@ -155,20 +180,21 @@ class _Session:
         self,
         line: bytes | LineTooLong,
         to_sdk: MemoryObjectSendStream[SessionMessage | Exception],
-        output: MemoryObjectSendStream[bytes],
+        output: MemoryObjectSendStream[_Outgoing],
     ) -> None:
         request_id: RequestId | None = None
         try:
             verdict = self._judge(line)
-            if isinstance(verdict, Rejected):
-                await output.send(verdict.frame())
+            if isinstance(verdict, Rejected | ToolRefusal):
+                await output.send((verdict.frame(), None))
                 return
             if verdict is None:
                 return
             message = verdict.message
             if isinstance(message, JSONRPCRequest):
+                await self._wait_for_room()
                 request_id = message.id
-                self._outstanding.add(coerce_request_id(request_id))
+                self._outstanding[coerce_request_id(request_id)] = _tool_name(message)
             await to_sdk.send(SessionMessage(message))
             if isinstance(message, JSONRPCNotification):
                 self._note_cancelled(message)
@@ -180,20 +206,24 @@ class _Session:
             if request_id is not None:
                 self._settle(request_id)
                 failure = Rejected(INTERNAL_ERROR, "Internal error", request_id)
-                await output.send(failure.frame())
+                await output.send((failure.frame(), None))
 
-    def _judge(self, line: bytes | LineTooLong) -> Accepted | Rejected | None:
+    def _judge(self, line: bytes | LineTooLong) -> Accepted | Rejected | ToolRefusal | None:
         if isinstance(line, LineTooLong):
             return invalid(f"message longer than {MAX_LINE_BYTES} bytes; it was discarded")
         verdict = inspect_line(line)
         if isinstance(verdict, Rejected):
             logger.debug("answered a malformed line with %d", verdict.code)
+            return verdict
+        request_id: RequestId | None = None
+        if isinstance(verdict, ToolRefusal):
+            request_id = verdict.id
         elif verdict is not None and isinstance(verdict.message, JSONRPCRequest):
             request_id = verdict.message.id
-            if coerce_request_id(request_id) in self._outstanding:
-                # The id belongs to the running request; a second answer carrying it
-                # would be ambiguous, so this refusal says which id via `data`.
-                return invalid("a request with this id is still in progress", {"id": request_id})
+        if request_id is not None and coerce_request_id(request_id) in self._outstanding:
+            # The id belongs to the running request; a second answer carrying it
+            # would be ambiguous, so this refusal says which id via `data`.
+            return invalid("a request with this id is still in progress", {"id": request_id})
         return verdict
 
     def _note_cancelled(self, message: JSONRPCNotification) -> None:
@@ -204,8 +234,30 @@ class _Session:
         if is_request_id(request_id):
             self._settle(request_id)
 
+    async def _wait_for_room(self) -> None:
+        """Back-pressure: hold this request (and stop reading stdin) while the session is full.
+
+        A slot frees when an answer is taken for writing, so a client that stops reading
+        stdout stops this session from reading stdin once `MAX_IN_FLIGHT` answers wait:
+        memory stays bounded by those answers, however many requests the client sends.
+        """
+        if len(self._outstanding) < MAX_IN_FLIGHT:
+            return
+        if not self._paused_before:
+            self._paused_before = True  # said once per session: it may recur often
+            logger.info(
+                "%d requests in flight; not reading stdin until an answer is written",
+                MAX_IN_FLIGHT,
+            )
+        while len(self._outstanding) >= MAX_IN_FLIGHT:
+            if self._room.is_set():
+                self._room = anyio.Event()
+            await self._room.wait()
+
     def _settle(self, request_id: RequestId) -> None:
-        self._outstanding.discard(coerce_request_id(request_id))
+        self._outstanding.pop(coerce_request_id(request_id), None)
+        if len(self._outstanding) < MAX_IN_FLIGHT:
+            self._room.set()
         if not self._outstanding and self._drained is not None:
             self._drained.set()
 
@@ -231,9 +283,9 @@ class _Session:
     async def _forward(
         self,
         from_sdk: MemoryObjectReceiveStream[SessionMessage],
-        output: MemoryObjectSendStream[bytes],
+        output: MemoryObjectSendStream[_Outgoing],
     ) -> None:
-        """Encode what the SDK sends and note which requests that answers."""
+        """Encode what the SDK sends, within the answer bound, for the writer thread."""
         async with from_sdk, output:
             async for item in from_sdk:
                 message = public_error(item.message)
@@ -245,22 +297,36 @@ class _Session:
                     if answered is None:
                         continue
                     data = Rejected(INTERNAL_ERROR, "Internal error", answered).frame()
-                await output.send(data)
-                if answered is not None:
-                    self._settle(answered)
+                if len(data) > MAX_ANSWER_BYTES:
+                    if answered is None:
+                        logger.warning("dropped a %d-byte notification over the bound", len(data))
+                        continue
+                    tool = self._outstanding.get(coerce_request_id(answered))
+                    logger.warning("an answer of %d bytes was over the bound; refused", len(data))
+                    data = oversized_answer(answered, tool)
+                await output.send((data, answered))
 
-    async def _next_output(self, output: MemoryObjectReceiveStream[bytes]) -> bytes | None:
-        """The next bytes to write (several messages if queued), or None when done."""
+    async def _next_output(self, output: MemoryObjectReceiveStream[_Outgoing]) -> bytes | None:
+        """The next bytes to write (several messages if queued), or None when done.
+
+        The requests these answer leave `_outstanding` here, just before their bytes
+        go to the pipe, which frees their back-pressure slots.
+        """
         try:
-            chunks = [await output.receive()]
+            batch = [await output.receive()]
         except anyio.EndOfStream:
             return None
-        while len(chunks) < _WRITE_BATCH:
+        size = len(batch[0][0])
+        while len(batch) < _WRITE_BATCH and size < _WRITE_BATCH_BYTES:
             try:
-                chunks.append(output.receive_nowait())
+                batch.append(output.receive_nowait())
             except (anyio.WouldBlock, anyio.EndOfStream):
                 break
-        return b"".join(chunks)
+            size += len(batch[-1][0])
+        for _, answered in batch:
+            if answered is not None:
+                self._settle(answered)
+        return b"".join(data for data, _ in batch)
 
     def finished_with(self, fd: int) -> bool:
         """Whether the thread using standard descriptor `fd`'s pipe has ended."""
@@ -287,7 +353,7 @@ class _Session:
     def _write(
         self,
         portal: BlockingPortal,
-        output: MemoryObjectReceiveStream[bytes],
+        output: MemoryObjectReceiveStream[_Outgoing],
         flushed: anyio.Event,
     ) -> None:
         try:
@@ -300,6 +366,14 @@ class _Session:
         finally:
             self.writer_done.set()
             _quietly(portal.call, flushed.set)
+
+
+def _tool_name(message: JSONRPCRequest) -> str | None:
+    """The tool a `tools/call` names (for the text of an over-long answer), else None."""
+    if message.method != "tools/call" or not message.params:
+        return None
+    name = message.params.get("name")
+    return name if isinstance(name, str) else None
 
 
 def _daemon(name: str, target: Callable[..., None], *args: Any) -> None:

@@ -13,8 +13,8 @@ stored, and inside a tool call the write waits for the call to end without
 Markdown (`read_markdown`): a chunk is immutable once its content version is known,
 so a continuation (version given) that is in the cache is served without a request,
 whatever its age. A first read (no version yet) uses the last version seen for the
-paper: within `VERSION_TTL` of that sighting, chunk 0 comes straight from the cache;
-after it, the catalog is asked again so a changed paper is noticed.
+paper only when the catalog cannot be reached (labelled stale); whenever it answers,
+chunk 0 comes from it, so a changed paper is noticed before a read starts on it.
 
 Offline: when the catalog cannot be reached (connection refused, DNS failure,
 timeout, HTTP 5xx) and an expired entry exists, that entry is served and
@@ -147,13 +147,18 @@ class CachingCatalog:
         return await self._first_read(paper, offset=offset, limit=limit)
 
     async def _first_read(self, paper: str, *, offset: int, limit: int) -> MarkdownChunk:
+        """Chunk 0 always from the catalog when it answers; the cached one only offline.
+
+        A first read pins the version every continuation cursor carries, so it must be
+        the current one: a cached chunk of an old version would let the read start and
+        then fail its continuation with `paper_changed`. The request is the one an
+        uncached read makes; only an outage falls back to the last version seen.
+        """
         version_parts = [self.namespace, paper]
         seen = await _lookup(self.cache, KIND_VERSION, version_parts)
         cached: MarkdownChunk | None = None
         if seen is not None and isinstance(seen.value, str):
             cached = await self._cached_chunk(paper, seen.value, offset, limit)
-            if cached is not None and seen.is_fresh(self.clock()):
-                return cached
         try:
             chunk = await self.upstream.read_markdown(
                 paper, offset=offset, limit=limit, content_version=None

@@ -166,6 +166,65 @@ def rotate_key(directory: Path | None = None) -> KeyRing:
     return KeyRing(current=new_secret, previous=old.current, source="file", path=old.path)
 
 
+def replace_insecure_key(directory: Path | None = None) -> KeyRing | None:
+    """Replace key files other users could read (or that are not plainly ours).
+
+    `rotate_key` refuses such a key, since keeping it as "previous" would keep
+    honouring cursors anyone could have forged with it. Here the exposed current and
+    previous files are deleted (a symbolic link itself, not its target) and a fresh
+    key is made with no previous one, so every cursor issued before stops verifying;
+    a directory of ours that is open to others is narrowed to 0700 first. The
+    replacement is logged at warning level. Returns `None` when nothing was insecure.
+    """
+    directory = default_key_dir() if directory is None else Path(directory)
+    replaced: list[str] = []
+    with _creating(directory):
+        if _POSIX and os.path.isdir(directory) and not os.path.islink(directory):
+            st = os.lstat(directory)
+            if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o077:
+                os.chmod(directory, 0o700)
+                replaced.append(f"narrowed {directory} to mode 0700")
+        _ensure_private_dir(directory)  # a directory we cannot fix still raises here
+        with _rotation_lock(directory):
+            for name in (KEY_FILE_NAME, PREVIOUS_KEY_FILE_NAME):
+                path = directory / name
+                reason = _exposure(path)
+                if reason is not None:
+                    os.unlink(path)
+                    replaced.append(f"removed {path} ({reason})")
+            if not replaced:
+                return None
+            secret = secrets.token_hex(KEY_BYTES)
+            _publish(directory, KEY_FILE_NAME, secret, replace=True)
+            with contextlib.suppress(FileNotFoundError):  # no previous key: it was exposed
+                os.unlink(directory / PREVIOUS_KEY_FILE_NAME)
+    log.warning(
+        "replaced the cursor key in %s because other users could read it (%s); "
+        "read_paper cursors issued before are no longer valid",
+        directory,
+        "; ".join(replaced),
+    )
+    return KeyRing(current=secret, previous=None, source="file", path=directory / KEY_FILE_NAME)
+
+
+def _exposure(path: Path) -> str | None:
+    """Why the key file at `path` cannot be trusted as private, or `None`."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    if not _POSIX:
+        return None
+    if st.st_uid != os.geteuid():
+        return f"owned by uid {st.st_uid}"
+    mode = stat.S_IMODE(st.st_mode)
+    return f"mode {mode:04o}" if mode & 0o077 else None
+
+
 @dataclass(frozen=True)
 class KeyFileInfo:
     """What `key status` may show about one key file: never the secret itself."""

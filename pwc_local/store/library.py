@@ -89,6 +89,10 @@ CREATE TABLE IF NOT EXISTS aliases (
     paper TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS aliases_by_paper ON aliases(paper);
+CREATE TABLE IF NOT EXISTS query_aliases (
+    key TEXT PRIMARY KEY,
+    params TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS known_aliases (
     alias TEXT PRIMARY KEY,
     paper TEXT NOT NULL
@@ -431,6 +435,34 @@ class Library:
                     "ORDER BY rowid LIMIT ?)",
                     (count - MAX_KNOWN_ALIASES,),
                 )
+
+    def learn_query(self, key: str, params: str) -> None:
+        """Remember the exact parameters last sent for a request of normalised `key`."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT params FROM query_aliases WHERE key = ?", (key,)
+            ).fetchone()
+        if row is not None and row[0] == params:
+            return
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
+            )
+            count = db.execute("SELECT COUNT(*) FROM query_aliases").fetchone()[0]
+            if count > MAX_KNOWN_ALIASES:
+                db.execute(
+                    "DELETE FROM query_aliases WHERE rowid IN (SELECT rowid FROM query_aliases "
+                    "ORDER BY rowid LIMIT ?)",
+                    (count - MAX_KNOWN_ALIASES,),
+                )
+
+    def known_query(self, key: str) -> str | None:
+        """The exact parameters (JSON) last sent for normalised `key`, or `None`."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT params FROM query_aliases WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     def canonical(self, reference: str) -> str | None:
         """The canonical ID `reference` names among saved papers, then papers seen before."""

@@ -1,7 +1,7 @@
 """A `CatalogSource` that lets the library answer first, and learns from what is read.
 
 It stands in front of the caching catalog (`runtime._build_catalog`), so the query
-layer still sees a plain catalog. Three jobs:
+layer still sees a plain catalog. Its jobs:
 
 * **Saved papers need no network.** `read_markdown` for a saved paper is cut from
   the saved Markdown (at the saved version) without asking anything below. A saved
@@ -12,6 +12,9 @@ layer still sees a plain catalog. Three jobs:
   cached covers a JSON request, the answer recorded when the paper was saved (the
   paper record, the public record, a 404) is replayed. So `get_paper_info` and
   `read_paper` of a saved paper work offline even after `cache clear`.
+* **Another spelling of a question asked before.** A search or listing that differs
+  from an earlier one only in case or spacing is answered, offline, from the cached
+  answer of the earlier spelling (the exact parameters of each are remembered).
 * **Everything read is searchable.** Each Markdown chunk that comes back is indexed
   (`Library.index_chunk`), so `search_library` finds passages of papers read
   before; when the catalog is unreachable, a continuation inside an indexed
@@ -25,6 +28,7 @@ by class and the call goes on as if there were no library.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -78,6 +82,7 @@ class LibraryCatalog:
                 raise HTTPStatusError(document[STATUS_KEY]) from None
             return document
         await self._learn(path, document)
+        await self._learn_query(path, params)
         return document
 
     async def _offline(
@@ -93,6 +98,12 @@ class LibraryCatalog:
         stored = await self._stored(path, params)
         if stored[0]:
             return stored
+        spelled = await self._as_sent_before(path, params)
+        if spelled is not None:
+            try:
+                return True, await self.inner.get_json(path, spelled)
+            except (UpstreamUnreachable, UpstreamTimeout, HTTPStatusError):
+                pass
         reference = _paper_segment(path)
         if reference is not None:
             canonical = await _quietly(self.library.canonical, reference)
@@ -138,6 +149,30 @@ class LibraryCatalog:
             if found and found[0]:
                 return found
         return False, None
+
+    async def _learn_query(self, path: str, params: Mapping[str, QueryValue] | None) -> None:
+        """Remember how a text query was spelled, so another spelling finds its cached answer."""
+        key = _normalised_key(self.namespace, path, params)
+        if key is not None:
+            exact = json.dumps(sorted((params or {}).items()), separators=(",", ":"), default=str)
+            await _quietly(self.library.learn_query, key, exact)
+
+    async def _as_sent_before(
+        self, path: str, params: Mapping[str, QueryValue] | None
+    ) -> dict[str, QueryValue] | None:
+        """The parameters of an earlier request that differed only in case or spacing."""
+        key = _normalised_key(self.namespace, path, params)
+        if key is None:
+            return None
+        exact = await _quietly(self.library.known_query, key)
+        if not exact:
+            return None
+        try:
+            pairs = json.loads(exact)
+            spelled = {str(name): value for name, value in pairs}
+        except (ValueError, TypeError):
+            return None
+        return None if spelled == dict(params or {}) else spelled
 
     async def _learn(self, path: str, document: Any) -> None:
         """Remember the spellings of a paper record that just came back (item 3)."""
@@ -201,6 +236,22 @@ class LibraryCatalog:
             final=not chunk.truncated,
         )
         return chunk
+
+
+def _normalised_key(
+    namespace: str, path: str, params: Mapping[str, QueryValue] | None
+) -> str | None:
+    """A request's key with its text values trimmed, spaced singly and case folded.
+
+    `None` when the request has no text parameter (nothing to normalise).
+    """
+    if not params or not any(isinstance(v, str) for v in params.values()):
+        return None
+    folded = sorted(
+        (name, " ".join(value.split()).casefold() if isinstance(value, str) else value)
+        for name, value in params.items()
+    )
+    return json.dumps([namespace, path.strip("/"), folded], separators=(",", ":"), default=str)
 
 
 def _paper_segment(path: str) -> str | None:

@@ -4,6 +4,9 @@ catalog-api.md §1.5-§1.7 and appendix B list what a client must survive: refus
 connections, a server slower than the client timeout, 5xx and 429 statuses, an
 invalid JSON body, a body over the 2 MiB cap (with and without Content-Length),
 and an "old server" that lacks `applied_filters` or the parameter-coverage fields.
+For the hostile-upstream tests it can also send compressed bodies with any
+`Content-Encoding` (`encoded`, stacked codings and bombs via `compressed_zeros`)
+and a `Content-Length` that lies (`lying_length`).
 
 Each switch installs a rule. A rule may be limited to request paths starting with
 `prefix` (relative to `/api/v1/`, still percent-encoded, e.g. `"papers/search"`)
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import json
 import threading
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -36,7 +40,10 @@ INVALID_JSON = "invalid_json"
 OVERSIZED = "oversized"
 DROP = "drop"
 CUSTOM = "custom"
+LYING_LENGTH = "lying_length"
 OLD_SERVER = "old_server"
+
+CODINGS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
 
 @dataclass
@@ -52,6 +59,7 @@ class Fault:
     content_length: bool = True
     after_headers: bool = False
     size: int = 0
+    declared: int = 0
     release: threading.Event | None = None
 
     def matches(self, path: str) -> bool:
@@ -195,6 +203,48 @@ class Faults:
         merged = {"Content-Type": "application/json", **(headers or {})}
         return self._add(Fault(CUSTOM, status=status, body=data, headers=merged), prefix, times)
 
+    def encoded(
+        self,
+        body: bytes | str,
+        codings: str,
+        *,
+        precompressed: bool = False,
+        status: int = 200,
+        prefix: str = "",
+        times: int | None = None,
+    ) -> Fault:
+        """Answer with `body` compressed by each of `codings` in turn (`"gzip, gzip"`).
+
+        `Content-Encoding` says exactly `codings`. Names other than `gzip` and
+        `deflate` go into the header only (an "unknown coding"). `precompressed`
+        means `body` already carries the first coding, as a `compressed_zeros()`
+        bomb does.
+        """
+        data = body.encode() if isinstance(body, str) else body
+        names = [name.strip() for name in codings.split(",")]
+        for name in names[1:] if precompressed else names:
+            if name in CODINGS:
+                data = _compress(data, name)
+        return self.respond(
+            status, data, headers={"Content-Encoding": codings}, prefix=prefix, times=times
+        )
+
+    def lying_length(
+        self,
+        body: bytes | str,
+        declared: int,
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+        prefix: str = "",
+        times: int | None = None,
+    ) -> Fault:
+        """Send `Content-Length: declared` but `body` as it is, then close the connection."""
+        data = body.encode() if isinstance(body, str) else body
+        merged = {"Content-Type": "application/json", **(headers or {})}
+        fault = Fault(LYING_LENGTH, status=status, body=data, headers=merged, declared=declared)
+        return self._add(fault, prefix, times)
+
     def old_server(self, *, prefix: str = "", times: int | None = None) -> Fault:
         """Answer normally but without `applied_filters` and the parameter-coverage fields."""
         return self._add(Fault(OLD_SERVER), prefix, times)
@@ -290,3 +340,22 @@ class Faults:
         """Wait until at least `count` requests are held; False if `timeout` passed first."""
         with self._blocked_changed:
             return self._blocked_changed.wait_for(lambda: self._blocked >= count, timeout)
+
+
+def _compress(data: bytes, coding: str) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, CODINGS[coding])
+    return packer.compress(data) + packer.flush()
+
+
+def compressed_zeros(size: int, coding: str = "gzip") -> bytes:
+    """`size` zero bytes compressed with `coding`, built piecewise (a decompression bomb).
+
+    1 GiB of zeros compresses to about 1 MB; the zeros are never held at once.
+    """
+    packer = zlib.compressobj(9, zlib.DEFLATED, CODINGS[coding])
+    piece = bytes(1024 * 1024)
+    parts = []
+    for start in range(0, size, len(piece)):
+        parts.append(packer.compress(piece[: size - start]))
+    parts.append(packer.flush())
+    return b"".join(parts)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -23,7 +24,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
-from .faults import CUSTOM, DROP, INVALID_JSON, OVERSIZED, SLOW, STATUS, Fault, Faults
+from .faults import (
+    CUSTOM,
+    DROP,
+    INVALID_JSON,
+    LYING_LENGTH,
+    OVERSIZED,
+    SLOW,
+    STATUS,
+    Fault,
+    Faults,
+)
 from .fixtures import Catalog
 from .markdown import content_version
 from .requestlog import LoggedRequest, RequestLog
@@ -93,8 +104,9 @@ class FakeCatalog:
       `add_filler_papers()`, `reset()`.
     """
 
-    def __init__(self, *, port: int = 0) -> None:
+    def __init__(self, *, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
         self.catalog = Catalog()
+        self._tls = tls  # a server-side context: serve https (see tests/tls_cert.py)
         self.requests = RequestLog()
         self.faults = Faults()
         self.faults.attach(self._refuse, self.start)
@@ -113,7 +125,8 @@ class FakeCatalog:
 
     @property
     def base_url(self) -> str:
-        return f"http://{HOST}:{self._port}"
+        scheme = "https" if self._tls is not None else "http"
+        return f"{scheme}://{HOST}:{self._port}"
 
     @property
     def api_url(self) -> str:
@@ -133,6 +146,8 @@ class FakeCatalog:
             if self._server is not None:
                 return self
             server = _Server((HOST, self._port), self)
+            if self._tls is not None:  # the handshake runs on accept; a refusal drops it
+                server.socket = self._tls.wrap_socket(server.socket, server_side=True)
             self._port = server.server_address[1]
             thread = threading.Thread(
                 target=server.serve_forever,
@@ -282,6 +297,11 @@ class FakeCatalog:
     def _answer_fault(self, handler: _Handler, fault: Fault) -> int | None:
         if fault.kind in (STATUS, CUSTOM, INVALID_JSON):
             self._send(handler, fault.status, fault.headers, fault.body)
+            return fault.status
+        if fault.kind == LYING_LENGTH:
+            handler.close_connection = True  # the client cannot know where the body ends
+            self._send_head(handler, fault.status, fault.headers, fault.declared)
+            handler.wfile.write(fault.body)
             return fault.status
         if fault.kind == OVERSIZED:
             self._send_oversized(handler, fault)

@@ -1,0 +1,138 @@
+"""Input hygiene at the protocol boundary: text must be text, and stay as typed.
+
+Two rules every request obeys before any handler sees it.
+
+**Text is valid Unicode.** JSON can carry a lone UTF-16 surrogate as an escape
+(`"\\ud800"`); Python decodes it into a `str` that cannot be encoded as UTF-8, so it
+would fail deep inside a handler (a URL being encoded, a log line, the cache key)
+and surface as `internal_error`. The stdio framing asks `unencodable_path` for the
+first such string in a request's params and refuses the request there, naming the
+parameter: tool calls get a tool error, every other method (`resources/read`,
+`prompts/get`, `completion/complete`, ...) a -32602 answer, both with
+`invalid_message(path)`. Only JSON escapes can produce such strings (raw bytes that
+are not UTF-8 are a parse error), so `may_hold_surrogates` lets the framing skip
+the walk for every line without a `\\uD8xx`-`\\uDFxx` escape.
+
+**Strings stay strings.** The SDK "pre-parses" a string argument as JSON whenever
+the parameter's annotation is not exactly `str`, to help clients that send lists
+as JSON text. For `search: str | None` that turns `"null"` into `None` (the filter
+silently disappears) and `"[1,2]"` into a list (refused). `keep_text_verbatim`
+limits the pre-parsing of one registered tool to the parameters that cannot take
+a string at all, so text parameters receive exactly what was typed.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from typing import Any
+
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def may_hold_surrogates(line: bytes) -> bool:
+    """Whether a raw JSON line contains a surrogate escape (paired or not)."""
+    return _SURROGATE_ESCAPE.search(line) is not None
+
+
+def is_encodable(text: str) -> bool:
+    """Whether `text` can be encoded as UTF-8 (no lone surrogates)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unencodable_path(value: Any, path: str = "") -> str | None:
+    """The dotted path of the first string in `value` that is not valid Unicode, or None.
+
+    Keys count as strings too; a bad key is reported as its parent's path.
+
+    >>> unencodable_path({"search": "ok", "authors": ["a", "\\ud800"]})
+    'authors[1]'
+    """
+    pending: list[tuple[Any, str]] = [(value, path)]
+    while pending:
+        item, where = pending.pop()
+        if isinstance(item, str):
+            if not is_encodable(item):
+                return where or "arguments"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and not is_encodable(key):
+                    return where or "an argument name"
+                child_path = f"{where}.{key}" if where else str(key)
+                pending.append((child, child_path))
+        elif isinstance(item, list):
+            pending.extend((child, f"{where}[{index}]") for index, child in enumerate(item))
+    return None
+
+
+def invalid_message(path: str) -> str:
+    """The `invalid_argument:` sentence for text that is not valid Unicode at `path`."""
+    return (
+        f"invalid_argument: {path} is not valid Unicode text (it holds a lone surrogate, "
+        "such as the JSON escape \\ud800, without its pair); send the text as plain UTF-8."
+    )
+
+
+# -- keeping text parameters verbatim -----------------------------------------------------
+
+
+class _TextKeepingMetadata(FuncMetadata):
+    """`FuncMetadata` that pre-parses JSON text only for parameters that cannot take text."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        textual = {
+            key: value
+            for key, value in data.items()
+            if isinstance(value, str) and _accepts_text(self.arg_model.model_fields.get(key))
+        }
+        parsed = super().pre_parse_json({k: v for k, v in data.items() if k not in textual})
+        return {key: textual[key] if key in textual else parsed[key] for key in data}
+
+
+def keep_text_verbatim(tool: Any) -> None:
+    """Make a registered SDK tool pass text arguments on exactly as typed.
+
+    `tool` is what `MCPServer._tool_manager.get_tool(name)` returns; its metadata is
+    swapped for a `_TextKeepingMetadata` with the same argument and output models.
+    """
+    metadata = tool.fn_metadata
+    if isinstance(metadata, _TextKeepingMetadata):
+        return
+    keeping = _TextKeepingMetadata(
+        arg_model=metadata.arg_model,
+        output_schema=metadata.output_schema,
+        output_model=metadata.output_model,
+        wrap_output=metadata.wrap_output,
+    )
+    keeping._adapter = metadata._adapter  # the output validator, already built: reuse it
+    tool.fn_metadata = keeping
+
+
+def _accepts_text(field: Any) -> bool:
+    """Whether a pydantic field's annotation admits a plain `str` (possibly in a union)."""
+    if field is None:
+        return False
+    pending = [field.annotation]
+    while pending:
+        annotation = pending.pop()
+        if annotation is str:
+            return True
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            pending.append(typing.get_args(annotation)[0])
+        elif origin is typing.Union or origin is types.UnionType:
+            pending.extend(typing.get_args(annotation))
+        elif origin is typing.Literal and any(
+            isinstance(choice, str) for choice in typing.get_args(annotation)
+        ):
+            return True
+    return False

@@ -1,0 +1,205 @@
+"""Back-pressure through the installed server: a bounded number of requests in flight.
+
+The stdio transport admits at most `MAX_IN_FLIGHT` (32) requests that are not yet
+written out; past it, it stops reading stdin. These tests drive the installed
+`pwc-mcp-local` over real pipes against the loopback fake:
+
+* a client that sends 1,000 requests with large answers and does not read stdout
+  meanwhile makes the server pause (it says so on stderr), and the server's peak
+  memory stays far below what 1,000 queued answers take (about 800 MB measured
+  without back-pressure);
+* requests past the cap wait and are answered once slots free;
+* a cancellation frees its slot at once.
+
+Synchronisation is by events only: the fake reports requests it holds
+(`wait_until_blocked`), the server reports its pause on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from pwc_local.server.stdio import MAX_IN_FLIGHT
+from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, FakeCatalog
+from tests.stdio_peer import StdioPeer
+from tests.test_hostile_e2e import EXECUTABLE, PEAK_BOUND_KB, peak_rss_kb, server_env
+
+pytestmark = pytest.mark.e2e
+
+PAUSED = "not reading stdin until an answer is written"
+REPLY_TIMEOUT = 60.0
+
+
+def read_paper(request_id: int, cursor: str | None = None) -> dict[str, Any]:
+    arguments: dict[str, Any] = {"paper": BIG_MARKDOWN_ARXIV_ID}
+    if cursor is not None:
+        arguments["cursor"] = cursor
+    params = {"name": "read_paper", "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+class SilentClient:
+    """A client that writes requests from a thread and reads stdout only when told."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [str(EXECUTABLE)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        self._stderr: queue.Queue[str] = queue.Queue()
+        self.stderr_lines: list[str] = []
+        threading.Thread(target=self._pump_stderr, daemon=True).start()
+
+    def _pump_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            self._stderr.put(raw.decode("utf-8", "replace"))
+
+    def send(self, message: dict[str, Any]) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        stdin.write(json.dumps(message).encode() + b"\n")
+        stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        line = stdout.readline()
+        assert line, f"stdout closed; stderr:\n{''.join(self.stderr_lines)}"
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    def wait_for_stderr(self, text: str) -> None:
+        while not any(text in line for line in self.stderr_lines):
+            try:
+                self.stderr_lines.append(self._stderr.get(timeout=REPLY_TIMEOUT))
+            except queue.Empty:
+                raise AssertionError(f"{text!r} never on stderr: {self.stderr_lines}") from None
+
+    def close(self) -> int:
+        for stream in (self.proc.stdin,):
+            if stream is not None and not stream.closed:
+                stream.close()
+        stdout: IO[bytes] | None = self.proc.stdout
+        if stdout is not None:
+            stdout.read()
+        return self.proc.wait(REPLY_TIMEOUT)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeCatalog]:
+    catalog = FakeCatalog().start()
+    try:
+        yield catalog
+    finally:
+        catalog.stop()
+
+
+def test_a_client_that_stops_reading_cannot_grow_the_server(
+    tmp_path: Path, fake: FakeCatalog
+) -> None:
+    count = 1000
+    client = SilentClient(server_env(tmp_path, fake, timeout=60))
+    try:
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "silent", "version": "0"},
+                },
+            }
+        )
+        assert client.receive()["id"] == 0
+        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        client.send(read_paper(1))
+        first = client.receive()
+        cursor = first["result"]["structuredContent"]["next_cursor"]
+        assert len(json.dumps(first)) > 100_000  # each answer is large (a 64 KiB chunk twice)
+
+        # 1,000 continuations (served from the cache) while nobody reads stdout.
+        writer = threading.Thread(
+            target=lambda: [client.send(read_paper(100 + n, cursor)) for n in range(count)],
+            daemon=True,
+        )
+        writer.start()
+        client.wait_for_stderr(PAUSED)
+
+        answered = {client.receive()["id"] for _ in range(count)}
+        writer.join(REPLY_TIMEOUT)
+        assert answered == {100 + n for n in range(count)}
+        peak = peak_rss_kb(client.proc.pid)
+        if peak is not None:
+            assert peak < PEAK_BOUND_KB, f"peak RSS {peak} kB"
+        assert client.close() == 0
+    finally:
+        client.kill()
+
+
+@pytest.fixture
+def peer(tmp_path: Path, fake: FakeCatalog) -> Iterator[StdioPeer]:
+    # A long catalog timeout: the held requests must not time out during the test.
+    with StdioPeer([str(EXECUTABLE)], env=server_env(tmp_path, fake, timeout=120)) as peer:
+        peer.initialize()
+        yield peer
+
+
+def fill_with_held_searches(peer: StdioPeer, fake: FakeCatalog) -> list[int]:
+    fake.faults.slow(prefix="papers/search")
+    ids = [
+        peer.send_request(
+            "tools/call", {"name": "search_papers", "arguments": {"query": f"held {n}"}}
+        )
+        for n in range(MAX_IN_FLIGHT)
+    ]
+    assert fake.faults.wait_until_blocked(MAX_IN_FLIGHT, timeout=REPLY_TIMEOUT)
+    return ids
+
+
+def test_requests_past_the_cap_wait_for_a_slot(peer: StdioPeer, fake: FakeCatalog) -> None:
+    ids = fill_with_held_searches(peer, fake)
+    ping = peer.send_request("ping")
+    peer.wait_for_stderr(PAUSED, timeout=REPLY_TIMEOUT)
+    fake.faults.reset()  # the held searches answer, their slots free, the ping goes in
+    answers = {}
+    while len(answers) < len(ids) + 1:
+        message = peer.next_message(REPLY_TIMEOUT)
+        answers[message["id"]] = message
+    assert answers[ping]["result"] == {}
+    assert all(answers[i]["result"].get("isError") is not True for i in ids)
+    assert peer.finish(REPLY_TIMEOUT) == 0
+
+
+def test_a_cancellation_frees_its_slot(peer: StdioPeer, fake: FakeCatalog) -> None:
+    ids = fill_with_held_searches(peer, fake)
+    peer.notify("notifications/cancelled", {"requestId": ids[0], "reason": "changed my mind"})
+    # With one slot free the ping is admitted and answered while the others still wait.
+    assert peer.request("ping", timeout=REPLY_TIMEOUT)["result"] == {}
+    assert PAUSED not in peer.stderr
+    fake.faults.reset()
+    answered = set()
+    while len(answered) < len(ids) - 1:
+        message = peer.next_message(REPLY_TIMEOUT)
+        answered.add(message["id"])
+    assert answered == set(ids[1:])
+    assert peer.finish(REPLY_TIMEOUT) == 0
+    assert all(message.get("id") != ids[0] for message in peer.messages)
