@@ -227,6 +227,15 @@ def test_deep_nesting_is_an_upstream_error(session: Session) -> None:
     assert "internal_error" not in session.peer.stderr
 
 
+def test_a_lone_surrogate_from_upstream_is_mended_not_fatal(session: Session) -> None:
+    body = '{"results": [{"id": "1", "title": "bad \\ud800 title"}]}'
+    session.fake.faults.respond(200, body, prefix="papers/search")
+    result = session.call("search_papers", query="surrogate title")
+    assert result.get("isError") is not True, result
+    assert result["structuredContent"]["items"][0]["title"] == "bad \ufffd title"
+    assert "cache writes failing" not in session.peer.stderr
+
+
 LONE = "\ud800"  # StdioPeer's json.dumps writes it as the escape a client sends: \\ud800
 
 
@@ -320,6 +329,12 @@ def test_resource_refusals_of_bad_input_are_invalid_params(
     assert reply["error"]["message"].startswith(code_prefix)
 
 
+def test_a_resource_uri_that_is_no_string_is_invalid_params(session: Session) -> None:
+    reply = session.peer.request("resources/read", {"uri": 5})
+    assert reply["error"]["code"] == -32602
+    assert reply["error"]["message"].startswith("invalid_argument:")
+
+
 def test_a_resource_failing_upstream_is_an_internal_error_with_its_code(session: Session) -> None:
     session.fake.faults.server_error(prefix="papers/")
     reply = session.peer.request("resources/read", {"uri": "pwc://papers/1810.04805"})
@@ -340,6 +355,8 @@ def test_a_markdown_resource_too_long_is_invalid_params(session: Session) -> Non
         {"name": "no_such_prompt", "arguments": {}},
         {"name": "find_papers", "arguments": {}},
         {"name": "find_papers", "arguments": {"topic": "x", "extra": "y"}},
+        {"name": "find_papers", "arguments": {"topic": 5}},
+        {"name": 5},
     ],
 )
 def test_prompt_refusals_are_invalid_params(session: Session, params: dict[str, Any]) -> None:

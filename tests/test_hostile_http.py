@@ -236,3 +236,87 @@ def test_zlib_is_asked_for_at_most_one_byte_over_the_room() -> None:
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     out = inflater.decompress(compressed_zeros(64 * 1024 * 1024, "gzip"), 101)
     assert len(out) == 101 and inflater.unconsumed_tail
+
+
+# -- the row-by-row parser -----------------------------------------------------------------
+
+FIXTURE_PATHS = [
+    "papers/search?q=attention&page_size=10",
+    "papers/?page_size=5",
+    "papers/755",
+    "papers/1706.03762/related",
+    "tasks/?page_size=25",
+    "tasks/image-classification/page",
+    "methods/?page_size=25",
+    "areas/with-tasks/",
+    "conferences/",
+    "organizations/",
+    "frameworks/",
+    "datasets/?page_size=25",
+]
+
+
+@pytest.mark.parametrize("path", FIXTURE_PATHS)
+def test_the_row_parser_reads_what_json_reads(fake_catalog_session: FakeCatalog, path: str) -> None:
+    import httpx
+
+    body = httpx.get(f"{fake_catalog_session.api_url}/{path}").content
+    text = body.decode()
+    assert documents._Splitter(text, None).document() == json.loads(text)
+    padded = f" \n{text}\t "
+    assert documents._Splitter(padded, None).document() == json.loads(padded)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{}",
+        "[]",
+        "[ ]",
+        " [1, 2 ,3] ",
+        '{"results": null, "items": [ ]}',
+        '{"a" : [1], "results" : [ {"x": [1, {"y": 2}]} , 3 ], "next_page": 2}',
+        '"text"',
+        "5",
+        "null",
+    ],
+)
+def test_the_row_parser_agrees_on_odd_shapes(text: str) -> None:
+    assert documents._Splitter(text, None).document() == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "{", "[1,", "[1,]", "[1 2]", '{"a" 1}', '{"a": 1,}', "[1]x", "{1: 2}", '{"results": [1,}'],
+)
+def test_the_row_parser_refuses_what_json_refuses(text: str) -> None:
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        documents._Splitter(text, None).document()
+
+
+def test_large_bodies_go_through_the_row_parser_with_the_same_rules() -> None:
+    rows = [{"id": str(n), "title": "x" * 20} for n in range(5000)]
+    body = json.dumps({"count": 5000, "results": rows, "next_page": 2}).encode()
+    assert len(body) > documents.OFF_LOOP_BYTES
+    cut = documents.parse_document(body, max_rows=3)
+    assert cut == {"count": 5000, "results": rows[:3], "next_page": 2}
+    assert documents.parse_document(body) == json.loads(body)
+
+
+@pytest.mark.parametrize("size", [100, 200_000])  # the small and the large path
+def test_a_listing_without_a_page_size_has_a_ceiling(size: int) -> None:
+    rows = documents.UNPAGED_ROWS + 1
+    filler = " " * size
+    body = ('{"results": [' + ",".join(["{}"] * rows) + "]}" + filler).encode()
+    with pytest.raises(InvalidResponse, match="more rows"):
+        documents.parse_document(body)
+    assert len(documents.parse_document(body, max_rows=rows)["results"]) == rows
+
+
+@pytest.mark.parametrize("size", [0, 200_000])  # the small and the large path
+def test_lone_surrogates_from_upstream_become_replacement_characters(size: int) -> None:
+    body = '{"results": [{"title": "a\\ud800b", "\\udfff": ["\\ud83d\\ude00"]}]}' + " " * size
+    document = documents.parse_document(body.encode())
+    assert document == {"results": [{"title": "a\ufffdb", "\ufffd": ["\N{GRINNING FACE}"]}]}

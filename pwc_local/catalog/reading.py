@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from pwc_local.catalog.cursors import (
     INVALID_MESSAGE,
     MAX_CHUNK_LIMIT,
-    MAX_REFERENCE_CHARS,
     MISMATCH_MESSAGE,
     CursorCodec,
     CursorReferenceMismatch,
@@ -124,8 +123,6 @@ async def read_paper(
     reference = paper.strip() if isinstance(paper, str) else ""
     if not reference:
         raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
-    if len(reference) > MAX_REFERENCE_CHARS:
-        raise UsageError(f"paper must be at most {MAX_REFERENCE_CHARS} characters")
     if isinstance(chunk_limit, bool) or not 1 <= chunk_limit <= MAX_CHUNK_LIMIT:
         raise UsageError(f"chunk limit must be from 1 to {MAX_CHUNK_LIMIT} bytes")
     instant = time.time() if now is None else now

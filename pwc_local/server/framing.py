@@ -213,7 +213,7 @@ def _envelope_problem(doc: Any) -> Rejected | None:
 
 
 def _params_problem(doc: dict[str, Any]) -> Rejected | None:
-    """-32602 for request params that no MCP method can accept."""
+    """-32602 for request params that no MCP method can accept (said with a code)."""
     request_id = doc["id"]
     if "params" not in doc:
         params: dict[str, Any] = {}
@@ -229,6 +229,19 @@ def _params_problem(doc: dict[str, Any]) -> Rejected | None:
             return Rejected(INVALID_PARAMS, reason, request_id)
         if "arguments" in params and not isinstance(params["arguments"], dict):
             reason = 'Invalid params: tools/call "arguments" must be an object'
+            return Rejected(INVALID_PARAMS, reason, request_id)
+    if doc["method"] == "resources/read" and not isinstance(params.get("uri"), str):
+        reason = 'invalid_argument: resources/read needs the resource "uri" as a string.'
+        return Rejected(INVALID_PARAMS, reason, request_id)
+    if doc["method"] == "prompts/get":
+        if not isinstance(params.get("name"), str):
+            reason = 'invalid_argument: prompts/get needs the prompt "name" as a string.'
+            return Rejected(INVALID_PARAMS, reason, request_id)
+        arguments = params.get("arguments")
+        if arguments is not None and not (
+            isinstance(arguments, dict) and all(isinstance(v, str) for v in arguments.values())
+        ):
+            reason = 'invalid_argument: prompts/get "arguments" must map names to strings.'
             return Rejected(INVALID_PARAMS, reason, request_id)
     return None
 

@@ -23,30 +23,21 @@ a string at all, so text parameters receive exactly what was typed.
 
 from __future__ import annotations
 
-import re
 import types
 import typing
 from typing import Any
 
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+from pwc_local.catalog.documents import is_encodable, may_hold_surrogates
 
-
-def may_hold_surrogates(line: bytes) -> bool:
-    """Whether a raw JSON line contains a surrogate escape (paired or not)."""
-    return _SURROGATE_ESCAPE.search(line) is not None
-
-
-def is_encodable(text: str) -> bool:
-    """Whether `text` can be encoded as UTF-8 (no lone surrogates)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+__all__ = [
+    "invalid_message",
+    "is_encodable",
+    "keep_text_verbatim",
+    "may_hold_surrogates",
+    "unencodable_path",
+]
 
 
 def unencodable_path(value: Any, path: str = "") -> str | None:
