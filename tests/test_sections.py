@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from pwc_local.catalog.cursors import CursorCodec
-from pwc_local.catalog.document import Document, slice_chunk
 from pwc_local.catalog.errors import (
     Ambiguous,
     ExpiredCursor,
@@ -20,6 +19,7 @@ from pwc_local.catalog.http import MarkdownChunk
 from pwc_local.catalog.outline import PREAMBLE_ID, parse_outline
 from pwc_local.catalog.reading import read_paper
 from pwc_local.catalog.sections import cut_point, get_paper_outline, read_paper_section
+from pwc_local.catalog.whole_markdown import Document, slice_chunk
 from tests.fake_catalog import big_document
 from tests.paper_mock import ScriptedCatalog, error, markdown_pages
 

@@ -38,7 +38,6 @@ from pwc_local.catalog.cursors import (
     CursorState,
     source_for,
 )
-from pwc_local.catalog.document import read_document, slice_chunk
 from pwc_local.catalog.errors import (
     CatalogError,
     CursorMismatch,
@@ -56,6 +55,7 @@ from pwc_local.catalog.errors import (
 from pwc_local.catalog.http import CatalogSource, MarkdownChunk, segment
 from pwc_local.catalog.public import Link, catalog_or_public, public_markdown
 from pwc_local.catalog.references import resolve_paper, shown
+from pwc_local.catalog.whole_markdown import read_document, slice_chunk
 
 DEFAULT_CHUNK_LIMIT = 65536
 PLACEHOLDER_CURSORS = frozenset(
@@ -243,7 +243,7 @@ async def _fetch_chunk(catalog: CatalogSource, plan: _Plan) -> MarkdownChunk:
     A `read_paper_section` cursor continues at an arbitrary byte offset, whose chunk
     the cache holds only if that very read was made online before. When the catalog
     is unreachable, the same chunk is cut from the paper's cached standard chunks
-    (`document.read_document`, pinned to the cursor's version), so a section read
+    (`whole_markdown.read_document`, pinned to the cursor's version), so a section read
     offline continues offline. If those are not all cached, the outage stands.
     """
     try:

@@ -1,7 +1,7 @@
 """`get_paper_outline` and `read_paper_section`: read a paper by its structure.
 
 Both queries gather the paper's complete Markdown for one content version
-(`document.read_document`, through the disk cache like every read) and parse its
+(`whole_markdown.read_document`, through the disk cache like every read) and parse its
 headings (`outline.parse_outline`). The outline lists the sections with their byte
 offsets; a section read returns one section, subsections included, within a byte
 budget.
@@ -26,13 +26,13 @@ import time
 from dataclasses import dataclass
 
 from pwc_local.catalog.cursors import MAX_REFERENCE_CHARS, CursorCodec, CursorState, source_for
-from pwc_local.catalog.document import Document, char_boundary, read_document
 from pwc_local.catalog.errors import Ambiguous, HTTPStatusError, NoMarkdown, NotFound, UsageError
 from pwc_local.catalog.http import CatalogSource
 from pwc_local.catalog.outline import Outline, Section, parse_outline
 from pwc_local.catalog.public import catalog_or_public
 from pwc_local.catalog.reading import DEFAULT_CHUNK_LIMIT, missing_markdown_error
 from pwc_local.catalog.references import resolve_paper
+from pwc_local.catalog.whole_markdown import Document, char_boundary, read_document
 
 MIN_SECTION_BYTES = 1024
 MAX_SECTION_BYTES = 65536
