@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pwc_local.failures import CodedError
+
 APP_NAME = "pwc-mcp-local"
 DEFAULT_API_URL = "https://paperswithcode.co/api/v1"
 DEFAULT_TIMEOUT = 25.0
@@ -53,8 +55,15 @@ ENV_NAMES = {
 ENV_CONFIG_FILE = ENV_PREFIX + "CONFIG"
 
 
-class ConfigError(ValueError):
-    """A setting is missing, malformed or unreadable; the message says which and why."""
+class ConfigError(CodedError, ValueError):
+    """A setting is missing, malformed or unreadable; the message says which and why.
+
+    Clients see it as `config_error: <message>`: the message names the file or
+    setting and the fix, for the person running the server.
+    """
+
+    code = "config_error"
+    shown = True
 
 
 @dataclass(frozen=True)

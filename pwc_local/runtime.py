@@ -2,10 +2,11 @@
 
 An MCP client spawns the server and immediately asks for `initialize` and
 `tools/list`; neither needs the network, the cache or the cursor key. So nothing
-here is built at start-up. Once the session is initialized, the server calls
-`LazyRuntime.start()`, which builds the `Runtime` in a background thread (the
-httpx import and client, the cache handle, the query modules), so that the first
-tool call, typically a second later, finds it ready. A call that comes sooner
+here is built at start-up. Once the session is initialized, the server's warm-up
+thread calls `LazyRuntime.build_now()`, which builds the `Runtime` there (the
+httpx import and client, the cache's connections, the query modules, an existing
+cursor key), so that the first tool call, typically a second later, finds it
+ready. `start()` does the same in a thread of its own. A call that comes sooner
 waits for that one build (`LazyRuntime.get`); without `start()` (tests), the first
 call builds it. The server's lifespan closes it at shutdown.
 
@@ -77,7 +78,9 @@ def _build_catalog(settings: Settings, library: Library | None = None) -> Catalo
 
     memory = OutageMemory(hold=settings.outage_hold)
     upstream = OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout), memory)
-    cached = CachingCatalog(upstream, DiskCache.from_settings(settings), namespace=settings.api_url)
+    cache = DiskCache.from_settings(settings)
+    cache.warm()  # open its connections now, in this builder's thread
+    cached = CachingCatalog(upstream, cache, namespace=settings.api_url)
     if library is None:
         return cached
     from pwc_local.store.library_catalog import LibraryCatalog
@@ -105,6 +108,22 @@ def _build_codec(settings: Settings) -> CursorCodec:
     return CursorCodec(ring.current, ring.previous, ttl=settings.cursor_ttl)
 
 
+def _existing_codec(settings: Settings) -> CursorCodec | None:
+    """The cursor codec when its key exists and is sound, else `None` (built on first use).
+
+    Never creates the key: a session that reads no paper leaves no key file behind,
+    and a key with a problem is reported by the `read_paper` call that needs it.
+    """
+    from pwc_local.catalog.cursors import CursorCodec
+    from pwc_local.store.keys import load_keyring
+
+    try:
+        ring = load_keyring(create=False)
+    except Exception:
+        return None
+    return CursorCodec(ring.current, ring.previous, ttl=settings.cursor_ttl)
+
+
 def build_runtime(settings: Settings) -> Runtime:
     """Build the catalog source; blocks for a while (imports, files), so it runs off the loop.
 
@@ -113,6 +132,7 @@ def build_runtime(settings: Settings) -> Runtime:
     """
     library = _open_library()
     runtime = Runtime(settings=settings, catalog=_build_catalog(settings, library), library=library)
+    runtime.codec = _existing_codec(settings)
     import pwc_local.catalog.benchmarks
     import pwc_local.catalog.papers
     import pwc_local.catalog.public
@@ -149,6 +169,15 @@ class LazyRuntime:
             threading.Thread(
                 target=self._build, args=(future,), name="pwc-runtime", daemon=True
             ).start()
+
+    def build_now(self) -> None:
+        """Build the runtime in this thread (a warm-up thread), unless it is built or being built.
+
+        A failure is left for the first call, which builds again and reports it.
+        """
+        future = self._begin()
+        if future is not None:
+            self._build(future)
 
     def _begin(self) -> Future[Runtime] | None:
         """A new pending build to run, or `None` when one exists or the runtime is ready."""

@@ -9,7 +9,7 @@ import pytest
 from pwc_local.catalog.benchmarks import get_benchmark, list_benchmarks
 from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
 from pwc_local.catalog.http import HttpCatalog
-from tests.mock_catalog import paged, run_against
+from tests.scripted_catalog import paged, run_against
 
 COCO = {"id": "6", "name": "COCO", "full_name": "Common Objects in Context", "slug": "coco"}
 COCO_SEARCH = {
@@ -160,7 +160,7 @@ def test_unknown_metric_falls_back_to_the_plain_leaderboard() -> None:
     [
         ({"max_parameters": "3K"}, "max_parameters"),
         ({"sort_metric": "mAP:up"}, "sort_metric"),
-        ({"pareto": ["mAP:higher"]}, "pareto"),
+        ({"pareto": ["mAP:up", "FPS:higher"]}, "pareto"),
         ({"minimum_metrics": {"mAP": "high"}}, "minimum_metrics"),
         ({"benchmark": "  "}, "benchmark"),
     ],

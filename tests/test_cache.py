@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 
+from pwc_local.catalog.envelopes import require_object, rows_of
 from pwc_local.catalog.errors import (
     HTTPStatusError,
     InvalidResponse,
@@ -26,7 +28,7 @@ from pwc_local.catalog.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.catalog.http import MarkdownChunk
+from pwc_local.catalog.http import Accept, MarkdownChunk, as_is
 from pwc_local.store.cache import (
     KIND_MARKDOWN,
     KIND_RESPONSE,
@@ -42,9 +44,14 @@ from pwc_local.store.cache import (
     response_ttl,
 )
 from pwc_local.store.cached_catalog import CachingCatalog
-from pwc_local.store.freshness import Freshness, track_freshness
+from pwc_local.store.freshness import Freshness, for_call
+from tests.scripted_catalog import ScriptedCatalog, error, markdown_pieces
 
 T0 = 1_750_000_000.0
+# What the network does in an outage, and an answer that is not JSON.
+REFUSED = httpx.ConnectError("refused")
+SLOW = httpx.ReadTimeout("slow")
+NOT_JSON = httpx.Response(200, content=b"{not json")
 VERSION_A = "a" * 64
 VERSION_B = "b" * 64
 
@@ -59,49 +66,32 @@ class Clock:
         return self.now
 
 
-class Upstream:
-    """A scripted catalog: documents and chunks by key, failures on demand, a call log."""
-
-    def __init__(self) -> None:
-        self.documents: dict[str, Any] = {}
-        self.chunks: dict[tuple[str, int], MarkdownChunk] = {}
-        self.failure: Exception | None = None
-        self.calls: list[tuple[Any, ...]] = []
-
-    async def get_json(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
-        self.calls.append(("json", path, dict(params or {})))
-        if self.failure is not None:
-            raise self.failure
-        if path not in self.documents:
-            raise HTTPStatusError(404, '{"detail":"Not found"}')
-        return self.documents[path]
-
-    async def read_markdown(
-        self, paper: str, *, offset: int, limit: int, content_version: str | None
-    ) -> MarkdownChunk:
-        self.calls.append(("read", paper, offset, limit, content_version))
-        if self.failure is not None:
-            raise self.failure
-        chunk = self.chunks[(paper, offset)]
-        if content_version is not None and content_version != chunk.content_version:
-            raise PaperChanged("changed")
-        return chunk
+NAMESPACE = "http://catalog.test"
 
 
 def make_source(
     tmp_path: Path, clock: Clock, *, size_limit: int = 64 * 1024 * 1024
-) -> tuple[CachingCatalog, Upstream]:
-    upstream = Upstream()
+) -> tuple[CachingCatalog, ScriptedCatalog]:
+    """A caching source in front of a scripted catalog (the real `HttpCatalog` over it)."""
+    upstream = ScriptedCatalog()
     cache = DiskCache(tmp_path / "cache", size_limit=size_limit, clock=clock)
-    return CachingCatalog(upstream, cache, namespace="http://catalog.test", clock=clock), upstream
+    source = CachingCatalog(upstream.client(), cache, namespace=NAMESPACE, clock=clock)
+    return source, upstream
 
 
 def run(coro_fn, *args: Any, **kwargs: Any) -> Any:
     return anyio.run(lambda: coro_fn(*args, **kwargs))
 
 
-def json_calls(upstream: Upstream) -> int:
-    return sum(1 for call in upstream.calls if call[0] == "json")
+def fetch(
+    source: Any, path: str, params: Mapping[str, Any] | None = None, accept: Accept[Any] = as_is
+) -> Any:
+    """One `get_json` through `source`, with a shape check that accepts anything by default."""
+    return anyio.run(lambda: source.get_json(path, params, accept=accept))
+
+
+def json_calls(upstream: ScriptedCatalog) -> int:
+    return sum(1 for path in upstream.paths() if not path.endswith("/read"))
 
 
 # -- lifetimes ----------------------------------------------------------------------------
@@ -142,26 +132,26 @@ def test_lifetime_classes_follow_the_hosted_server(path: str, ttl: int) -> None:
 def test_a_response_is_reused_until_its_lifetime_ends(tmp_path: Path, path: str, ttl: int) -> None:
     clock = Clock()
     source, upstream = make_source(tmp_path, clock)
-    upstream.documents[path] = {"n": 1}
+    upstream.on(path, {"n": 1})
 
-    assert run(source.get_json, path, {"q": "x"}) == {"n": 1}
-    upstream.documents[path] = {"n": 2}
+    assert fetch(source, path, {"q": "x"}) == {"n": 1}
+    upstream.on(path, {"n": 2})
     clock.now = T0 + ttl - 1
-    assert run(source.get_json, path, {"q": "x"}) == {"n": 1}
+    assert fetch(source, path, {"q": "x"}) == {"n": 1}
     assert json_calls(upstream) == 1
 
     clock.now = T0 + ttl + 1
-    assert run(source.get_json, path, {"q": "x"}) == {"n": 2}
+    assert fetch(source, path, {"q": "x"}) == {"n": 2}
     assert json_calls(upstream) == 2
 
 
 def test_public_records_live_seven_days(tmp_path: Path) -> None:
     clock = Clock()
     source, upstream = make_source(tmp_path, clock)
-    upstream.documents["public-metadata"] = {"title": "A"}
-    run(source.get_json, "public-metadata", {"reference": "2401.00001"})
+    upstream.on("public-metadata", {"title": "A"})
+    fetch(source, "public-metadata", {"reference": "2401.00001"})
     clock.now = T0 + 6 * 24 * 3600
-    run(source.get_json, "public-metadata", {"reference": "2401.00001"})
+    fetch(source, "public-metadata", {"reference": "2401.00001"})
     assert json_calls(upstream) == 1
     stats = source.cache.stats()
     assert stats.kinds["public"].entries == 1 and stats.kinds["response"].entries == 0
@@ -170,27 +160,26 @@ def test_public_records_live_seven_days(tmp_path: Path) -> None:
 def test_the_key_is_the_path_and_the_full_parameter_mapping(tmp_path: Path) -> None:
     clock = Clock()
     source, upstream = make_source(tmp_path, clock)
-    upstream.documents["papers/search"] = {"ok": True}
+    upstream.on("papers/search", {"ok": True})
 
-    run(source.get_json, "papers/search", {"q": "gan", "page": 1})
-    run(source.get_json, "papers/search", {"page": 1, "q": "gan"})  # same mapping
-    run(source.get_json, "papers/search", {"q": "gan", "page": 2})
-    run(source.get_json, "papers/search", {"q": "gan", "page": 2, "mode": None})
-    run(source.get_json, "papers/search", {"q": ["a", "b"]})
-    run(source.get_json, "papers/search", {"q": ("a", "b")})  # a tuple is the same list
+    fetch(source, "papers/search", {"q": "gan", "page": 1})
+    fetch(source, "papers/search", {"page": 1, "q": "gan"})  # same mapping
+    fetch(source, "papers/search", {"q": "gan", "page": 2})
+    fetch(source, "papers/search", {"q": "gan", "page": 2, "mode": None})
+    fetch(source, "papers/search", {"q": ["a", "b"]})
+    fetch(source, "papers/search", {"q": ("a", "b")})  # a tuple is the same list
     assert json_calls(upstream) == 4
 
 
 def test_another_catalog_url_does_not_share_answers(tmp_path: Path) -> None:
     clock = Clock()
     cache = DiskCache(tmp_path / "cache", clock=clock)
-    first, second = Upstream(), Upstream()
-    first.documents["tasks/"] = {"from": "first"}
-    second.documents["tasks/"] = {"from": "second"}
-    a = CachingCatalog(first, cache, namespace="http://one.test", clock=clock)
-    b = CachingCatalog(second, cache, namespace="http://two.test", clock=clock)
-    assert run(a.get_json, "tasks/") == {"from": "first"}
-    assert run(b.get_json, "tasks/") == {"from": "second"}
+    first = ScriptedCatalog().on("tasks/", {"from": "first"})
+    second = ScriptedCatalog().on("tasks/", {"from": "second"})
+    a = CachingCatalog(first.client(), cache, namespace="http://one.test", clock=clock)
+    b = CachingCatalog(second.client(), cache, namespace="http://two.test", clock=clock)
+    assert fetch(a, "tasks/") == {"from": "first"}
+    assert fetch(b, "tasks/") == {"from": "second"}
 
 
 def test_errors_are_never_stored(tmp_path: Path) -> None:
@@ -198,12 +187,62 @@ def test_errors_are_never_stored(tmp_path: Path) -> None:
     source, upstream = make_source(tmp_path, clock)
     for _ in range(2):
         with pytest.raises(HTTPStatusError):
-            run(source.get_json, "papers/2308.10195")
-    upstream.failure = InvalidResponse("bad json")
+            fetch(source, "papers/2308.10195")
+    upstream.fail_with(NOT_JSON)
     with pytest.raises(InvalidResponse):
-        run(source.get_json, "tasks/")
+        fetch(source, "tasks/")
     assert json_calls(upstream) == 3
     assert source.cache.stats().entries == 0
+
+
+# -- shape checks at the fetch point -------------------------------------------------------
+
+
+def test_an_answer_its_check_refuses_is_not_stored_and_is_asked_again(tmp_path: Path) -> None:
+    source, upstream = make_source(tmp_path, Clock())
+    upstream.on("tasks/", {"no": "rows"})
+    tasks = rows_of("task list")
+    with pytest.raises(InvalidResponse, match="task list"):
+        fetch(source, "tasks/", accept=tasks)
+    assert source.cache.stats().entries == 0
+    upstream.on("tasks/", {"results": [{"name": "OCR"}]})
+    assert fetch(source, "tasks/", accept=tasks) == [{"name": "OCR"}]
+    assert fetch(source, "tasks/", accept=tasks) == [{"name": "OCR"}]
+    assert json_calls(upstream) == 2  # the refused answer was asked for again, once
+
+
+def test_the_caller_gets_the_checks_value_and_the_cache_keeps_the_document(
+    tmp_path: Path,
+) -> None:
+    source, upstream = make_source(tmp_path, Clock())
+    upstream.on("tasks/", {"count": 1, "results": [{"name": "OCR"}, "junk"]})
+    assert fetch(source, "tasks/", accept=rows_of("task list")) == [{"name": "OCR"}]
+    # A hit goes through the check too, and another caller may check differently.
+    assert fetch(source, "tasks/", accept=require_object)["count"] == 1
+    assert json_calls(upstream) == 1
+
+
+def test_a_cached_document_its_check_refuses_counts_as_not_cached(tmp_path: Path) -> None:
+    source, upstream = make_source(tmp_path, Clock())
+    upstream.on("papers/755", ["stored by a caller that accepted anything"])
+    fetch(source, "papers/755")
+    upstream.on("papers/755", {"id": "755"})
+    assert fetch(source, "papers/755", accept=require_object) == {"id": "755"}
+    assert fetch(source, "papers/755", accept=require_object) == {"id": "755"}
+    assert json_calls(upstream) == 2
+
+
+def test_an_outage_never_serves_a_stale_entry_its_check_refuses(tmp_path: Path) -> None:
+    clock = Clock()
+    source, upstream = make_source(tmp_path, clock)
+    upstream.on("papers/755", ["not a record"])
+    fetch(source, "papers/755")
+    clock.now = T0 + 3600
+    upstream.fail_with(REFUSED)
+    freshness = Freshness()
+    with pytest.raises(UpstreamUnreachable):
+        fetch(source.for_call(freshness), "papers/755", accept=require_object)
+    assert freshness.stale is False
 
 
 # -- offline ------------------------------------------------------------------------------
@@ -211,31 +250,20 @@ def test_errors_are_never_stored(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "failure",
-    [
-        UpstreamUnreachable("refused"),
-        UpstreamTimeout("slow"),
-        HTTPStatusError(500, "boom"),
-        HTTPStatusError(503, "down"),
-        HTTPStatusError(504, "Gateway Timeout"),
-    ],
+    [REFUSED, SLOW, error(500, "boom"), error(503, "down"), error(504, "Gateway Timeout")],
     ids=["unreachable", "timeout", "500", "503", "504"],
 )
-def test_an_outage_serves_the_expired_entry_and_labels_it(
-    tmp_path: Path, failure: Exception
-) -> None:
+def test_an_outage_serves_the_expired_entry_and_labels_it(tmp_path: Path, failure: Any) -> None:
     clock = Clock()
     source, upstream = make_source(tmp_path, clock)
-    upstream.documents["papers/755"] = {"id": "755"}
-    run(source.get_json, "papers/755")
+    upstream.on("papers/755", {"id": "755"})
+    fetch(source, "papers/755")
 
     clock.now = T0 + 3600
-    upstream.failure = failure
+    upstream.fail_with(failure)
 
-    async def call() -> tuple[Any, Freshness]:
-        with track_freshness() as freshness:
-            return await source.get_json("papers/755"), freshness
-
-    answer, freshness = anyio.run(call)
+    freshness = Freshness()
+    answer = fetch(source.for_call(freshness), "papers/755")
     assert answer == {"id": "755"}
     assert freshness.stale is True
     assert freshness.cached_at is not None
@@ -245,56 +273,79 @@ def test_an_outage_serves_the_expired_entry_and_labels_it(
 
 
 @pytest.mark.parametrize(
-    "failure",
-    [HTTPStatusError(404, "gone"), HTTPStatusError(429, "slow down"), InvalidResponse("bad")],
+    ("failure", "raised"),
+    [
+        (error(404, "gone"), HTTPStatusError),
+        (error(429, "slow down"), HTTPStatusError),
+        (NOT_JSON, InvalidResponse),
+    ],
     ids=["404", "429", "invalid"],
 )
-def test_answers_that_are_not_outages_stand(tmp_path: Path, failure: Exception) -> None:
+def test_answers_that_are_not_outages_stand(
+    tmp_path: Path, failure: Any, raised: type[Exception]
+) -> None:
     clock = Clock()
     source, upstream = make_source(tmp_path, clock)
-    upstream.documents["papers/755"] = {"id": "755"}
-    run(source.get_json, "papers/755")
+    upstream.on("papers/755", {"id": "755"})
+    fetch(source, "papers/755")
     clock.now = T0 + 3600
-    upstream.failure = failure
-    with pytest.raises(type(failure)):
-        run(source.get_json, "papers/755")
+    upstream.fail_with(failure)
+    with pytest.raises(raised):
+        fetch(source, "papers/755")
 
 
 def test_an_outage_with_nothing_cached_keeps_the_upstream_error(tmp_path: Path) -> None:
     source, upstream = make_source(tmp_path, Clock())
-    upstream.failure = UpstreamUnreachable("refused")
+    upstream.fail_with(REFUSED)
     with pytest.raises(UpstreamUnreachable):
-        run(source.get_json, "tasks/")
+        fetch(source, "tasks/")
+
+
+def test_each_call_view_keeps_its_own_label(tmp_path: Path) -> None:
+    clock = Clock()
+    source, upstream = make_source(tmp_path, clock)
+    upstream.on("papers/755", {"id": "755"})  # a 5-minute lifetime
+    upstream.on("tasks/", {"results": []})  # a 10-minute lifetime
+    fetch(source, "papers/755")
+    fetch(source, "tasks/")
+    clock.now = T0 + 400  # the paper has expired, the task list has not
+    upstream.fail_with(REFUSED)
+    offline, fresh = Freshness(), Freshness()
+
+    async def concurrently() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(fetch_async, for_call(source, offline), "papers/755")
+            group.start_soon(fetch_async, for_call(source, fresh), "tasks/")
+
+    anyio.run(concurrently)
+    assert offline.stale and offline.cached_at is not None
+    assert fresh == Freshness()
+    # The process-wide source serves the same stale entry and labels nobody's answer.
+    assert fetch(source, "papers/755") == {"id": "755"}
+    assert source.freshness is None
+
+
+async def fetch_async(source: Any, path: str) -> Any:
+    return await source.get_json(path, accept=as_is)
 
 
 def test_a_fresh_answer_is_not_labelled_stale(tmp_path: Path) -> None:
     source, upstream = make_source(tmp_path, Clock())
-    upstream.documents["tasks/"] = {"results": []}
+    upstream.on("tasks/", {"results": []})
 
-    async def call() -> Freshness:
-        with track_freshness() as freshness:
-            await source.get_json("tasks/")
-            await source.get_json("tasks/")
-            return freshness
-
-    assert anyio.run(call).stale is False
+    freshness = Freshness()
+    view = source.for_call(freshness)
+    fetch(view, "tasks/")
+    fetch(view, "tasks/")
+    assert freshness.stale is False
 
 
 # -- Markdown -----------------------------------------------------------------------------
 
 
-def add_document(upstream: Upstream, paper: str, version: str, pieces: list[str]) -> None:
-    offset = 0
-    for index, piece in enumerate(pieces):
-        size = len(piece.encode("utf-8"))
-        last = index == len(pieces) - 1
-        upstream.chunks[(paper, offset)] = MarkdownChunk(
-            text=piece,
-            content_version=version,
-            truncated=not last,
-            next_offset=None if last else offset + size,
-        )
-        offset += size
+def add_document(upstream: ScriptedCatalog, paper: str, version: str, pieces: list[str]) -> None:
+    """Serve `pieces` as the chunks of `paper`'s Markdown at `version`."""
+    upstream.on(f"research/papers/{paper}/read", markdown_pieces(pieces, version))
 
 
 def read_all(source: CachingCatalog, paper: str, limit: int = 8) -> list[MarkdownChunk]:
@@ -314,8 +365,8 @@ def read_all(source: CachingCatalog, paper: str, limit: int = 8) -> list[Markdow
     return anyio.run(go)
 
 
-def read_calls(upstream: Upstream) -> int:
-    return sum(1 for call in upstream.calls if call[0] == "read")
+def read_calls(upstream: ScriptedCatalog) -> int:
+    return sum(1 for path in upstream.paths() if path.endswith("/read"))
 
 
 def test_a_repeat_read_asks_only_for_the_first_chunk(tmp_path: Path) -> None:
@@ -339,7 +390,7 @@ def test_continuations_come_from_the_cache_at_any_age(tmp_path: Path) -> None:
     first = read_all(source, "1706.03762")
 
     clock.now = T0 + 365 * 24 * 3600
-    upstream.failure = UpstreamUnreachable("refused")
+    upstream.fail_with(REFUSED)
     second = anyio.run(
         lambda: source.read_markdown(
             "1706.03762", offset=first[0].next_offset, limit=8, content_version=VERSION_A
@@ -368,14 +419,11 @@ def test_offline_a_cached_paper_reads_from_the_start_with_a_stale_label(tmp_path
     online = read_all(source, "4242")
 
     clock.now = T0 + 2 * 3600
-    upstream.failure = UpstreamUnreachable("refused")
+    upstream.fail_with(REFUSED)
 
-    async def first_chunk() -> tuple[MarkdownChunk, Freshness]:
-        with track_freshness() as freshness:
-            chunk = await source.read_markdown("4242", offset=0, limit=8, content_version=None)
-            return chunk, freshness
-
-    chunk, freshness = anyio.run(first_chunk)
+    freshness = Freshness()
+    view = source.for_call(freshness)
+    chunk = anyio.run(lambda: view.read_markdown("4242", offset=0, limit=8, content_version=None))
     assert chunk == online[0]
     assert freshness.stale and freshness.cached_at == datetime.fromtimestamp(T0, timezone.utc)
     assert read_all(source, "4242") == online
@@ -383,7 +431,7 @@ def test_offline_a_cached_paper_reads_from_the_start_with_a_stale_label(tmp_path
 
 def test_offline_an_unseen_paper_keeps_the_error(tmp_path: Path) -> None:
     source, upstream = make_source(tmp_path, Clock())
-    upstream.failure = UpstreamTimeout("slow")
+    upstream.fail_with(SLOW)
     with pytest.raises(UpstreamTimeout):
         read_all(source, "1706.03762")
 
@@ -422,8 +470,8 @@ def test_entries_round_trip_and_detect_any_flipped_byte() -> None:
 def test_a_corrupt_row_is_dropped_and_refetched(tmp_path: Path) -> None:
     clock = Clock()
     source, upstream = make_source(tmp_path, clock)
-    upstream.documents["tasks/"] = {"results": ["ocr"]}
-    run(source.get_json, "tasks/")
+    upstream.on("tasks/", {"results": ["ocr"]})
+    fetch(source, "tasks/")
 
     key = cache_key(KIND_RESPONSE, ["http://catalog.test", "tasks", []])
     with sqlite3.connect(db_path(source.cache)) as db:
@@ -432,10 +480,10 @@ def test_a_corrupt_row_is_dropped_and_refetched(tmp_path: Path) -> None:
         damaged[-3] ^= 0x20  # still valid JSON text, different content
         db.execute("UPDATE Cache SET value = ? WHERE key = ?", (bytes(damaged), key))
 
-    upstream.documents["tasks/"] = {"results": ["ocr", "fresh"]}
-    assert run(source.get_json, "tasks/") == {"results": ["ocr", "fresh"]}
+    upstream.on("tasks/", {"results": ["ocr", "fresh"]})
+    assert fetch(source, "tasks/") == {"results": ["ocr", "fresh"]}
     assert json_calls(upstream) == 2
-    assert run(source.get_json, "tasks/") == {"results": ["ocr", "fresh"]}
+    assert fetch(source, "tasks/") == {"results": ["ocr", "fresh"]}
     assert json_calls(upstream) == 2  # the refetched answer was stored again
 
 
@@ -516,6 +564,7 @@ _WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(os.name != "posix", reason="SIGKILL")
 def test_a_writer_killed_mid_write_leaves_a_usable_cache(tmp_path: Path) -> None:
     directory = tmp_path / "cache"
@@ -588,6 +637,7 @@ def _hammer(directory: str, worker: int, barrier: Any, errors: Any) -> None:
     cache.close()
 
 
+@pytest.mark.e2e
 def test_processes_share_the_cache_without_errors(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     directory = str(tmp_path / "cache")
@@ -616,13 +666,12 @@ def test_an_unusable_cache_directory_costs_no_answers(
     blocker = tmp_path / "cache"
     blocker.write_text("a file where the directory should be")
     clock = Clock()
-    upstream = Upstream()
-    upstream.documents["tasks/"] = {"ok": True}
+    upstream = ScriptedCatalog().on("tasks/", {"ok": True})
     source = CachingCatalog(
-        upstream, DiskCache(blocker, clock=clock), namespace="http://catalog.test", clock=clock
+        upstream.client(), DiskCache(blocker, clock=clock), namespace=NAMESPACE, clock=clock
     )
-    assert run(source.get_json, "tasks/") == {"ok": True}
-    assert run(source.get_json, "tasks/") == {"ok": True}
+    assert fetch(source, "tasks/") == {"ok": True}
+    assert fetch(source, "tasks/") == {"ok": True}
     assert json_calls(upstream) == 2
     warnings = [r.getMessage() for r in caplog.records if "unavailable" in r.getMessage()]
     assert len(warnings) == 1 and "not a directory" in warnings[0]

@@ -87,6 +87,7 @@ def seeded(directory: Path) -> DiskCache:
 # -- a sibling holding the lock ---------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_hits_take_no_lock_and_writes_give_up_then_resume(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -109,6 +110,7 @@ def test_hits_take_no_lock_and_writes_give_up_then_resume(
     assert any("work again" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.e2e
 def test_a_cache_first_opened_under_a_held_lock_is_not_disabled(tmp_path: Path) -> None:
     directory = tmp_path / "cache"
     seeded(directory).close()
@@ -239,6 +241,7 @@ def fill(path: Path) -> None:
             os.fsync(filler.fileno())
 
 
+@pytest.mark.e2e
 def test_a_full_disk_stops_writes_only_and_they_resume(
     small_disk: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -258,6 +261,7 @@ def test_a_full_disk_stops_writes_only_and_they_resume(
     cache.close()
 
 
+@pytest.mark.e2e
 def test_a_read_only_directory_still_serves_what_it_holds(
     small_disk: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

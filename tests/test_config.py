@@ -133,6 +133,7 @@ def run_cli(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.e2e
 def test_cli_refuses_bad_url_with_exit_2_and_silent_stdout(tmp_path: Path) -> None:
     result = run_cli(tmp_path, PWC_API_URL="ftp://example.org")
     assert result.returncode == 2
@@ -142,6 +143,7 @@ def test_cli_refuses_bad_url_with_exit_2_and_silent_stdout(tmp_path: Path) -> No
     assert "PWC_API_URL" in lines[0] and "http://" in lines[0]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("make", "fragment"),
     [
@@ -161,6 +163,7 @@ def test_cli_refuses_unreadable_config_file(tmp_path: Path, make: Any, fragment:
         assert len(lines) == 1 and fragment in lines[0]
 
 
+@pytest.mark.e2e
 def test_cli_version_and_help(tmp_path: Path) -> None:
     from pwc_local import __version__
 
@@ -172,6 +175,7 @@ def test_cli_version_and_help(tmp_path: Path) -> None:
     assert "serve" in usage.stdout.decode()
 
 
+@pytest.mark.e2e
 def test_python_dash_m_is_the_same_command(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pwc_local", "--version"],
@@ -184,6 +188,7 @@ def test_python_dash_m_is_the_same_command(tmp_path: Path) -> None:
     assert result.stdout.decode().startswith("pwc-mcp-local, version ")
 
 
+@pytest.mark.e2e
 def test_cli_refuses_a_log_file_it_cannot_open(tmp_path: Path) -> None:
     result = run_cli(tmp_path, PWC_MCP_LOCAL_LOG_FILE=str(tmp_path))  # a directory
     assert result.returncode == 2
@@ -192,6 +197,7 @@ def test_cli_refuses_a_log_file_it_cannot_open(tmp_path: Path) -> None:
     assert len(lines) == 1 and "cannot open log file" in lines[0]
 
 
+@pytest.mark.e2e
 def test_cli_creates_the_log_file_directory(tmp_path: Path) -> None:
     target = tmp_path / "new-dir" / "server.log"
     result = run_cli(tmp_path, PWC_MCP_LOCAL_LOG_FILE=str(target))

@@ -9,18 +9,18 @@ that would need it).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from pwc_local import __version__
 from pwc_local.config import Settings
 from pwc_local.server.app import build_server
 from pwc_local.server.contract import TOOLS, names
+from tests.installed import InstalledServer
 
 # The contract lives in the shared spec next to the repository; a copy is kept in the
 # repository so the test also runs from a clean clone (a drift test compares the two).
@@ -29,7 +29,6 @@ VENDORED_SPEC = Path(__file__).resolve().parent / "data" / "tools.json"
 SPEC = json.loads(
     (SHARED_SPEC if SHARED_SPEC.exists() else VENDORED_SPEC).read_text(encoding="utf-8")
 )
-EXECUTABLE = Path(sys.executable).parent / "pwc-mcp-local"
 BOUND_KEYS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
 
 # The hosted output models, identified by their own (non-envelope) properties.
@@ -70,15 +69,8 @@ def surface(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Everything the spawned server advertises, collected in one stdio session."""
     import anyio
 
-    home = tmp_path_factory.mktemp("contract-home")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PWC_")}
-    env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / "config"),
-        XDG_CACHE_HOME=str(home / "cache"),
-        PWC_API_URL="http://127.0.0.1:9/api/v1",  # nothing listens; no tool is called
-    )
-    params = StdioServerParameters(command=str(EXECUTABLE), args=[], env=env)
+    # Nothing listens at the server's catalog URL: no tool is called.
+    params = InstalledServer(tmp_path_factory.mktemp("contract-home")).params()
 
     async def collect() -> dict[str, Any]:
         async with Client(params, mode="legacy", cache=None) as client:
@@ -119,6 +111,7 @@ def _branches(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     return schema, False
 
 
+@pytest.mark.e2e
 def test_exactly_the_declared_tools_in_order(surface: dict[str, Any]) -> None:
     """The server lists the table's tools, in order; the hosted group is the hosted contract."""
     assert list(surface["tools"]) == [spec.name for spec in TOOLS]
@@ -126,6 +119,7 @@ def test_exactly_the_declared_tools_in_order(surface: dict[str, Any]) -> None:
     assert len(HOSTED) == 21
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("spec", TOOLS, ids=lambda spec: spec.name)
 def test_input_schema_matches_the_table(surface: dict[str, Any], spec: Any) -> None:
     """Every tool, hosted or local: names, order, required and defaults as declared."""
@@ -141,6 +135,7 @@ def test_input_schema_matches_the_table(surface: dict[str, Any], spec: Any) -> N
             assert prop["default"] == param.default, param.name
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", list(SPEC["tools"]))
 def test_input_schema_matches_spec(surface: dict[str, Any], name: str) -> None:
     spec = SPEC["tools"][name]
@@ -179,6 +174,7 @@ READ_ONLY = {
 }
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("spec", TOOLS, ids=lambda spec: spec.name)
 def test_annotations_and_description(surface: dict[str, Any], spec: Any) -> None:
     tool = surface["tools"][spec.name]
@@ -203,6 +199,7 @@ def _objects(schema: Any) -> list[dict[str, Any]]:
     return found
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", names())
 def test_output_schema(surface: dict[str, Any], name: str) -> None:
     schema = surface["tools"][name]["outputSchema"]
@@ -219,6 +216,7 @@ def test_output_schema(surface: dict[str, Any], name: str) -> None:
     assert cache["type"] == ["object", "null"]
 
 
+@pytest.mark.e2e
 def test_server_identity(surface: dict[str, Any]) -> None:
     info = surface["info"]
     assert info.name == "pwc-local"
@@ -240,6 +238,7 @@ def test_instructions_are_short_and_cover_the_essentials() -> None:
         assert needle in instructions
 
 
+@pytest.mark.e2e
 def test_resource_templates(surface: dict[str, Any]) -> None:
     advertised = {
         t.uri_template: (t.name, t.title, t.mime_type, bool(t.description))
@@ -255,6 +254,7 @@ def test_resource_templates(surface: dict[str, Any]) -> None:
     }
 
 
+@pytest.mark.e2e
 def test_prompts(surface: dict[str, Any]) -> None:
     prompts = {p.name: p for p in surface["prompts"]}
     assert {name: [a.name for a in p.arguments or []] for name, p in prompts.items()} == SPEC[
@@ -269,6 +269,7 @@ def test_prompts(surface: dict[str, Any]) -> None:
         assert all(argument.required for argument in prompt.arguments or [])
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", list(SPEC["prompts"]))
 def test_prompt_embeds_argument_as_quoted_literal(surface: dict[str, Any], name: str) -> None:
     messages = surface["rendered"][name].messages
@@ -280,10 +281,10 @@ def test_prompt_embeds_argument_as_quoted_literal(surface: dict[str, Any], name:
     assert "\n" not in body
 
 
+@pytest.mark.e2e
 def test_start_up_imports_no_network_cache_or_query_modules() -> None:
     """Spawn-to-initialize time matters: building the server must not load these."""
     import subprocess
-    import sys
 
     script = (
         "import sys\n"
@@ -362,6 +363,9 @@ SCHEMA_REFUSES = [
     ("list_methods", {"limit": 501}, "limit must be at most 25"),
     ("get_benchmark", {"benchmark": "COCO", "page": 0}, "page must be at least 1"),
     ("get_benchmark", {"benchmark": "COCO", "limit": 101}, "limit must be at most 25"),
+    ("get_benchmark", {"benchmark": "COCO", "pareto": ["mAP:higher"]}, "at least 2 items"),
+    ("get_benchmark", {"benchmark": "COCO", "require_metrics": []}, "at least 1 item"),
+    ("get_benchmark", {"benchmark": "COCO", "minimum_metrics": []}, "must be an object"),
     ("list_benchmarks", {"benchmarks_per_task": 11}, "benchmarks_per_task must be at most 10"),
     ("list_benchmarks", {"order_by": "rank"}, "order_by must be one of"),
     ("list_benchmarks", {"limit": 0}, "limit must be at least 1"),

@@ -239,6 +239,7 @@ def test_missing_key_and_environment_key_are_fine(tmp_path: Path):
 # -- self-test -----------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_self_test_of_something_that_is_not_an_mcp_server():
     command = (sys.executable, ["-c", "import sys; sys.stderr.write('boom: no server here\\n')"])
     check = anyio.run(check_self_test, command, {})
@@ -247,6 +248,7 @@ def test_self_test_of_something_that_is_not_an_mcp_server():
     assert "by hand" in (check.fix or "")
 
 
+@pytest.mark.e2e
 def test_self_test_of_a_server_that_never_answers():
     command = (sys.executable, ["-c", "import sys; sys.stdin.read()"])
 

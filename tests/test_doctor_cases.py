@@ -27,7 +27,7 @@ from pwc_local.catalog.causes import classify, proxy_for, redact
 from pwc_local.cli import main
 from pwc_local.config import Settings
 from pwc_local.doctor import check_catalog
-from pwc_local.server.contract import names
+from pwc_local.server.contract import TOOLS
 from tests.fake_catalog import FakeCatalog
 from tests.tls_cert import self_signed_context
 
@@ -98,9 +98,8 @@ def test_healthy_entry_is_started_and_lists_the_tools(home: Path):
     assert status == 0
     desktop = checks["claude-desktop"]
     assert desktop["status"] == "ok", desktop
-    every = len(names())  # the default `tools` setting serves every group of the table
-    assert f"handshake and {every} tools" in desktop["summary"]
-    assert desktop["details"]["entries"]["pwc-local"]["probe"]["tools"] == every
+    assert f"handshake and {len(TOOLS)} tools" in desktop["summary"]  # every table entry
+    assert desktop["details"]["entries"]["pwc-local"]["probe"]["tools"] == len(TOOLS)
 
 
 @pytest.mark.e2e

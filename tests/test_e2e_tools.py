@@ -14,15 +14,12 @@ arguments no other test uses, so no cached answer can stand in for the failure.
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
@@ -39,10 +36,10 @@ from tests.fake_catalog import (
     FakeCatalog,
     big_document,
 )
+from tests.installed import InstalledServer
 
 pytestmark = pytest.mark.e2e
 
-EXECUTABLE = Path(sys.executable).parent / "pwc-mcp-local"
 TIMEOUT_SECONDS = 3  # the catalog timeout of the spawned server (the slow-fault test waits it out)
 
 
@@ -87,25 +84,16 @@ class Session:
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    assert EXECUTABLE.exists(), "install the project first: pip install -e '.[test]'"
-    home = tmp_path_factory.mktemp("home")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PWC_")}
     fake = FakeCatalog().start()
-    env.update(
-        {
-            "PWC_API_URL": fake.api_url,
-            "PWC_MCP_LOCAL_TIMEOUT": str(TIMEOUT_SECONDS),
-            "PWC_MCP_LOCAL_CACHE_DIR": str(home / "cache"),
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / "config"),
-            "XDG_CACHE_HOME": str(home / "cache-home"),
-            "XDG_DATA_HOME": str(home / "data"),  # the reading library
-            # One server serves the whole module: a timeout provoked by one test must
-            # not hold later tests off the catalog (the hold has its own e2e test).
-            "PWC_MCP_LOCAL_OUTAGE_HOLD": "0",
-        }
+    installed = InstalledServer(
+        tmp_path_factory.mktemp("home"),
+        fake.api_url,
+        PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS),
+        # One server serves the whole module: a timeout provoked by one test must not
+        # hold later tests off the catalog (the hold has its own e2e test).
+        PWC_MCP_LOCAL_OUTAGE_HOLD="0",
     )
-    params = StdioServerParameters(command=str(EXECUTABLE), args=[], env=env)
+    params = installed.params()
     try:
         with start_blocking_portal() as portal:
             client = Client(params, mode="legacy", cache=None)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
+import httpx
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -38,18 +40,25 @@ from pwc_local.catalog.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
     UsageError,
+    catalog_detail,
+    is_missing,
+    translate_404,
 )
+from pwc_local.catalog.http import CatalogSource
+from pwc_local.catalog.references import shown
 from pwc_local.config import ConfigError, Settings
 from pwc_local.runtime import LazyRuntime, Runtime
+from pwc_local.safe_text import one_line
 from pwc_local.server.app import PwcServer, build_server
 from pwc_local.server.errors import (
-    catalog_detail,
     error_message,
     unknown_tool_message,
     validation_message,
 )
 from pwc_local.server.models import QueryResult
-from pwc_local.store.freshness import note_stale
+from pwc_local.store.cache import DiskCache
+from pwc_local.store.cached_catalog import CachingCatalog
+from tests.scripted_catalog import BASE, ScriptedCatalog, error
 
 
 def _code(message: str) -> str:
@@ -93,6 +102,122 @@ def test_every_error_class_has_its_code(exc: BaseException, expected: str) -> No
     message = error_message(exc)
     assert _code(message) == expected
     assert message.split(": ", 1)[1].strip()  # a sentence follows the code
+
+
+@pytest.mark.parametrize(
+    ("exc", "text"),
+    [
+        (HTTPStatusError(404, ""), "not_found: the requested catalog record does not exist."),
+        (HTTPStatusError(422, "\x00"), "invalid_argument: the catalog rejected the request."),
+        (
+            HTTPStatusError(429, "", retry_after="1"),
+            "rate_limited: the Papers With Code catalog is rate limiting requests; "
+            "retry after 1 second.",
+        ),
+        (
+            UpstreamTimeout("x"),
+            "upstream_timeout: the Papers With Code catalog did not answer in time; retry later "
+            "or narrow the request.",
+        ),
+        (
+            UpstreamUnreachable("x"),
+            "upstream_error: the Papers With Code catalog could not be reached; check the "
+            "network connection and the PWC_API_URL setting.",
+        ),
+        (InvalidResponse("x"), "upstream_error: the Papers With Code catalog request failed."),
+        (
+            NoMarkdown("x"),
+            "no_markdown: no stored Markdown is available for this paper; use get_paper_info "
+            "for its metadata and links.",
+        ),
+        (
+            PaperChanged("x"),
+            "paper_changed: paper changed since the cursor was issued; restart by calling "
+            "read_paper without a cursor.",
+        ),
+        (
+            InvalidCursor("x"),
+            "invalid_cursor: invalid continuation cursor; pass the exact next_cursor of the "
+            "previous read_paper result, or omit cursor to start from the beginning.",
+        ),
+        (
+            ExpiredCursor("x"),
+            "expired_cursor: expired continuation cursor; omit cursor to read the paper again "
+            "from the beginning.",
+        ),
+        (
+            CursorMismatch("x"),
+            "cursor_mismatch: the cursor belongs to a different paper; omit cursor to read this "
+            "paper from the beginning.",
+        ),
+        (
+            CatalogError("x"),
+            "internal_error: the server failed to handle this request; this is a bug.",
+        ),
+    ],
+)
+def test_the_fixed_sentences_read_as_before(exc: BaseException, text: str) -> None:
+    assert error_message(exc) == text
+
+
+def test_each_class_carries_its_code_and_the_mapping_only_composes() -> None:
+    for exc in (
+        NotFound("Task not found: x"),
+        NoMarkdown("diagnostic"),
+        ExpiredCursor("diagnostic"),
+        HTTPStatusError(429, "", retry_after="3"),
+        UpstreamUnreachable("diagnostic"),
+        ConfigError("key file is group-readable; chmod 600 it"),
+    ):
+        assert error_message(exc) == f"{exc.code}: {exc.public_message()}"
+    assert HTTPStatusError(422, "x").code == "invalid_argument"
+    assert HTTPStatusError(504, "").code == "upstream_error"  # only a body saying so is a timeout
+
+
+def test_a_404_becomes_the_given_not_found_and_nothing_else_does() -> None:
+    with (
+        pytest.raises(NotFound, match=r"^Method not found: x$") as caught,
+        translate_404(NotFound("Method not found: x")),
+    ):
+        raise HTTPStatusError(404, "gone")
+    assert is_missing(caught.value.__cause__)
+    with pytest.raises(HTTPStatusError), translate_404(NotFound("Method not found: x")):
+        raise HTTPStatusError(500, "boom")
+    # A 404 no lookup translated still reads as a miss.
+    assert error_message(HTTPStatusError(404, "")) == (
+        "not_found: the requested catalog record does not exist."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "cut", "expected"),
+    [
+        ("line one\nline\ttwo\x00\x07  ", None, "", "line one line two"),
+        ("zero\u200bwidth\u2028separator\xa0space", None, "", "zero width separator space"),
+        ("Attention  Is   All", None, "", "Attention Is All"),
+        ("é" * 300, 200, "", "é" * 200),
+        ("x" * 300, 200, "…", "x" * 199 + "…"),
+        ("short", 200, "…", "short"),
+    ],
+)
+def test_one_sanitiser_for_text_in_messages(
+    text: str, limit: int | None, cut: str, expected: str
+) -> None:
+    assert one_line(text, limit, cut=cut) == expected
+
+
+def test_the_catalogs_own_wording_keeps_its_spacing() -> None:
+    kept = one_line(" page_size\x00 must be\nat  most ", fold=False)
+    assert kept == "page_size  must be at  most"
+
+
+def test_every_quoting_site_uses_the_one_sanitiser() -> None:
+    hostile = "a\x00b\u2028c\u200b  d" + "e" * 300
+    assert shown(hostile) == one_line(hostile, 200, cut="…")
+    assert catalog_detail(hostile) == one_line(hostile, 200, fold=False)
+    assert unknown_tool_message(hostile).startswith(
+        f"Error executing tool {one_line(hostile, 64, fold=False)}: "
+    )
 
 
 def test_caller_facing_messages_pass_through_verbatim() -> None:
@@ -269,39 +394,29 @@ FRAMEWORKS = {
 }
 
 
-class StubCatalog:
-    """Answers `frameworks/` from a queue of outcomes: documents, exceptions, or callables."""
-
-    def __init__(self) -> None:
-        self.outcomes: list[Any] = []
-        self.closed = False
-
-    async def get_json(self, path: str, params: Any = None) -> Any:
-        outcome = self.outcomes.pop(0) if self.outcomes else FRAMEWORKS
-        if callable(outcome):
-            outcome = outcome()
-        if isinstance(outcome, BaseException):
-            raise outcome
-        return outcome
-
-    async def read_markdown(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("not used")
-
-    async def aclose(self) -> None:
-        self.closed = True
+def _scripted() -> ScriptedCatalog:
+    return ScriptedCatalog().on("frameworks/", FRAMEWORKS)
 
 
-def _run(scenario: Callable[[Client, StubCatalog], Any]) -> StubCatalog:
-    catalog = StubCatalog()
+def _run(
+    scenario: Callable[[Client, ScriptedCatalog], Any],
+    catalog: Callable[[ScriptedCatalog], CatalogSource] = ScriptedCatalog.client,
+) -> ScriptedCatalog:
+    """Run `scenario` with a client of an in-process server whose catalog is scripted.
+
+    `catalog` builds the runtime's source from the script: the plain `HttpCatalog` by
+    default, or (say) a caching source in front of it.
+    """
+    scripted = _scripted()
     settings = Settings(api_url="http://127.0.0.1:9")
-    runtime = LazyRuntime(settings, builder=lambda s: Runtime(s, catalog, codec=None))  # type: ignore[arg-type]
+    runtime = LazyRuntime(settings, builder=lambda s: Runtime(s, catalog(scripted), codec=None))
 
     async def main() -> None:
         async with Client(build_server(settings, runtime=runtime), mode="legacy") as client:
-            await scenario(client, catalog)
+            await scenario(client, scripted)
 
     anyio.run(main)
-    return catalog
+    return scripted
 
 
 def _text(result: Any) -> str:
@@ -312,19 +427,17 @@ def _text(result: Any) -> str:
 @pytest.mark.parametrize(
     ("raised", "expected"),
     [
-        (HTTPStatusError(429, "", retry_after="7"), "rate_limited: "),
-        (UpstreamTimeout("timed out"), "upstream_timeout: "),
-        (UpstreamUnreachable("refused"), "upstream_error: "),
-        (InvalidResponse("bad json"), "upstream_error: "),
-        (HTTPStatusError(404, ""), "not_found: "),
+        (error(429, "slow down", retry_after="7"), "rate_limited: "),
+        (httpx.ReadTimeout("timed out"), "upstream_timeout: "),
+        (httpx.ConnectError("refused"), "upstream_error: "),
+        (httpx.Response(200, content=b"{bad json"), "upstream_error: "),
+        (error(404, "gone"), "not_found: "),
         (RuntimeError("bug"), "internal_error: "),
     ],
 )
-def test_tool_failures_are_mapped_and_the_server_keeps_serving(
-    raised: BaseException, expected: str
-) -> None:
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
-        catalog.outcomes.append(raised)
+def test_tool_failures_are_mapped_and_the_server_keeps_serving(raised: Any, expected: str) -> None:
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
+        catalog.once("frameworks/", raised)
         failed = await client.call_tool("get_framework", {"framework": "vllm"})
         assert failed.is_error
         assert _text(failed).startswith(f"Error executing tool get_framework: {expected}")
@@ -337,7 +450,7 @@ def test_tool_failures_are_mapped_and_the_server_keeps_serving(
 
 
 def test_schema_violation_is_invalid_argument_without_the_value() -> None:
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
         result = await client.call_tool(
             "get_benchmark", {"benchmark": "x" * 501, "limit": 26, "pareto": ["SECRET"]}
         )
@@ -351,11 +464,11 @@ def test_schema_violation_is_invalid_argument_without_the_value() -> None:
         assert _text(missing).endswith("get_task: invalid_argument: task is required.")
 
     catalog = _run(scenario)
-    assert catalog.outcomes == []  # nothing reached the catalog
+    assert catalog.requests == []  # nothing reached the catalog
 
 
 def test_unknown_tool_names_the_tool() -> None:
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
         result = await client.call_tool("delete_everything", {})
         assert result.is_error
         assert _text(result) == (
@@ -391,15 +504,18 @@ def test_crash_outside_a_tool_body_is_internal_error(caplog: pytest.LogCaptureFi
     assert "ValidationError" in caplog.text
 
 
-def test_stale_answers_are_labelled() -> None:
+def test_stale_answers_are_labelled(tmp_path: Path) -> None:
     saved = datetime(2026, 5, 1, 12, 30, tzinfo=timezone.utc)
+    now = [saved.timestamp()]
 
-    def stale_frameworks() -> dict[str, Any]:
-        note_stale(saved)  # what the caching source does when it serves an old entry
-        return FRAMEWORKS
+    def caching(scripted: ScriptedCatalog) -> CatalogSource:
+        cache = DiskCache(tmp_path / "cache", clock=lambda: now[0])
+        return CachingCatalog(scripted.client(), cache, namespace=BASE, clock=lambda: now[0])
 
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
-        catalog.outcomes.append(stale_frameworks)
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
+        assert (await client.call_tool("list_frameworks", {})).structured_content["cache"] is None
+        now[0] += 24 * 3600  # long expired; and the catalog is gone
+        catalog.fail_with(httpx.ConnectError("refused"))
         stale = await client.call_tool("list_frameworks", {})
         assert stale.structured_content["cache"] == {
             "stale": True,
@@ -409,21 +525,22 @@ def test_stale_answers_are_labelled() -> None:
             "This answer comes from the local cache saved at 2026-05-01T12:30:00+00:00, "
             "because the Papers With Code catalog could not be reached."
         )
+        catalog.fail_with(None)
         fresh = await client.call_tool("list_frameworks", {})
         assert fresh.structured_content["cache"] is None
         assert "local cache" not in _text(fresh)
 
-    _run(scenario)
+    _run(scenario, caching)
 
 
 def test_runtime_is_built_once_and_closed_at_shutdown() -> None:
     builds: list[Settings] = []
-    catalog = StubCatalog()
+    catalog = _scripted().client()
     settings = Settings(api_url="http://127.0.0.1:9")
 
     def builder(s: Settings) -> Runtime:
         builds.append(s)
-        return Runtime(s, catalog, codec=None)  # type: ignore[arg-type]
+        return Runtime(s, catalog, codec=None)
 
     runtime = LazyRuntime(settings, builder=builder)
 
@@ -436,10 +553,10 @@ def test_runtime_is_built_once_and_closed_at_shutdown() -> None:
                 for _ in range(5):
                     group.start_soon(client.call_tool, "list_frameworks", {})
             assert len(builds) == 1
-            assert not catalog.closed
+            assert not catalog._client.is_closed
 
     anyio.run(main)
-    assert catalog.closed
+    assert catalog._client.is_closed
 
 
 @pytest.mark.parametrize(
@@ -463,7 +580,7 @@ def test_bad_prompt_requests_are_invalid_params_and_not_logged(
 ) -> None:
     # The SDK alone answers these with JSON-RPC code 0 and logs a traceback quoting the
     # caller's arguments (the unexpected one's value included).
-    async def scenario(client: Client, catalog: StubCatalog) -> None:
+    async def scenario(client: Client, catalog: ScriptedCatalog) -> None:
         with pytest.raises(MCPError) as caught:
             await client.get_prompt(name, arguments)
         assert caught.value.code == -32602

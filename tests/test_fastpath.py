@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -15,39 +16,31 @@ import pytest
 from mcp import Client
 from mcp_types import ListToolsResult
 
-from pwc_local.catalog.http import tls_verification
+from pwc_local.catalog.http import HttpCatalog, tls_verification
 from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server.app import PwcServer, build_server
-from pwc_local.server.contract import names
-from pwc_local.server.listing import compact_output_schema
+from pwc_local.server.listing import compact_output_schema, snapshot_path
 from pwc_local.server.models import PaperInfoResult
+from tests.scripted_catalog import ScriptedCatalog
 from tests.test_errors import FRAMEWORKS
 
 SETTINGS = Settings(api_url="http://127.0.0.1:9")
 HOSTED = Settings(api_url="http://127.0.0.1:9", tools="hosted")
 
 
-class Catalog:
-    closed = False
-
-    async def get_json(self, path: str, params: Any = None) -> Any:
-        return FRAMEWORKS
-
-    async def read_markdown(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("not used")
-
-    async def aclose(self) -> None:
-        self.closed = True
+def catalog_of_frameworks() -> HttpCatalog:
+    """A real `HttpCatalog` over the scripted catalog, answering `frameworks/`."""
+    return ScriptedCatalog().on("frameworks/", FRAMEWORKS).client()
 
 
 def test_the_runtime_is_built_after_initialized_without_any_tool_call() -> None:
     built = threading.Event()
-    catalog = Catalog()
+    catalog = catalog_of_frameworks()
 
     def builder(settings: Settings) -> Runtime:
         built.set()
-        return Runtime(settings, catalog)  # type: ignore[arg-type]
+        return Runtime(settings, catalog)
 
     runtime = LazyRuntime(SETTINGS, builder=builder)
 
@@ -58,20 +51,20 @@ def test_the_runtime_is_built_after_initialized_without_any_tool_call() -> None:
             assert not (await client.call_tool("list_frameworks", {})).is_error
 
     anyio.run(main)
-    assert catalog.closed
+    assert catalog._client.is_closed
 
 
 def test_a_failed_warm_up_is_retried_by_the_first_call() -> None:
     attempts: list[int] = []
     failed = threading.Event()
-    catalog = Catalog()
+    catalog = catalog_of_frameworks()
 
     def builder(settings: Settings) -> Runtime:
         attempts.append(1)
         if len(attempts) == 1:
             failed.set()
             raise OSError("cache directory missing")
-        return Runtime(settings, catalog)  # type: ignore[arg-type]
+        return Runtime(settings, catalog)
 
     runtime = LazyRuntime(SETTINGS, builder=builder)
 
@@ -94,11 +87,9 @@ def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:
     assert isinstance(server, PwcServer)
     server.prepare_in_background()
     listed = anyio.run(server.list_tools)
-    # The budget of issue 7 is for the 21 hosted tools; local groups have their own.
-    hosted = [tool for tool in listed if tool.name in names("hosted")]
-    wire = ListToolsResult(tools=hosted).model_dump(mode="json", by_alias=True, exclude_none=True)
+    wire = ListToolsResult(tools=listed).model_dump(mode="json", by_alias=True, exclude_none=True)
     size = len(json.dumps({"jsonrpc": "2.0", "id": 1, "result": wire}, separators=(",", ":")))
-    assert len(hosted) == 21 and size <= 24_000
+    assert size <= 24_000
     # The input schemas are the SDK's own, titles aside.
     reference = build_server(SETTINGS)
     assert isinstance(reference, PwcServer)
@@ -111,6 +102,37 @@ def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:
             for name, spec in generated[tool.name]["properties"].items()
         }
         assert tool.input_schema == expected, tool.name
+    server.join_background(timeout=30)
+
+
+def _wire(tools: list[Any]) -> list[dict[str, Any]]:
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+
+
+def test_a_saved_listing_answers_the_next_server_and_a_damaged_one_is_ignored(
+    tmp_path: Path,
+) -> None:
+    first = build_server(SETTINGS)
+    assert isinstance(first, PwcServer)
+    first.prepare_in_background(snapshot_dir=tmp_path / "cache")
+    built = _wire(anyio.run(first.list_tools))
+    first.join_background(timeout=30)
+    (saved,) = (tmp_path / "cache").glob("tools-list-*.json")
+    assert saved == snapshot_path(tmp_path / "cache")
+
+    second = build_server(SETTINGS)
+    assert isinstance(second, PwcServer)
+    second.prepare_in_background(snapshot_dir=tmp_path / "cache")
+    assert _wire(anyio.run(second.list_tools)) == built
+    second.join_background(timeout=30)
+
+    saved.write_text('{"tools": [{"name": 1}]}')
+    third = build_server(SETTINGS)
+    assert isinstance(third, PwcServer)
+    third.prepare_in_background(snapshot_dir=tmp_path / "cache")
+    assert _wire(anyio.run(third.list_tools)) == built  # rebuilt, and saved again
+    third.join_background(timeout=30)
+    assert json.loads(saved.read_text())["tools"] == built
 
 
 async def _sdk_listing(server: PwcServer) -> Any:

@@ -432,6 +432,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
 # -- claude-code through the `claude` command ---------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(os.name != "posix", reason="shell script stub")
 def test_via_cli_runs_claude_mcp_add(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     bin_dir = tmp_path / "bin"

@@ -176,14 +176,9 @@ def test_installs_pipx_with_the_users_python_when_missing(tmp_path: Path):
     assert cursor["mcpServers"]["pwc-local"]["env"] == {"PWC_API_URL": "http://127.0.0.1:9/api/v1"}
 
 
-@pytest.mark.parametrize("data_home", [None, "data"])
-def test_externally_managed_python_gets_a_private_pipx_venv(tmp_path: Path, data_home: str | None):
-    extra = {"STUB_EXTERNALLY_MANAGED": "1"}
-    if data_home:
-        extra["XDG_DATA_HOME"] = str(tmp_path / data_home)
-    box = Sandbox(tmp_path, ("python3",), **extra)
-    base = tmp_path / data_home if data_home else box.home / ".local" / "share"
-    venv = base / "pwc-mcp-local" / "pipx-venv"
+def test_externally_managed_python_gets_a_private_pipx_venv(tmp_path: Path):
+    box = Sandbox(tmp_path, ("python3",), STUB_EXTERNALLY_MANAGED="1")
+    venv = box.home / ".local" / "share" / "pwc-mcp-local" / "pipx-venv"
 
     first = box.run("--from", str(ROOT), "claude-desktop")
     assert first.returncode == 0, first.stdout + first.stderr

@@ -183,6 +183,7 @@ def _race_for_key(directory: str, barrier: multiprocessing.synchronize.Barrier, 
     out.put(load_keyring(Path(directory), environ={}).current)
 
 
+@pytest.mark.e2e
 def test_processes_racing_for_the_first_key_share_one(tmp_path: Path) -> None:
     # forkserver: quick like fork, without forking the test runner's threads.
     methods = multiprocessing.get_all_start_methods()

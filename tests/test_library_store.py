@@ -187,3 +187,13 @@ def test_several_processes_saving_at_once_lose_nothing(tmp_path: Path) -> None:
         assert lib.count() == 60
         assert len(lib.search(["shared"], limit=25)) == 25
         assert lib.search(["word205"], limit=5)[0].paper == "2401.00205"
+
+
+def test_without_fts5_search_falls_back_to_a_substring_scan(library: Library) -> None:
+    library.save(paper())
+    library.has_fts = False  # as on a SQLite built without FTS5
+    [hit, *_] = search_library(library, None, "square root")
+    assert hit.section.endswith("3.2 Attention")
+    assert "**square**" in hit.quote and "**root**" in hit.quote
+    assert search_library(library, None, '100% _wild_ "cards"') == []
+    assert search_library(library, None, "zebra square")[0].section.endswith("3.2 Attention")

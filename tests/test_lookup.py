@@ -14,9 +14,8 @@ from pwc_local.catalog.lookup import (
     listing_payload,
     not_found,
     resolve_area,
-    translate_404,
 )
-from tests.mock_catalog import run_against
+from tests.scripted_catalog import run_against
 
 TASKS = [
     {"id": "2", "name": "Optical Character Recognition", "slug": "ocr"},
@@ -103,16 +102,6 @@ def test_listing_payload_wraps_bare_arrays_and_rejects_other_shapes() -> None:
     assert listing_payload([{"id": "1"}, 3], "x") == {"count": 1, "results": [{"id": "1"}]}
     with pytest.raises(InvalidResponse):
         listing_payload({"results": "no"}, "x")
-
-
-def test_translate_404_only_touches_404() -> None:
-    with (
-        pytest.raises(NotFound, match=r"^Method not found: x$"),
-        translate_404("Method not found: x"),
-    ):
-        raise HTTPStatusError(404, "gone")
-    with pytest.raises(HTTPStatusError), translate_404("Method not found: x"):
-        raise HTTPStatusError(500, "boom")
 
 
 def test_resolve_area_by_name_or_id() -> None:

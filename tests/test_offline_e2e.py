@@ -13,9 +13,7 @@ import json
 import math
 import os
 import subprocess
-import sys
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,40 +22,23 @@ import anyio
 import diskcache
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from pwc_local.store.cache import decode_entry, encode_entry
+from tests.installed import EXECUTABLE, InstalledServer
 
 pytestmark = pytest.mark.e2e
 
-PWC_MCP_LOCAL = Path(sys.executable).parent / "pwc-mcp-local"
 BIG_PAPER = "1911.02116"  # over 200 KiB of multi-byte Markdown: five 64 KiB chunks
 TASK = "object-detection"
 UNCACHED_METHOD = "transformer"
 
 
-def server_env(tmp_path: Path, api_url: str) -> dict[str, str]:
-    return {
-        "HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
-        "PWC_MCP_LOCAL_CACHE_DIR": str(tmp_path / "cache"),
-        "PWC_API_URL": api_url,
-        "PWC_MCP_LOCAL_TIMEOUT": "5",
-    }
-
-
-@asynccontextmanager
-async def server(env: Mapping[str, str], log: Path) -> AsyncIterator[ClientSession]:
-    """One server process and an initialized client session with it."""
-    with log.open("a", encoding="utf-8") as errlog:
-        params = StdioServerParameters(command=str(PWC_MCP_LOCAL), env=dict(env))
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            yield session
+@pytest.fixture
+def home(installed_server: InstalledServer, fake_catalog: Any) -> InstalledServer:
+    """The installed server against this test's catalog fake, with a 5 s timeout."""
+    installed_server.api_url = fake_catalog.api_url
+    installed_server.env["PWC_MCP_LOCAL_TIMEOUT"] = "5"
+    return installed_server
 
 
 async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -102,7 +83,7 @@ def pwc_command(env: Mapping[str, str], *args: str) -> subprocess.CompletedProce
     full_env.pop("PWC_MCP_CURSOR_KEY_CURRENT", None)
     full_env.pop("PWC_MCP_CURSOR_KEY_PREVIOUS", None)
     return subprocess.run(
-        [str(PWC_MCP_LOCAL), *args],
+        [str(EXECUTABLE), *args],
         env=full_env,
         capture_output=True,
         text=True,
@@ -136,16 +117,13 @@ def age_cache(directory: Path, seconds: float) -> int:
 
 
 def test_a_read_paper_survives_restarts_rotation_and_a_dead_catalog(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, fake_catalog: Any, home: InstalledServer
 ) -> None:
     from tests.fake_catalog.markdown import big_document
 
-    env = server_env(tmp_path, fake_catalog.api_url)
-    log = tmp_path / "server.log"
-
     async def scenario() -> None:
         # 1. Online: read the whole paper and look at a task.
-        async with server(env, log) as first:
+        async with home.session() as first:
             online = await read_through(first, BIG_PAPER)
             assert len(online) >= 4
             assert "".join(markdown_of(online)).encode() == big_document().encode()
@@ -158,13 +136,13 @@ def test_a_read_paper_survives_restarts_rotation_and_a_dead_catalog(
         # 2. A new process, catalog still up: the repeat read asks the catalog only for
         #    its first chunk (which pins the current version), and a cursor issued by
         #    the first process is honoured.
-        async with server(env, log) as second:
+        async with home.session() as second:
             again = await read_through(second, BIG_PAPER)
             resumed = await call(
                 second, "read_paper", paper=BIG_PAPER, cursor=online[1]["next_cursor"]
             )
-            stats = pwc_command(env, "cache", "stats", "--json")  # while a server runs
-            rotation = pwc_command(env, "key", "rotate", "--json")
+            stats = pwc_command(home.env, "cache", "stats", "--json")  # while a server runs
+            rotation = pwc_command(home.env, "key", "rotate", "--json")
         assert markdown_of(again) == markdown_of(online)
         assert resumed["markdown"] == online[2]["markdown"]
         assert len(fake_catalog.requests) == requests_online + 1
@@ -178,7 +156,7 @@ def test_a_read_paper_survives_restarts_rotation_and_a_dead_catalog(
 
         # 3. Catalog gone (connection refused), key rotated, yet another process.
         fake_catalog.stop()
-        async with server(env, log) as third:
+        async with home.session() as third:
             old_cursor = await call(
                 third, "read_paper", paper=BIG_PAPER, cursor=online[0]["next_cursor"]
             )
@@ -201,17 +179,15 @@ def test_a_read_paper_survives_restarts_rotation_and_a_dead_catalog(
     anyio.run(scenario)
     # The secret never reaches stdout, stderr or the logs.
     key = (tmp_path / "config" / "pwc-mcp-local" / "cursor-key").read_text().strip()
-    assert key not in log.read_text()
+    assert key not in home.log.read_text()
 
 
 def test_offline_answers_past_their_lifetime_are_labelled_stale(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, fake_catalog: Any, home: InstalledServer
 ) -> None:
-    env = server_env(tmp_path, fake_catalog.api_url)
-    log = tmp_path / "server.log"
 
     async def scenario() -> None:
-        async with server(env, log) as first:
+        async with home.session() as first:
             online = await read_through(first, BIG_PAPER)
             task = await call(first, "get_task", task=TASK)
         stored_at = datetime.now().astimezone()
@@ -221,7 +197,7 @@ def test_offline_answers_past_their_lifetime_are_labelled_stale(
         fake_catalog.stop()
         requests_before = len(fake_catalog.requests)
 
-        async with server(env, log) as second:
+        async with home.session() as second:
             offline = await read_through(second, BIG_PAPER)
             stale_task = await call(second, "get_task", task=TASK)
             missing = await error_of(second, "get_method", method=UNCACHED_METHOD)
@@ -245,13 +221,13 @@ def test_offline_answers_past_their_lifetime_are_labelled_stale(
     anyio.run(scenario)
 
 
-def test_two_servers_share_the_cache_at_the_same_time(tmp_path: Path, fake_catalog: Any) -> None:
-    env = server_env(tmp_path, fake_catalog.api_url)
-    log = tmp_path / "server.log"
+def test_two_servers_share_the_cache_at_the_same_time(
+    tmp_path: Path, fake_catalog: Any, home: InstalledServer
+) -> None:
     results: dict[str, list[str]] = {}
 
     async def reader(name: str) -> None:
-        async with server(env, log) as session:
+        async with home.session() as session:
             texts: list[str] = []
             for _ in range(3):
                 texts = markdown_of(await read_through(session, BIG_PAPER))
@@ -265,13 +241,14 @@ def test_two_servers_share_the_cache_at_the_same_time(tmp_path: Path, fake_catal
 
     anyio.run(scenario)
     assert results["a"] == results["b"] and len(results["a"]) >= 4
-    assert "Traceback" not in log.read_text()
-    assert "dropping" not in log.read_text()
+    assert "Traceback" not in home.log.read_text()
+    assert "dropping" not in home.log.read_text()
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
-def test_an_unsafe_key_file_is_reported_not_replaced(tmp_path: Path, fake_catalog: Any) -> None:
-    env = server_env(tmp_path, fake_catalog.api_url)
+def test_an_unsafe_key_file_is_reported_not_replaced(
+    tmp_path: Path, fake_catalog: Any, home: InstalledServer
+) -> None:
     key_dir = tmp_path / "config" / "pwc-mcp-local"
     key_dir.mkdir(parents=True, mode=0o700)
     key_file = key_dir / "cursor-key"
@@ -279,7 +256,7 @@ def test_an_unsafe_key_file_is_reported_not_replaced(tmp_path: Path, fake_catalo
     os.chmod(key_file, 0o644)
 
     async def scenario() -> tuple[str, dict[str, Any]]:
-        async with server(env, tmp_path / "server.log") as session:
+        async with home.session() as session:
             message = await error_of(session, "read_paper", paper=BIG_PAPER)
             # Only read_paper needs the key: the other tools keep working.
             info = await call(session, "get_paper_info", paper=BIG_PAPER)

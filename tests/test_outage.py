@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
-from pwc_local.catalog.http import MarkdownChunk, QueryValue
+from pwc_local.catalog.http import MarkdownChunk, QueryValue, as_is
 from pwc_local.store.outage import CatalogUnavailable, OutageGuard, OutageMemory
 
 
@@ -30,13 +30,15 @@ class Upstream:
         self.failure: BaseException | None = None
         self.gate: anyio.Event | None = None
 
-    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+    async def get_json(
+        self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Any = None
+    ) -> Any:
         self.calls += 1
         if self.gate is not None:
             await self.gate.wait()
         if self.failure is not None:
             raise self.failure
-        return {"path": path}
+        return accept({"path": path})
 
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
@@ -61,7 +63,7 @@ def test_after_one_failure_nothing_is_asked_until_the_hold_ends(failure: Excepti
 
     async def scenario() -> None:
         with pytest.raises(type(failure)):
-            await source.get_json("papers/1")
+            await source.get_json("papers/1", accept=as_is)
         assert source.memory.in_outage
         for _ in range(3):
             with pytest.raises(CatalogUnavailable) as caught:
@@ -73,18 +75,18 @@ def test_after_one_failure_nothing_is_asked_until_the_hold_ends(failure: Excepti
         assert isinstance(caught.value, UpstreamUnreachable)  # stale entries still cover it
         clock.now += 59
         with pytest.raises(CatalogUnavailable):
-            await source.get_json("papers/1")
+            await source.get_json("papers/1", accept=as_is)
         clock.now += 2
         with pytest.raises(type(failure)):
-            await source.get_json("papers/1")  # the probe, which fails again
+            await source.get_json("papers/1", accept=as_is)  # the probe, which fails again
         assert upstream.calls == 2
         with pytest.raises(CatalogUnavailable):
-            await source.get_json("papers/1")  # held off for another minute
+            await source.get_json("papers/1", accept=as_is)  # held off for another minute
         clock.now += 61
         upstream.failure = None
-        assert await source.get_json("papers/2") == {"path": "papers/2"}
+        assert await source.get_json("papers/2", accept=as_is) == {"path": "papers/2"}
         assert not source.memory.in_outage
-        assert await source.get_json("papers/3") == {"path": "papers/3"}
+        assert await source.get_json("papers/3", accept=as_is) == {"path": "papers/3"}
 
     anyio.run(scenario)
 
@@ -95,23 +97,23 @@ def test_only_one_probe_at_a_time() -> None:
 
     async def scenario() -> None:
         with pytest.raises(UpstreamUnreachable):
-            await source.get_json("a")
+            await source.get_json("a", accept=as_is)
         clock.now += 61
         upstream.failure = None
         upstream.gate = anyio.Event()
         results: list[Any] = []
 
         async def probe() -> None:
-            results.append(await source.get_json("probe"))
+            results.append(await source.get_json("probe", accept=as_is))
 
         async with anyio.create_task_group() as group:
             group.start_soon(probe)
             await anyio.wait_all_tasks_blocked()
             with pytest.raises(CatalogUnavailable):
-                await source.get_json("other")  # the probe is still out
+                await source.get_json("other", accept=as_is)  # the probe is still out
             upstream.gate.set()
         assert results == [{"path": "probe"}]
-        assert await source.get_json("after") == {"path": "after"}
+        assert await source.get_json("after", accept=as_is) == {"path": "after"}
 
     anyio.run(scenario)
 

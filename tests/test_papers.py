@@ -22,7 +22,7 @@ from pwc_local.catalog.papers import (
     list_trending_papers,
     search_papers,
 )
-from tests.paper_mock import ScriptedCatalog, error, json_response, paper_row, search_page
+from tests.scripted_catalog import ScriptedCatalog, error, json_response, paper_row, search_page
 
 pytestmark = pytest.mark.anyio
 
@@ -32,11 +32,6 @@ ATTENTION = paper_row("1706.03762", "Attention Is All You Need", "755")
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def scripted() -> ScriptedCatalog:
-    return ScriptedCatalog()
 
 
 # -- search_papers -----------------------------------------------------------------------
@@ -50,7 +45,7 @@ async def test_search_sends_the_documented_parameters(scripted: ScriptedCatalog)
             catalog, " attention ", page=2, limit=5, published_after="2017-01-01"
         )
     assert answer == document
-    assert scripted.requests[0].params == {
+    assert scripted.requests[0].multi == {
         "q": ["attention"],
         "page": ["2"],
         "page_size": ["5"],
@@ -68,7 +63,7 @@ async def test_official_filter_passes_when_echoed(scripted: ScriptedCatalog, ech
     async with scripted.client() as catalog:
         answer = await search_papers(catalog, "x", mode="keyword", has_official_implementation=True)
     assert answer["results"] == [ATTENTION]
-    assert scripted.requests[0].params["has_official_implementation"] == ["true"]
+    assert scripted.requests[0].multi["has_official_implementation"] == ["true"]
 
 
 @pytest.mark.parametrize("applied", [None, {}, {"has_official_implementation": False}, "yes"])
@@ -110,7 +105,7 @@ async def test_same_day_range_and_empty_dates_are_fine(scripted: ScriptedCatalog
             catalog, "x", published_after="2024-01-01", published_before="2024-01-01"
         )
         await search_papers(catalog, "x", published_after="", published_before=None)
-    assert "start_date" not in scripted.requests[1].params
+    assert "start_date" not in scripted.requests[1].multi
 
 
 async def test_search_rejects_a_blank_query(scripted: ScriptedCatalog) -> None:
@@ -128,7 +123,7 @@ async def test_list_sends_every_parameter(scripted: ScriptedCatalog) -> None:
     scripted.on("papers/", search_page([]))
     async with scripted.client() as catalog:
         await list_papers(catalog, search="vision", order_by="citation_count", page=3, limit=7)
-    assert scripted.requests[0].params == {
+    assert scripted.requests[0].multi == {
         "page": ["3"],
         "page_size": ["7"],
         "search": ["vision"],
@@ -159,7 +154,7 @@ async def test_confirmed_filters_return_the_document(scripted: ScriptedCatalog) 
             include_resources=True,
         )
     assert answer["results"] == [ATTENTION]
-    params = scripted.requests[0].params
+    params = scripted.requests[0].multi
     assert params["task"] == ["Image Classification"]
     assert params["latest_only"] == ["false"]
     assert params["order_dir"] == ["asc"]
@@ -188,7 +183,7 @@ async def test_blank_filters_count_as_not_given(scripted: ScriptedCatalog) -> No
     async with scripted.client() as catalog:
         answer = await list_papers(catalog, task="  ", method="", authors=[])
     assert answer["results"] == [ATTENTION]
-    assert {"task", "method", "author"}.isdisjoint(scripted.requests[0].params)
+    assert {"task", "method", "author"}.isdisjoint(scripted.requests[0].multi)
 
 
 AUTHORS = {
@@ -204,7 +199,7 @@ async def test_authors_are_confirmed_by_id_username_or_name(scripted: ScriptedCa
     async with scripted.client() as catalog:
         await list_papers(catalog, authors=["kaiming he", "@YilunDu "])
         await list_papers(catalog, authors=["000264", "26405"])
-    assert scripted.requests[0].params["author"] == ["kaiming he", "@YilunDu"]
+    assert scripted.requests[0].multi["author"] == ["kaiming he", "@YilunDu"]
 
 
 async def test_author_ids_of_any_length_compare_as_numbers(scripted: ScriptedCatalog) -> None:
@@ -302,8 +297,8 @@ async def test_recent_and_trending_accept_bare_arrays_and_objects(
     async with scripted.client() as catalog:
         assert await list_recent_papers(catalog, limit=3) == [ATTENTION]
         assert await list_trending_papers(catalog, min_velocity=0.5) == [ATTENTION]
-    assert scripted.requests[0].params == {"limit": ["3"]}
-    assert scripted.requests[1].params == {
+    assert scripted.requests[0].multi == {"limit": ["3"]}
+    assert scripted.requests[1].multi == {
         "limit": ["20"],
         "max_age_days": ["180"],
         "min_velocity": ["0.5"],
@@ -345,7 +340,7 @@ async def test_paper_info_asks_for_resources(scripted: ScriptedCatalog) -> None:
     async with scripted.client() as catalog:
         answer = await get_paper_info(catalog, "https://arxiv.org/abs/1706.03762v7")
     assert answer == record
-    assert scripted.requests[0].params == {"include_resources": ["true"]}
+    assert scripted.requests[0].multi == {"include_resources": ["true"]}
 
 
 async def test_paper_info_collects_every_evaluation_page(scripted: ScriptedCatalog) -> None:
@@ -353,7 +348,7 @@ async def test_paper_info_collects_every_evaluation_page(scripted: ScriptedCatal
     scripted.on("papers/1706.03762", {"id": 755})
 
     def evaluations(params: dict) -> object:
-        page = int(params["page"][0])
+        page = int(params["page"])
         chunk = rows[(page - 1) * 100 : page * 100]
         return json_response({"count": 250, "next_page": page + 1, "results": chunk})
 
@@ -363,7 +358,7 @@ async def test_paper_info_collects_every_evaluation_page(scripted: ScriptedCatal
     assert answer["evaluations"] == {"count": 250, "results": rows}  # raw rows, not merged
     calls = [r for r in scripted.requests if r.path == "evaluations/"]
     assert [r.one("page") for r in calls] == ["1", "2", "3"]
-    assert calls[0].params == {
+    assert calls[0].multi == {
         "page": ["1"],
         "page_size": ["100"],
         "paper_id": ["755"],
@@ -382,7 +377,7 @@ async def test_evaluation_paging_stops_early(
     scripted: ScriptedCatalog, pages: list, expected_requests: int, expected_count: int
 ) -> None:
     scripted.on("papers/1706.03762", {"id": "755"})
-    scripted.on("evaluations/", lambda params: json_response(pages[int(params["page"][0]) - 1]))
+    scripted.on("evaluations/", lambda params: json_response(pages[int(params["page"]) - 1]))
     async with scripted.client() as catalog:
         answer = await get_paper_info(catalog, "1706.03762", include_evaluations=True)
     assert scripted.count("evaluations/") == expected_requests
@@ -413,8 +408,8 @@ async def test_paper_evaluations_merges_one_page(scripted: ScriptedCatalog) -> N
     scripted.on("evaluations/", {"count": 3, "next_page": 2, "results": rows})
     async with scripted.client() as catalog:
         answer = await get_paper_evaluations(catalog, "1706.03762", limit=3)
-    assert scripted.requests[0].params == {"include_resources": ["false"]}
-    assert scripted.requests[1].params == {
+    assert scripted.requests[0].multi == {"include_resources": ["false"]}
+    assert scripted.requests[1].multi == {
         "page": ["1"],
         "page_size": ["3"],
         "paper_id": ["755"],
@@ -446,7 +441,7 @@ async def test_related_papers_accept_objects_and_bare_arrays(scripted: ScriptedC
             "count": 1,
         }
         assert await get_related_papers(catalog, "2006.16236") == {"results": [ATTENTION]}
-    assert scripted.requests[0].params == {"limit": ["2"]}
+    assert scripted.requests[0].multi == {"limit": ["2"]}
 
 
 async def test_related_papers_of_a_missing_paper(scripted: ScriptedCatalog) -> None:

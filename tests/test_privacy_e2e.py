@@ -12,93 +12,72 @@ test cannot pass on silent logs.
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import StdioServerParameters
-from mcp.client.session import ClientSession
-from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, FakeCatalog, big_document
+from tests.installed import InstalledServer
 
 pytestmark = pytest.mark.e2e
 
-PWC_MCP_LOCAL = Path(sys.executable).parent / "pwc-mcp-local"
 MARKER = "quokkamarker"
 UPSTREAM_SECRET = "upstream-wombat-secret"
 
 
-def test_logs_never_carry_requests_bodies_or_the_key(tmp_path: Path) -> None:
-    fake = FakeCatalog().start()
-    log_file = tmp_path / "server.log"
-    stderr_file = tmp_path / "stderr.txt"
-    env = {
-        "HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
-        "PWC_MCP_LOCAL_CACHE_DIR": str(tmp_path / "cache"),
-        "PWC_MCP_LOCAL_LOG_FILE": str(log_file),
-        "PWC_API_URL": fake.api_url,
-        "PATH": os.environ.get("PATH", ""),
-    }
+def test_logs_never_carry_requests_bodies_or_the_key(
+    tmp_path: Path, installed_server: InstalledServer, fake_catalog: FakeCatalog
+) -> None:
+    fake = fake_catalog
+    log_file = tmp_path / "log-file.log"
+    installed_server.api_url = fake.api_url
+    installed_server.env["PWC_MCP_LOCAL_LOG_FILE"] = str(log_file)
     body_sample = big_document()[2000:2200]
     texts: list[str] = []
     by_tool: dict[str, str] = {}
 
     async def session_script() -> None:
-        params = StdioServerParameters(
-            command=str(PWC_MCP_LOCAL), args=["--log-level", "debug"], env=env
-        )
-        with stderr_file.open("w", encoding="utf-8") as errlog:
-            async with (
-                stdio_client(params, errlog=errlog) as (read, write),
-                ClientSession(read, write) as session,
+        # One session; its stderr goes to installed_server.log.
+        async with installed_server.session("--log-level", "debug") as session:
+
+            async def call(tool: str, **arguments: Any) -> None:
+                result = await session.call_tool(tool, arguments)
+                texts.extend(b.text for b in result.content if b.type == "text")
+                texts.append(str((result.structured_content or {}).get("markdown", "")))
+                by_tool[tool] = texts[-2]
+
+            await call("search_papers", query=f"{MARKER} search words")
+            await call("get_paper_info", paper=f"{MARKER} Paper Title That Does Not Exist")
+            await call("get_task", task=f"{MARKER}-task")
+            await call("get_benchmark", benchmark="COCO", sort_metric=f"{MARKER}Metric")
+            await call("list_papers", authors=[f"{MARKER} Author"])
+            await call("search_papers", query=MARKER * 60)  # over 500 characters
+            await call(f"{MARKER}_tool")
+            await call("read_paper", paper=BIG_MARKDOWN_ARXIV_ID)
+            await call("read_paper", paper=BIG_MARKDOWN_ARXIV_ID, cursor=f"{MARKER}.x")
+            fake.faults.error(500, detail=UPSTREAM_SECRET, prefix="methods/")
+            await call("get_method", method="transformer")
+            fake.faults.error(400, detail=UPSTREAM_SECRET, prefix="conferences/")
+            await call("get_conference", conference="CVPR 2025")
+            fake.faults.invalid_json(prefix="organizations/")
+            await call("list_organizations")
+            # Bad prompt requests: the SDK alone logs a traceback quoting them.
+            for name, arguments in (
+                ("find_papers", {"topic": MARKER, f"{MARKER}_arg": MARKER}),
+                (f"{MARKER}_prompt", {"topic": MARKER}),
             ):
-                await session.initialize()
+                with pytest.raises(MCPError) as refused:
+                    await session.get_prompt(name, arguments)
+                texts.append(refused.value.error.message)
 
-                async def call(tool: str, **arguments: Any) -> None:
-                    result = await session.call_tool(tool, arguments)
-                    texts.extend(b.text for b in result.content if b.type == "text")
-                    texts.append(str((result.structured_content or {}).get("markdown", "")))
-                    by_tool[tool] = texts[-2]
-
-                await call("search_papers", query=f"{MARKER} search words")
-                await call("get_paper_info", paper=f"{MARKER} Paper Title That Does Not Exist")
-                await call("get_task", task=f"{MARKER}-task")
-                await call("get_benchmark", benchmark="COCO", sort_metric=f"{MARKER}Metric")
-                await call("list_papers", authors=[f"{MARKER} Author"])
-                await call("search_papers", query=MARKER * 60)  # over 500 characters
-                await call(f"{MARKER}_tool")
-                await call("read_paper", paper=BIG_MARKDOWN_ARXIV_ID)
-                await call("read_paper", paper=BIG_MARKDOWN_ARXIV_ID, cursor=f"{MARKER}.x")
-                fake.faults.error(500, detail=UPSTREAM_SECRET, prefix="methods/")
-                await call("get_method", method="transformer")
-                fake.faults.error(400, detail=UPSTREAM_SECRET, prefix="conferences/")
-                await call("get_conference", conference="CVPR 2025")
-                fake.faults.invalid_json(prefix="organizations/")
-                await call("list_organizations")
-                # Bad prompt requests: the SDK alone logs a traceback quoting them.
-                for name, arguments in (
-                    ("find_papers", {"topic": MARKER, f"{MARKER}_arg": MARKER}),
-                    (f"{MARKER}_prompt", {"topic": MARKER}),
-                ):
-                    with pytest.raises(MCPError) as refused:
-                        await session.get_prompt(name, arguments)
-                    texts.append(refused.value.error.message)
-
-    try:
-        anyio.run(session_script)
-    finally:
-        fake.stop()
+    anyio.run(session_script)
 
     key_file = tmp_path / "config" / "pwc-mcp-local" / "cursor-key"
     secret = key_file.read_text(encoding="utf-8").strip()
-    stderr = stderr_file.read_text(encoding="utf-8")
+    stderr = installed_server.log.read_text(encoding="utf-8")
     logged = log_file.read_text(encoding="utf-8")
 
     # The calls really ran: the markers reached the tool results, the body was read.

@@ -21,7 +21,6 @@ from pwc_local.catalog.reading import read_paper
 from pwc_local.server.errors import error_message
 from pwc_local.store.cache import DiskCache
 from pwc_local.store.cached_catalog import CachingCatalog
-from pwc_local.store.held_writes import hold_cache_writes
 from tests.fake_catalog import (
     MISSING_ARXIV_ID,
     PUBLIC_ARXIV_ID,
@@ -29,7 +28,7 @@ from tests.fake_catalog import (
     PUBLIC_IN_CATALOG_DOI,
     PUBLIC_TITLE,
 )
-from tests.paper_mock import (
+from tests.scripted_catalog import (
     BASE,
     ScriptedCatalog,
     error,
@@ -65,11 +64,6 @@ ATTENTION_DETAIL = {"id": "755", "arxiv_id": "1706.03762", "title": "Attention I
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def scripted() -> ScriptedCatalog:
-    return ScriptedCatalog()
 
 
 # -- lookup ------------------------------------------------------------------------------
@@ -110,7 +104,7 @@ async def test_lookup_requests(
     async with scripted.client() as catalog:
         record = await lookup_public(catalog, reference)
     assert isinstance(record, PublicRecord)
-    assert [(r.path, r.params) for r in scripted.requests] == [(path, params)]
+    assert [(r.path, r.multi) for r in scripted.requests] == [(path, params)]
 
 
 @pytest.mark.parametrize(
@@ -150,15 +144,12 @@ async def test_miss_reasons(
     scripted.on("public-metadata/search", lambda params: answer)
     async with scripted.client() as catalog:
         miss = await lookup_public(catalog, reference)
-    # A 200 that is not a record is also flagged, so the call will not cache it.
-    assert miss == PublicMiss(reason, unusable=answer.status_code == 200)
+    assert miss == PublicMiss(reason)
 
 
-async def test_unreachable_public_sources_are_unavailable() -> None:
-    def refuse(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("refused", request=request)
-
-    async with HttpCatalog(BASE, transport=httpx.MockTransport(refuse)) as catalog:
+async def test_unreachable_public_sources_are_unavailable(scripted: ScriptedCatalog) -> None:
+    scripted.fail_with(httpx.ConnectError("refused"))
+    async with scripted.client() as catalog:
         assert await lookup_public(catalog, "2401.00001") == PublicMiss("unavailable")
 
 
@@ -265,7 +256,7 @@ async def test_title_miss_uses_the_title_search_and_explains_a_different_title(
     scripted.on("public-metadata/search", record)
     async with scripted.client() as catalog:
         answer = await paper_info_or_public(catalog, "Gait: Running")
-    assert scripted.requests[-1].params == {"title": ["Gait: Running"]}
+    assert scripted.requests[-1].multi == {"title": ["Gait: Running"]}
     assert (answer.note or "").startswith(
         'No paper is titled exactly "Gait: Running"; this is the paper with the same name: '
         '"Gait: Walking Far". This paper is not indexed on Papers With Code'
@@ -284,7 +275,7 @@ async def test_related_falls_back_to_a_search_on_the_public_title(
     async with scripted.client() as catalog:
         answer = await related_or_public(catalog, "2401.00001", limit=3)
     assert not answer.in_catalog and answer.payload == hits
-    assert scripted.requests[-1].params == {
+    assert scripted.requests[-1].multi == {
         "q": ["An Uncatalogued Paper"],
         "page": ["1"],
         "page_size": ["3"],
@@ -459,18 +450,16 @@ async def test_fake_public_miss_and_unavailable_sources(fake) -> None:
 
 
 async def _twice(catalog, tmp_path, call) -> tuple[BaseException | None, object]:
-    """`call(source)` in two tool calls over one disk cache: (first failure, second answer)."""
+    """`call(source)` twice over one disk cache: (first failure, second answer)."""
     cache = DiskCache(tmp_path / "cache")
     source = CachingCatalog(catalog, cache, namespace=BASE)
     failure: BaseException | None = None
     try:
         try:
-            async with hold_cache_writes():
-                await call(source)
+            await call(source)
         except NotFound as exc:
             failure = exc
-        async with hold_cache_writes():
-            return failure, await call(source)
+        return failure, await call(source)
     finally:
         cache.close()
 

@@ -26,7 +26,7 @@ from tests.fake_catalog import (
     NO_MARKDOWN_ARXIV_ID,
     big_document,
 )
-from tests.paper_mock import ScriptedCatalog, error, markdown_pages
+from tests.scripted_catalog import ScriptedCatalog, error, markdown_pages
 
 pytestmark = pytest.mark.anyio
 
@@ -67,7 +67,7 @@ async def test_whole_document_in_one_chunk(scripted: ScriptedCatalog, codec: Cur
     async with scripted.client() as catalog:
         result = await read_paper(catalog, codec, " 1706.03762v2 ", now=NOW)
     assert result == ReadResult("1706.03762v2", DOCUMENT, False, None)
-    assert scripted.requests[0].params == {"offset": ["0"], "limit": ["65536"]}
+    assert scripted.requests[0].multi == {"offset": ["0"], "limit": ["65536"]}
 
 
 async def test_multi_chunk_read_reassembles_byte_for_byte(
@@ -173,7 +173,7 @@ async def test_paper_without_markdown(codec: CursorCodec) -> None:
         with pytest.raises(NoMarkdown):
             await read_paper(catalog, codec, "1706.03762", now=NOW)
     assert scripted.paths() == [READ, "papers/1706.03762"]
-    assert scripted.requests[1].params == {}  # the existence probe sends no parameters
+    assert scripted.requests[1].multi == {}  # the existence probe sends no parameters
 
 
 async def test_missing_paper_on_a_first_read_tries_public_metadata(codec: CursorCodec) -> None:

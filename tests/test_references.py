@@ -15,7 +15,7 @@ from tests.fake_catalog import (
     SAME_TITLE,
     SAME_TITLE_ARXIV_IDS,
 )
-from tests.paper_mock import ScriptedCatalog, error, json_response, paper_row, search_page
+from tests.scripted_catalog import ScriptedCatalog, error, json_response, paper_row, search_page
 
 pytestmark = pytest.mark.anyio
 
@@ -107,7 +107,7 @@ async def test_numeric_id_becomes_the_version_free_arxiv_id() -> None:
     async with scripted.client() as catalog:
         assert await resolve_paper(catalog, "86122") == "2505.18132"
     assert len(scripted.requests) == 1
-    assert scripted.requests[0].params == {}  # the canonicalisation probe sends no parameters
+    assert scripted.requests[0].multi == {}  # the canonicalisation probe sends no parameters
 
 
 async def test_numeric_id_of_an_external_paper_stands() -> None:
@@ -146,7 +146,7 @@ async def test_title_resolved_by_the_phrase_query_costs_one_request() -> None:
         assert await resolve_paper(catalog, "  attention   is all YOU need ") == "1706.03762"
     assert len(scripted.requests) == 1
     sent = scripted.requests[0]
-    assert sent.params == {
+    assert sent.multi == {
         "q": ['"attention   is all YOU need"'],
         "page": ["1"],
         "page_size": ["100"],
@@ -158,7 +158,7 @@ async def test_plain_query_runs_only_when_the_phrase_finds_nothing() -> None:
     scripted = ScriptedCatalog()
 
     def search(params: dict) -> object:
-        if params["q"][0].startswith('"'):
+        if params["q"].startswith('"'):
             return json_response(search_page([SPEECH]))
         return json_response(search_page([SPEECH, ATTENTION]))
 
@@ -212,7 +212,7 @@ async def test_later_phrase_pages_are_read_to_detect_a_second_match() -> None:
     scripted = ScriptedCatalog()
 
     def search(params: dict) -> object:
-        if params["page"] == ["1"]:
+        if params["page"] == "1":
             return json_response(search_page([ATTENTION], next_page=2))
         return json_response(search_page([SPEECH, twin], next_page=None))
 
@@ -243,9 +243,9 @@ async def test_endless_plain_results_hit_the_page_budget() -> None:
     scripted = ScriptedCatalog()
 
     def search(params: dict) -> object:
-        if params["q"][0].startswith('"'):
+        if params["q"].startswith('"'):
             return json_response(search_page([]))
-        page = int(params["page"][0])
+        page = int(params["page"])
         return json_response(search_page([SPEECH], next_page=page + 1))
 
     scripted.on("papers/search", search)
@@ -260,9 +260,9 @@ async def test_a_match_found_before_the_budget_runs_out_still_resolves() -> None
     scripted = ScriptedCatalog()
 
     def search(params: dict) -> object:
-        if params["q"][0].startswith('"'):
+        if params["q"].startswith('"'):
             return json_response(search_page([]))
-        page = int(params["page"][0])
+        page = int(params["page"])
         rows = [ATTENTION] if page == 3 else [SPEECH]
         return json_response(search_page(rows, next_page=page + 1))
 

@@ -289,6 +289,7 @@ def tiny() -> Iterator[StdioPeer]:
         peer.assert_clean_transcript()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("raw", "code", "request_id"),
     [case[1:] for case in PROTOCOL_ERROR_CASES],
@@ -304,17 +305,20 @@ def test_malformed_line_is_answered_and_the_session_goes_on(
     assert tiny.request("ping")["result"] == {}
 
 
+@pytest.mark.e2e
 def test_unknown_method_is_method_not_found(tiny: StdioPeer) -> None:
     reply = tiny.request("papers/teleport", {})
     assert reply["error"]["code"] == METHOD_NOT_FOUND
 
 
+@pytest.mark.e2e
 def test_unknown_tool_is_an_error_result_naming_it(tiny: StdioPeer) -> None:
     reply = tiny.request("tools/call", call("no_such_tool"))
     assert reply["result"]["isError"] is True
     assert "no_such_tool" in reply["result"]["content"][0]["text"]
 
 
+@pytest.mark.e2e
 def test_notifications_get_no_answer(tiny: StdioPeer) -> None:
     tiny.notify("notifications/roots/list_changed")
     tiny.send_raw(b'{"jsonrpc":"2.0","method":"notifications/initialized","params":7}\n')
@@ -322,6 +326,7 @@ def test_notifications_get_no_answer(tiny: StdioPeer) -> None:
     assert tiny.next_message() == {"jsonrpc": "2.0", "id": request_id, "result": {}}
 
 
+@pytest.mark.e2e
 def test_a_line_over_4_mib_is_refused_and_the_next_request_works(tiny: StdioPeer) -> None:
     huge = line(request(77, "tools/call", call("echo", {"text": "x" * (5 * 1024 * 1024)})))
     tiny.send_raw(huge)
@@ -338,6 +343,7 @@ def test_a_line_over_4_mib_is_refused_and_the_next_request_works(tiny: StdioPeer
     assert all(message.get("id") != 77 for message in tiny.messages)
 
 
+@pytest.mark.e2e
 def test_stray_stdout_writes_and_children_cannot_touch_the_wire() -> None:
     with StdioPeer(TINY_SERVER) as peer:
         peer.initialize()
@@ -350,6 +356,7 @@ def test_stray_stdout_writes_and_children_cannot_touch_the_wire() -> None:
         assert peer.stdout_bytes.startswith(b'{"jsonrpc":"2.0","id":1000,')
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("version", [*HANDSHAKE_VERSIONS, *OLD_VERSIONS, "1999-01-01"])
 def test_handshake_negotiates_each_version(version: str) -> None:
     expected = version if version in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
@@ -364,6 +371,7 @@ def test_handshake_negotiates_each_version(version: str) -> None:
         peer.assert_clean_transcript()
 
 
+@pytest.mark.e2e
 def test_modern_discover_passes_the_guard() -> None:
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -413,6 +421,7 @@ def releaser() -> Iterator[Releaser]:
     releaser.close()
 
 
+@pytest.mark.e2e
 def test_eof_with_a_request_in_flight_still_answers_it(releaser: Releaser) -> None:
     with StdioPeer(TINY_SERVER) as peer:
         peer.initialize()
@@ -426,6 +435,7 @@ def test_eof_with_a_request_in_flight_still_answers_it(releaser: Releaser) -> No
         peer.assert_clean_transcript()
 
 
+@pytest.mark.e2e
 def test_eof_drain_is_bounded_and_still_answers(releaser: Releaser) -> None:
     # Never released: after the 1 s drain bound the SDK cancels the call, and the
     # client still gets an error answer for it rather than silence.
@@ -440,6 +450,7 @@ def test_eof_drain_is_bounded_and_still_answers(releaser: Releaser) -> None:
         peer.assert_clean_transcript()
 
 
+@pytest.mark.e2e
 def test_duplicate_id_is_refused_while_the_first_continues(releaser: Releaser) -> None:
     with StdioPeer(TINY_SERVER) as peer:
         peer.initialize()
@@ -460,6 +471,7 @@ def test_duplicate_id_is_refused_while_the_first_continues(releaser: Releaser) -
         peer.assert_clean_transcript()
 
 
+@pytest.mark.e2e
 def test_cancelled_request_gets_no_answer_and_does_not_delay_exit(releaser: Releaser) -> None:
     # With a drain bound far beyond the wait below, exiting at all proves the guard
     # stopped waiting for the cancelled request.
@@ -474,6 +486,7 @@ def test_cancelled_request_gets_no_answer_and_does_not_delay_exit(releaser: Rele
         peer.assert_clean_transcript()
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_signal_ends_the_session_promptly_with_status_0(releaser: Releaser, signum: int) -> None:

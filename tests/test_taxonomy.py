@@ -20,7 +20,7 @@ from pwc_local.catalog.taxonomy import (
     list_organizations,
     list_tasks,
 )
-from tests.mock_catalog import run_against
+from tests.scripted_catalog import run_against
 
 AREAS = {
     "count": 3,

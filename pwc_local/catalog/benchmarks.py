@@ -22,8 +22,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pwc_local.catalog.arguments import optional_text, required_text
-from pwc_local.catalog.envelopes import next_page_after, require_object, result_rows, result_total
-from pwc_local.catalog.errors import InvalidResponse, UnknownMetric
+from pwc_local.catalog.envelopes import (
+    Listing,
+    next_page_after,
+    payload_of,
+    result_rows,
+    result_total,
+    rows_of,
+    trending_results,
+)
+from pwc_local.catalog.errors import (
+    InvalidResponse,
+    NotFound,
+    UnknownMetric,
+    translate_404,
+)
 from pwc_local.catalog.http import CatalogSource, QueryValue, segment
 from pwc_local.catalog.leaderboard import (
     MetricRequest,
@@ -36,9 +49,7 @@ from pwc_local.catalog.lookup import (
     areas_matching,
     closest_names,
     exact_match,
-    listing_payload,
     not_found,
-    translate_404,
 )
 
 __all__ = [
@@ -105,12 +116,21 @@ async def find_benchmark(catalog: CatalogSource, benchmark: str) -> dict[str, An
     """The benchmark (dataset) row whose name, full name, slug or ID is `benchmark`.
 
     One `datasets/?q=` search, then an exact match. Raises
-    `NotFound("Benchmark not found: X; closest results: ...")`.
+    `NotFound("Benchmark not found: X; closest results: ...")`. A match without an ID
+    fails the shape check (its leaderboard could not be asked for), so that search
+    answer is not cached.
     """
     reference = required_text(benchmark, "benchmark")
     params: dict[str, QueryValue] = {"q": reference, "page": 1, "page_size": 100}
-    rows = result_rows(await catalog.get_json("datasets/", params), what="benchmark search")
-    match = exact_match(rows, reference, _BENCHMARK_FIELDS)
+
+    def search(document: Any) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        rows = result_rows(document, what="benchmark search")
+        match = exact_match(rows, reference, _BENCHMARK_FIELDS)
+        if match is not None and match.get("id") is None:
+            raise InvalidResponse("matched benchmark has no id")
+        return match, rows
+
+    match, rows = await catalog.get_json("datasets/", params, accept=search)
     if match is None:
         raise not_found("Benchmark", reference, closest_names(rows, reference, ("name",)))
     return match
@@ -184,8 +204,6 @@ class _Leaderboard:
         is_open: bool | None,
         size: int | None,
     ) -> None:
-        if row.get("id") is None:
-            raise InvalidResponse("matched benchmark has no id")
         self.catalog = catalog
         self.row = row
         self.missing = f"Benchmark not found: {reference}"
@@ -193,7 +211,14 @@ class _Leaderboard:
         self.is_open = is_open
         self.size = size
 
-    async def fetch(self, page: int, page_size: int) -> tuple[Any, list[dict[str, Any]]]:
+    async def fetch(
+        self, page: int, page_size: int, *, scanned: int | None = None
+    ) -> tuple[Any, list[dict[str, Any]]]:
+        """One leaderboard page as `(document, rows)`.
+
+        `scanned` is set during a full scan: the number of rows read before this page,
+        which lets the shape check refuse a page that cannot continue the scan.
+        """
         params: dict[str, QueryValue] = {"page": page, "page_size": page_size}
         if self.size is None:
             path = f"datasets/{segment(self.benchmark_id)}/evaluations/"
@@ -206,12 +231,34 @@ class _Leaderboard:
                 is_open=self.is_open,
                 max_parameters_exclusive=self.size + 1,
             )
-        with translate_404(self.missing):  # the benchmark vanished since the lookup
-            document = await self.catalog.get_json(path, params)
-        rows = result_rows(document, what="leaderboard")
+        with translate_404(NotFound(self.missing)):  # the benchmark vanished since the lookup
+            document, rows = await self.catalog.get_json(
+                path, params, accept=lambda document: self._accept(document, page, scanned)
+            )
+        return document, rows
+
+    def _accept(self, document: Any, page: int, scanned: int | None) -> Listing:
+        """The shape check of a leaderboard page.
+
+        Always: a list response. With a size limit: the parameter coverage counts, and
+        during a scan a `next_page` that advances when there is one. Without one, during
+        a scan: rows, unless the rows read so far already reach the declared count.
+        """
+        listing = Listing(document, result_rows(document, what="leaderboard"))
         if self.size is not None:
             _require_coverage(document)
-        return document, rows
+            following = document.get("next_page")
+            if (
+                scanned is not None
+                and following is not None
+                and next_page_after(document, page) is None
+            ):
+                raise InvalidResponse("invalid evaluation pagination")
+        elif scanned is not None and not listing.rows:
+            declared = result_total(document)
+            if declared is not None and scanned < declared:
+                raise InvalidResponse("leaderboard page was empty before its declared count")
+        return listing
 
     async def answer(self, page: int, limit: int, request: MetricRequest) -> dict[str, Any]:
         if not request:
@@ -247,7 +294,9 @@ class _Leaderboard:
         collected: list[dict[str, Any]] = []
         page = 1
         while True:
-            document, rows = await self.fetch(page, SCAN_PAGE_SIZE)
+            # The page's shape check refuses an empty page before the declared count
+            # and a `next_page` that does not advance (see `_accept`).
+            document, rows = await self.fetch(page, SCAN_PAGE_SIZE, scanned=len(collected))
             collected.extend(rows)
             declared = result_total(document)
             total = declared if declared is not None else len(collected)
@@ -255,17 +304,12 @@ class _Leaderboard:
                 # The plain leaderboard is read until the declared count is reached.
                 if len(collected) >= total:
                     return collected, total
-                if not rows:
-                    raise InvalidResponse("leaderboard page was empty before its declared count")
                 following = page + 1
             else:
                 # The size-filtered listing says itself whether another page exists.
-                following_value = document.get("next_page") if isinstance(document, dict) else None
-                if following_value is None:
-                    return collected, total
                 after = next_page_after(document, page)
                 if after is None:
-                    raise InvalidResponse("invalid evaluation pagination")
+                    return collected, total
                 following = after
             if len(collected) >= SCAN_ROW_LIMIT:
                 raise InvalidResponse("leaderboard scan reached its safety limit of 1000 rows")
@@ -450,9 +494,16 @@ async def _grouped(
         "benchmarks_per_task": benchmarks_per_task,
         "min_eval_count": GROUPED_MIN_EVALUATIONS if minimum is None else minimum,
     }
-    document = await catalog.get_json("areas/with-task-benchmarks/", params)
-    areas = result_rows(document, what="grouped benchmark list")
+    areas = await catalog.get_json(
+        "areas/with-task-benchmarks/", params, accept=rows_of("grouped benchmark list")
+    )
     return {"results": areas_matching(areas, request.area)}
+
+
+def _trend_document(document: Any) -> dict[str, Any]:
+    """Accept a trending-benchmarks document (an object with a `results` list) as a whole."""
+    trending_results(document)
+    return document  # trending_results proved it is an object
 
 
 def _mentions(row: dict[str, Any], needle: str) -> bool:
@@ -481,13 +532,10 @@ async def _task_trend(
         "include_descendants": request.include_descendants,
         "is_open": request.is_open,
     }
-    with translate_404(f"Task not found: {task}"):
-        document = await catalog.get_json(f"tasks/{segment(task)}/trending-benchmarks", params)
-    trend = require_object(document, what="trending benchmarks")
-    rows = trend.get("results")
-    if not isinstance(rows, list):
-        raise InvalidResponse("trending benchmarks response has no result list")
-    kept = [row for row in rows if isinstance(row, dict)]
+    path = f"tasks/{segment(task)}/trending-benchmarks"
+    with translate_404(NotFound(f"Task not found: {task}")):
+        trend = await catalog.get_json(path, params, accept=_trend_document)
+    kept = [row for row in trend["results"] if isinstance(row, dict)]
     if request.search is not None:
         kept = [row for row in kept if _mentions(row, request.search)]
     if request.minimum_evaluations is not None:
@@ -511,4 +559,4 @@ async def _flat(
         "is_open": request.is_open,
         "ordering": f"-{ordering}" if request.descending else ordering,
     }
-    return listing_payload(await catalog.get_json("datasets/", params), "benchmark list")
+    return await catalog.get_json("datasets/", params, accept=payload_of("benchmark list"))

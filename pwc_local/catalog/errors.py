@@ -1,19 +1,60 @@
-"""Typed failures of the catalog layer.
+"""Typed failures of the catalog layer, each with its stable code and public sentence.
 
-Everything the catalog layer raises on purpose is a `CatalogError`. The MCP layer
-turns each class into one stable error code (`not_found:`, `upstream_timeout:` ...)
-in exactly one place (`pwc_local.server.errors`); nothing here knows those codes.
+Everything the catalog layer raises on purpose is a `CatalogError`, a
+`pwc_local.failures.CodedError`: the class says which code a client sees and what
+sentence follows it, and the MCP layer writes `code: sentence` from that in one
+place (`pwc_local.server.errors.error_message`). The tree, with the codes:
+
+    CatalogError                  internal_error   (a class nobody gave a code: a bug)
+    ├── NotFound                  not_found        message shown as written
+    │   └── PaperMissing          not_found        (starts the public-metadata fallback)
+    ├── Ambiguous                 ambiguous        message shown as written
+    ├── UsageError                invalid_argument message shown as written
+    │   └── UnknownMetric         invalid_argument
+    ├── NoMarkdown                no_markdown      fixed sentence
+    ├── PaperChanged              paper_changed    fixed sentence
+    ├── CursorError               invalid_cursor   fixed sentence
+    │   ├── InvalidCursor         invalid_cursor
+    │   ├── ExpiredCursor         expired_cursor
+    │   └── CursorMismatch        cursor_mismatch
+    └── UpstreamError             upstream_error   fixed sentence, class name logged
+        ├── HTTPStatusError       by status: 404 not_found, 400/422 invalid_argument
+        │                         (the catalog's sanitised detail), 429 rate_limited
+        │                         (with Retry-After), a body that says it timed out
+        │                         upstream_timeout, else upstream_error
+        ├── UpstreamTimeout       upstream_timeout
+        ├── UpstreamUnreachable   upstream_error   (the cause when known, what to check)
+        └── InvalidResponse       upstream_error
+            └── ResponseTooLarge  upstream_error
 
 Messages of `NotFound`, `Ambiguous` and `UsageError` are written for the person (or
-model) who sent the request and are shown verbatim. Messages of the `UpstreamError`
-family are diagnostics for logs and tests only: they are never shown to a client,
-because they may carry upstream details.
+model) who sent the request. Messages of the others are diagnostics for logs and
+tests only and are never shown: they may carry upstream details.
+
+Also here, because every query module needs it: the one rule that turns a catalog
+404 into a not-found error (`is_missing`, `translate_404`).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-class CatalogError(Exception):
+from pwc_local.failures import CodedError
+from pwc_local.safe_text import one_line
+
+DETAIL_LIMIT = 200
+RETRY_AFTER_LIMIT = 64
+_TIMEOUT_WORDS = ("timeout", "timed out")
+
+UPSTREAM_FAILED = "the Papers With Code catalog request failed."
+TIMED_OUT = (
+    "the Papers With Code catalog did not answer in time; retry later or narrow the request."
+)
+
+
+class CatalogError(CodedError):
     """Base class of every deliberate failure of the catalog layer."""
 
 
@@ -27,6 +68,9 @@ class NotFound(CatalogError):
     (`Paper not found`, `Task not found`, `Papers API did not confirm` ...).
     """
 
+    code = "not_found"
+    shown = True
+
 
 class PaperMissing(NotFound):
     """A paper reference names nothing in the catalog (the public-fallback trigger).
@@ -39,9 +83,15 @@ class PaperMissing(NotFound):
 class Ambiguous(CatalogError):
     """A title (or author) matches several records; the message lists candidates."""
 
+    code = "ambiguous"
+    shown = True
+
 
 class UsageError(CatalogError):
     """The arguments are invalid or contradictory (bad date, bad metric option ...)."""
+
+    code = "invalid_argument"
+    shown = True
 
 
 class UnknownMetric(UsageError):
@@ -51,13 +101,30 @@ class UnknownMetric(UsageError):
 class NoMarkdown(CatalogError):
     """The paper exists but the catalog stores no Markdown for it."""
 
+    code = "no_markdown"
+    sentence = (
+        "no stored Markdown is available for this paper; use get_paper_info for its "
+        "metadata and links."
+    )
+
 
 class PaperChanged(CatalogError):
     """The paper's Markdown changed since the continuation cursor was issued."""
 
+    code = "paper_changed"
+    sentence = (
+        "paper changed since the cursor was issued; restart by calling read_paper without a cursor."
+    )
+
 
 class CursorError(CatalogError):
     """A `read_paper` continuation cursor cannot be honoured."""
+
+    code = "invalid_cursor"
+    sentence = (
+        "invalid continuation cursor; pass the exact next_cursor of the previous "
+        "read_paper result, or omit cursor to start from the beginning."
+    )
 
 
 class InvalidCursor(CursorError):
@@ -67,9 +134,20 @@ class InvalidCursor(CursorError):
 class ExpiredCursor(CursorError):
     """The cursor was valid but its lifetime has passed."""
 
+    code = "expired_cursor"
+    sentence = (
+        "expired continuation cursor; omit cursor to read the paper again from the beginning."
+    )
+
 
 class CursorMismatch(CursorError):
     """The cursor belongs to another paper than the one named in the request."""
+
+    code = "cursor_mismatch"
+    sentence = (
+        "the cursor belongs to a different paper; omit cursor to read this paper "
+        "from the beginning."
+    )
 
 
 # -- failures of the upstream catalog: never shown verbatim -----------------------------
@@ -78,12 +156,19 @@ class CursorMismatch(CursorError):
 class UpstreamError(CatalogError):
     """The catalog could not give a usable answer."""
 
+    code = "upstream_error"
+    sentence = UPSTREAM_FAILED
+
+    def diagnostic(self) -> str | None:
+        return type(self).__name__
+
 
 class HTTPStatusError(UpstreamError):
     """The catalog answered with a non-2xx status.
 
-    `detail` holds at most the first 4 096 bytes of the body, decoded leniently; the
-    MCP layer may show a sanitised, shortened form of it for 400 and 422 only.
+    `detail` holds at most the first 4 096 bytes of the body, decoded leniently. The
+    code follows the status (see the module docstring); only for 400 and 422 does
+    a sanitised, shortened form of the detail reach the client.
     """
 
     def __init__(self, status: int, detail: str = "", *, retry_after: str | None = None):
@@ -91,14 +176,64 @@ class HTTPStatusError(UpstreamError):
         self.status = status
         self.detail = detail
         self.retry_after = retry_after
+        self.code = _status_code(status, detail)
+
+    def public_message(self) -> str:
+        if self.code == "not_found":
+            return "the requested catalog record does not exist."
+        if self.code == "invalid_argument":
+            return catalog_detail(self.detail) or "the catalog rejected the request."
+        if self.code == "rate_limited":
+            return (
+                "the Papers With Code catalog is rate limiting requests; "
+                f"retry {retry_after_text(self.retry_after)}."
+            )
+        if self.code == "upstream_timeout":
+            return TIMED_OUT
+        return UPSTREAM_FAILED
+
+    def diagnostic(self) -> str | None:
+        if self.code != "upstream_error":
+            return None
+        return f"{type(self).__name__} {self.status}"
 
 
 class UpstreamTimeout(UpstreamError):
     """The catalog did not answer within the request timeout."""
 
+    code = "upstream_timeout"
+    sentence = TIMED_OUT
+
+    def diagnostic(self) -> str | None:
+        return None
+
 
 class UpstreamUnreachable(UpstreamError):
     """The catalog could not be reached at all (connection refused, DNS failure ...)."""
+
+    sentence = (
+        "the Papers With Code catalog could not be reached; check the network connection "
+        "and the PWC_API_URL setting."
+    )
+
+    def public_message(self) -> str:
+        """The sentence, naming the precise cause (DNS, refused, TLS ...) when one is known.
+
+        The cause is a fixed phrase from `pwc_local.catalog.causes`, never exception
+        text. Imported here: the classifier needs httpx, which start-up must not load.
+        """
+        from pwc_local.catalog.causes import find_cause
+
+        cause = find_cause(self)
+        if cause is None:
+            return self.sentence
+        return (
+            f"the Papers With Code catalog could not be reached ({cause.text}); check the "
+            "network connection, the proxy settings and the PWC_API_URL setting."
+        )
+
+    def diagnostic(self) -> str | None:
+        return None
 
 
 class InvalidResponse(UpstreamError):
@@ -107,3 +242,77 @@ class InvalidResponse(UpstreamError):
 
 class ResponseTooLarge(InvalidResponse):
     """The response body exceeded the client byte cap."""
+
+
+# -- reading an HTTP error ------------------------------------------------------------
+
+
+def _status_code(status: int, detail: str) -> str:
+    """The code of an HTTP failure: 404, 400/422, 429, a body saying "timeout", the rest."""
+    if status == 404:
+        return "not_found"
+    if status in (400, 422):
+        return "invalid_argument"
+    if status == 429:
+        return "rate_limited"
+    lowered = detail.lower()
+    if any(word in lowered for word in _TIMEOUT_WORDS):  # a gateway's own "504 Gateway Timeout"
+        return "upstream_timeout"
+    return "upstream_error"
+
+
+def catalog_detail(body: str) -> str:
+    """The catalog's own explanation of a 400/422, safe to show (one line, 200 characters).
+
+    The catalog answers `{"detail": "..."}` (or, for FastAPI validation, a list of
+    `{"msg": ...}` objects); the explanation is taken from there when it parses,
+    else from the raw body text.
+    """
+    text = body
+    try:
+        document = json.loads(body)
+    except (ValueError, RecursionError):
+        document = None
+    if isinstance(document, dict):
+        detail = document.get("detail")
+        if isinstance(detail, str):
+            text = detail
+        elif isinstance(detail, list):
+            messages = [item.get("msg") for item in detail if isinstance(item, dict)]
+            text = "; ".join(msg for msg in messages if isinstance(msg, str)) or body
+    return one_line(text, DETAIL_LIMIT, fold=False)
+
+
+def retry_after_text(value: str | None) -> str:
+    """When to retry: the catalog's Retry-After (seconds or an HTTP date), else "later"."""
+    value = one_line(value or "", RETRY_AFTER_LIMIT, fold=False)
+    if value.isascii() and value.isdigit():  # str.isdigit() also accepts "²", which int() refuses
+        seconds = int(value)
+        return f"after {seconds} second" if seconds == 1 else f"after {seconds} seconds"
+    return f"after {value}" if value else "later"
+
+
+# -- the one 404 rule ----------------------------------------------------------------
+
+
+def is_missing(exc: BaseException) -> bool:
+    """Whether a failure is the catalog saying "no such record" (an HTTP 404)."""
+    return isinstance(exc, HTTPStatusError) and exc.status == 404
+
+
+@contextmanager
+def translate_404(error: NotFound) -> Iterator[None]:
+    """Turn a catalog 404 raised inside the block into `error` (chained to the 404).
+
+    Detail endpoints answer 404 for records that do not exist; callers should see the
+    same stable `<Kind> not found: X` text as after a failed search, and paper lookups
+    raise `PaperMissing`, which starts the public-metadata fallback. A 404 that no
+    block translates reaches the client as `not_found: the requested catalog record
+    does not exist.`
+    """
+    try:
+        yield
+    except HTTPStatusError as exc:
+        if is_missing(exc):
+            raise error from exc
+        raise

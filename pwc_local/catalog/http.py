@@ -8,6 +8,12 @@ it as the typed errors of `pwc_local.catalog.errors`, never as httpx exceptions.
 
 The query layer talks to the `CatalogSource` protocol rather than to this class,
 so a caching source can stand in front of it without the queries noticing.
+
+Every JSON request names its shape check: `get_json(path, params, accept=check)`
+returns `check(document)`, where `check` returns the value the caller wants (the row
+list, the record) or raises `InvalidResponse`. The check runs where the document is
+fetched, so a caching source can store an answer only once it proved usable
+(`pwc_local.store.cached_catalog`), with nothing deferred to the caller.
 """
 
 from __future__ import annotations
@@ -17,9 +23,9 @@ import logging
 import os
 import re
 import ssl
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, overload
 from urllib.parse import quote, urlencode, urlsplit
 
 import anyio
@@ -53,6 +59,15 @@ _CONTENT_VERSION = re.compile(r"[0-9a-f]{64}")
 _MAX_COUNT_DIGITS = 19  # a 64-bit count; longer digit strings all mean "too many"
 
 QueryValue = str | int | float | bool | None | Sequence[str | int | float]
+
+T = TypeVar("T")
+Accept = Callable[[Any], T]
+"""A shape check: the parsed document in, the caller's value out, or `InvalidResponse`."""
+
+
+def as_is(document: Any) -> Any:
+    """The check that accepts any parsed JSON (for callers that only probe a path)."""
+    return document
 
 
 def segment(value: str) -> str:
@@ -109,8 +124,14 @@ class MarkdownChunk:
 class CatalogSource(Protocol):
     """What the query layer needs from the catalog: JSON documents and Markdown chunks."""
 
-    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
-        """Fetch `path` (relative to the API base, already encoded) and parse its JSON."""
+    async def get_json(
+        self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
+    ) -> T:
+        """Fetch `path` (relative to the API base, already encoded) and return `accept(json)`.
+
+        `accept` raises `InvalidResponse` for a document of the wrong shape; a caching
+        source stores nothing in that case.
+        """
         ...
 
     async def read_markdown(
@@ -197,18 +218,35 @@ class HttpCatalog:
         query = encode_query(params)
         return f"{url}?{query}" if query else url
 
-    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
-        """The parsed document: rows cut to the page size asked for, nesting bounded.
+    @overload
+    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any: ...
 
-        See `pwc_local.catalog.documents`; a large body is parsed in a worker thread.
+    @overload
+    async def get_json(
+        self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
+    ) -> T: ...
+
+    async def get_json(
+        self,
+        path: str,
+        params: Mapping[str, QueryValue] | None = None,
+        *,
+        accept: Accept[Any] = as_is,
+    ) -> Any:
+        """The parsed document passed through `accept` (see `CatalogSource`).
+
+        Parsing cuts rows to the page size asked for and bounds nesting (see
+        `pwc_local.catalog.documents`); a large body is parsed in a worker thread.
         """
         response = await self._get(self.url_for(path, params))
         if response.status >= 300:
             raise _status_error(response)
         parse = functools.partial(parse_document, response.body, max_rows=page_size(params))
         if len(response.body) > OFF_LOOP_BYTES:
-            return await anyio.to_thread.run_sync(parse)
-        return parse()
+            document = await anyio.to_thread.run_sync(parse)
+        else:
+            document = parse()
+        return accept(document)
 
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None

@@ -418,8 +418,6 @@ def parse_sort(text: str) -> SortOrder:
     The text after the last colon is the direction, so a metric whose name contains a
     colon needs an explicit one (`"F1:val:desc"`).
     """
-    if not isinstance(text, str):
-        raise UsageError(_SORT_HELP)
     metric, colon, direction = text.rpartition(":")
     if not colon:
         metric, direction = text, "desc"
@@ -431,36 +429,30 @@ def parse_sort(text: str) -> SortOrder:
 
 
 def parse_pareto(items: Sequence[str]) -> tuple[Objective, ...]:
-    """Read Pareto objectives, each `METRIC:higher` or `METRIC:lower`; at least two.
+    """Read Pareto objectives, each `METRIC:higher` or `METRIC:lower`.
 
     Items are taken one objective each (no comma splitting), so metric names that
-    contain commas work.
+    contain commas work. That there are at least two is the input schema's check.
     """
-    if isinstance(items, str) or not isinstance(items, Sequence):
-        raise UsageError('pareto must be a list of objectives such as ["mAP:higher", "FPS:higher"]')
     objectives = []
     for item in items:
-        if not isinstance(item, str):
-            raise UsageError(_PARETO_HELP)
         metric, colon, direction = item.rpartition(":")
         direction = direction.strip().casefold()
         metric = metric.strip()
         if not colon or not metric or direction not in ("higher", "lower"):
             raise UsageError(_PARETO_HELP)
         objectives.append(Objective(metric=metric, higher=direction == "higher"))
-    if len(objectives) < 2:
-        raise UsageError('pareto needs at least two objectives, e.g. ["mAP:higher", "FPS:higher"]')
     return tuple(objectives)
 
 
 def parse_metric_bounds(bounds: Mapping[str, Any] | None, parameter: str) -> dict[str, float]:
-    """Check a `minimum_metrics` / `maximum_metrics` object: metric name -> number."""
+    """Check a `minimum_metrics` / `maximum_metrics` object: metric name -> finite number.
+
+    The schema has checked that it is an object of numbers; names must not be blank,
+    and `NaN` or an infinity (which JSON parsers accept) is no threshold.
+    """
     if bounds is None:
         return {}
-    if not isinstance(bounds, Mapping):
-        raise UsageError(
-            f'{parameter} must be an object of metric name to number, e.g. {{"mAP": 50}}'
-        )
     parsed: dict[str, float] = {}
     for name, value in bounds.items():
         if not isinstance(name, str) or not name.strip():
@@ -475,17 +467,10 @@ def parse_metric_bounds(bounds: Mapping[str, Any] | None, parameter: str) -> dic
 
 
 def _require_names(names: Sequence[str] | None) -> tuple[str, ...]:
-    if names is None:
-        return ()
-    if isinstance(names, str) or not isinstance(names, Sequence):
-        raise UsageError('require_metrics must be a list of metric names, e.g. ["mAP"]')
-    cleaned = []
-    for name in names:
-        if not isinstance(name, str) or not name.strip():
-            raise UsageError("require_metrics entries must be non-empty metric names")
-        cleaned.append(name.strip())
-    if not cleaned:
-        raise UsageError("require_metrics needs at least one metric name")
+    """The trimmed metric names (the schema has checked it is a non-empty list of text)."""
+    cleaned = [name.strip() for name in names or ()]
+    if any(not name for name in cleaned):
+        raise UsageError("require_metrics entries must be non-empty metric names")
     return tuple(cleaned)
 
 

@@ -20,13 +20,12 @@ checks live in `pwc_local.catalog.arguments`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
-from pwc_local.catalog.envelopes import result_rows
-from pwc_local.catalog.errors import HTTPStatusError, NotFound
+from pwc_local.catalog.envelopes import listing_payload, rows_of
+from pwc_local.catalog.errors import NotFound
 from pwc_local.catalog.http import CatalogSource
 
 __all__ = [
@@ -41,7 +40,6 @@ __all__ = [
     "listing_payload",
     "not_found",
     "resolve_area",
-    "translate_404",
 ]
 
 # `areas/` is small (a few dozen research areas); one page of 500 always holds all of it.
@@ -115,41 +113,14 @@ def not_found(label: str, reference: str, suggestions: Sequence[str]) -> NotFoun
     return NotFound(message)
 
 
-def listing_payload(document: Any, what: str) -> dict[str, Any]:
-    """A list response as a command payload: the document itself, checked to hold rows.
-
-    A bare JSON array (which the envelope rules allow) becomes `{count, results}`, so
-    every payload is an object.
-    """
-    rows = result_rows(document, what=what)
-    if isinstance(document, dict):
-        return document
-    return {"count": len(rows), "results": rows}
-
-
 def is_numeric_id(reference: str) -> bool:
     """True for ASCII digits only, the form that skips search and fetches by ID."""
     return reference.isascii() and reference.isdigit()
 
 
-@contextmanager
-def translate_404(message: str) -> Iterator[None]:
-    """Turn a catalog 404 raised inside the block into `NotFound(message)`.
-
-    Detail endpoints answer 404 for records that do not exist; callers should see the
-    same stable `<Kind> not found: X` text as after a failed search.
-    """
-    try:
-        yield
-    except HTTPStatusError as exc:
-        if exc.status == 404:
-            raise NotFound(message) from exc
-        raise
-
-
 async def fetch_areas(catalog: CatalogSource) -> list[dict[str, Any]]:
     """All research areas (`areas/` rows, each with at least `id` and `name`)."""
-    return result_rows(await catalog.get_json("areas/", AREA_PARAMS), what="area list")
+    return await catalog.get_json("areas/", AREA_PARAMS, accept=rows_of("area list"))
 
 
 def area_named(rows: Iterable[Mapping[str, Any]], area_id: Any) -> dict[str, Any] | None:

@@ -19,14 +19,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pwc_local.catalog.arguments import check_dates, check_finite, optional_text, required_text
 from pwc_local.catalog.envelopes import (
+    listing_of,
     next_page_after,
     require_object,
     result_rows,
     result_total,
+    rows_of,
 )
 from pwc_local.catalog.errors import (
     HTTPStatusError,
@@ -34,16 +36,19 @@ from pwc_local.catalog.errors import (
     NotFound,
     PaperMissing,
     UsageError,
+    translate_404,
 )
-from pwc_local.catalog.http import CatalogSource, QueryValue, segment
+from pwc_local.catalog.http import Accept, CatalogSource, QueryValue, segment
 from pwc_local.catalog.leaderboard import merge_rows
 from pwc_local.catalog.references import resolve_paper, shown
+from pwc_local.safe_text import one_line
 
 EVALUATION_PAGE_SIZE = 100
 MAX_PAGE = 100
 
+T = TypeVar("T")
+
 _DIGITS = re.compile(r"[0-9]+")
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 # -- search and listings ------------------------------------------------------------
@@ -66,22 +71,19 @@ async def search_papers(
     """
     text = required_text(query, "query")
     start, end = check_dates(published_after, published_before)
-    document = require_object(
-        await catalog.get_json(
-            "papers/search",
-            {
-                "q": text,
-                "page": page,
-                "page_size": limit,
-                "mode": mode,
-                "start_date": start,
-                "end_date": end,
-                "has_official_implementation": True if has_official_implementation else None,
-            },
-        ),
-        what="paper search response",
+    document = await catalog.get_json(
+        "papers/search",
+        {
+            "q": text,
+            "page": page,
+            "page_size": limit,
+            "mode": mode,
+            "start_date": start,
+            "end_date": end,
+            "has_official_implementation": True if has_official_implementation else None,
+        },
+        accept=_page_object("paper search response"),
     )
-    result_rows(document, what="paper search response")
     if has_official_implementation:
         _confirm_official(document)
     return document
@@ -136,13 +138,13 @@ async def list_papers(
         "has_official_implementation": True if has_official_implementation else None,
     }
     try:
-        raw = await catalog.get_json("papers/", params)
+        document = await catalog.get_json(
+            "papers/", params, accept=_page_object("paper list response")
+        )
     except HTTPStatusError as exc:
         if author_list and exc.status in (404, 409, 422):
             raise _author_error(exc) from exc
         raise
-    document = require_object(raw, what="paper list response")
-    result_rows(document, what="paper list response")
     requested = {name: value for name, value in filters.items() if value is not None}
     if start:
         requested["start_date"] = start
@@ -159,8 +161,9 @@ async def list_papers(
 
 async def list_recent_papers(catalog: CatalogSource, *, limit: int = 10) -> list[dict[str, Any]]:
     """`papers/recent`: the most recently added papers, as a list of rows."""
-    document = await catalog.get_json("papers/recent", {"limit": limit})
-    return result_rows(document, what="recent papers response")
+    return await catalog.get_json(
+        "papers/recent", {"limit": limit}, accept=rows_of("recent papers response")
+    )
 
 
 async def list_trending_papers(
@@ -172,11 +175,11 @@ async def list_trending_papers(
 ) -> list[dict[str, Any]]:
     """`papers/trending`: papers ranked by repository velocity, as a list of rows."""
     check_finite(min_velocity, "min_velocity")
-    document = await catalog.get_json(
+    return await catalog.get_json(
         "papers/trending",
         {"limit": limit, "max_age_days": max_age_days, "min_velocity": min_velocity},
+        accept=rows_of("trending papers response"),
     )
-    return result_rows(document, what="trending papers response")
 
 
 # -- one paper -------------------------------------------------------------------------
@@ -192,7 +195,9 @@ async def get_paper_info(
     `evaluations: {count, results}` holding the raw (unmerged) rows of all pages.
     """
     canonical = await resolve_paper(catalog, paper)
-    record = await fetch_paper(catalog, canonical, paper, include_resources=True)
+    record = await fetch_paper(
+        catalog, canonical, paper, include_resources=True, need_id=include_evaluations
+    )
     payload = dict(record)
     if include_evaluations:
         count, rows = await _all_evaluations(catalog, _paper_id(record))
@@ -210,8 +215,8 @@ async def get_paper_evaluations(
     the catalog total, or the row count when the catalog gives none.
     """
     canonical = await resolve_paper(catalog, paper)
-    record = await fetch_paper(catalog, canonical, paper, include_resources=False)
-    document = await catalog.get_json(
+    record = await fetch_paper(catalog, canonical, paper, include_resources=False, need_id=True)
+    document, rows = await catalog.get_json(
         "evaluations/",
         {
             "page": page,
@@ -219,8 +224,8 @@ async def get_paper_evaluations(
             "paper_id": _paper_id(record),
             "ordering": "-benchmark_popularity",
         },
+        accept=listing_of("evaluation response"),
     )
-    rows = result_rows(document, what="evaluation response")
     return {
         "count": result_total(document) or len(rows),
         "page": page,
@@ -237,10 +242,13 @@ async def get_related_papers(
     A bare array from the catalog is wrapped as `{"results": [...]}`.
     """
     canonical = await resolve_paper(catalog, paper)
-    document = await _paper_json(
-        catalog, f"papers/{segment(canonical)}/related", paper, {"limit": limit}
+    document, rows = await _paper_json(
+        catalog,
+        f"papers/{segment(canonical)}/related",
+        paper,
+        {"limit": limit},
+        accept=listing_of("related papers response"),
     )
-    rows = result_rows(document, what="related papers response")
     return document if isinstance(document, dict) else {"results": rows}
 
 
@@ -250,26 +258,57 @@ async def get_paper_lineage(catalog: CatalogSource, paper: str) -> dict[str, Any
     The document must hold a `paper` object; it is returned as is.
     """
     canonical = await resolve_paper(catalog, paper)
-    document = require_object(
-        await _paper_json(catalog, f"research/papers/{segment(canonical)}/lineage", paper),
-        what="lineage response",
+    return await _paper_json(
+        catalog, f"research/papers/{segment(canonical)}/lineage", paper, accept=_lineage
     )
-    if not isinstance(document.get("paper"), dict):
+
+
+def _lineage(document: Any) -> dict[str, Any]:
+    """Accept a lineage document: an object holding a `paper` object."""
+    lineage = require_object(document, what="lineage response")
+    if not isinstance(lineage.get("paper"), dict):
         raise InvalidResponse("lineage response did not contain a paper object")
-    return document
+    return lineage
+
+
+def _page_object(what: str) -> Accept[dict[str, Any]]:
+    """Accept a paper page: an object (not a bare array) holding a result list."""
+
+    def check(document: Any) -> dict[str, Any]:
+        page = require_object(document, what=what)
+        result_rows(page, what=what)
+        return page
+
+    return check
 
 
 async def fetch_paper(
-    catalog: CatalogSource, canonical: str, reference: str, *, include_resources: bool
+    catalog: CatalogSource,
+    canonical: str,
+    reference: str,
+    *,
+    include_resources: bool,
+    need_id: bool = False,
 ) -> dict[str, Any]:
-    """The `papers/<canonical>` record; a 404 becomes `PaperMissing` naming `reference`."""
-    document = await _paper_json(
+    """The `papers/<canonical>` record; a 404 becomes `PaperMissing` naming `reference`.
+
+    With `need_id` (the caller goes on to ask for the paper's evaluations) a record
+    without an ID is unusable, and is not cached.
+    """
+
+    def check(document: Any) -> dict[str, Any]:
+        record = require_object(document, what="paper response")
+        if need_id:
+            _paper_id(record)
+        return record
+
+    return await _paper_json(
         catalog,
         f"papers/{segment(canonical)}",
         reference,
         {"include_resources": include_resources},
+        accept=check,
     )
-    return require_object(document, what="paper response")
 
 
 async def _paper_json(
@@ -277,13 +316,11 @@ async def _paper_json(
     path: str,
     reference: str,
     params: Mapping[str, QueryValue] | None = None,
-) -> Any:
-    try:
-        return await catalog.get_json(path, params)
-    except HTTPStatusError as exc:
-        if exc.status == 404:
-            raise PaperMissing(f"Paper not found: {shown(reference)}") from exc
-        raise
+    *,
+    accept: Accept[T],
+) -> T:
+    with translate_404(PaperMissing(f"Paper not found: {shown(reference)}")):
+        return await catalog.get_json(path, params, accept=accept)
 
 
 def _paper_id(record: Mapping[str, Any]) -> str:
@@ -302,7 +339,7 @@ async def _all_evaluations(catalog: CatalogSource, paper_id: str) -> tuple[int, 
     rows: list[dict[str, Any]] = []
     total: int | None = None
     for page in range(1, MAX_PAGE + 1):
-        document = await catalog.get_json(
+        document, batch = await catalog.get_json(
             "evaluations/",
             {
                 "page": page,
@@ -310,8 +347,8 @@ async def _all_evaluations(catalog: CatalogSource, paper_id: str) -> tuple[int, 
                 "paper_id": paper_id,
                 "ordering": "-benchmark_popularity",
             },
+            accept=listing_of("evaluation response"),
         )
-        batch = result_rows(document, what="evaluation response")
         if page == 1:
             total = result_total(document)
         if not batch:
@@ -455,5 +492,4 @@ def _author_error(exc: HTTPStatusError) -> UsageError:
 
 def _clean(text: str) -> str:
     """Upstream text made safe to show: printable, one line, at most 200 characters."""
-    flat = " ".join(_UNPRINTABLE.sub(" ", text).split())
-    return flat[:200]
+    return one_line(text, 200)

@@ -32,10 +32,10 @@ from pwc_local.catalog.envelopes import require_object
 from pwc_local.catalog.errors import (
     CatalogError,
     HTTPStatusError,
-    InvalidResponse,
     NotFound,
     PaperMissing,
     UpstreamError,
+    is_missing,
 )
 from pwc_local.catalog.http import CatalogSource
 from pwc_local.catalog.papers import get_paper_info, get_related_papers, search_papers
@@ -47,6 +47,7 @@ from pwc_local.catalog.references import (
     normalize_title,
     shown,
 )
+from pwc_local.safe_text import one_line
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +78,7 @@ _DOI = re.compile(r"(?:doi:\s*)?10\.\d{4,9}/\S+", re.IGNORECASE)
 _DOI_HOSTS = frozenset({"doi.org", "www.doi.org", "dx.doi.org"})
 _ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org"})
 _DIGITS = re.compile(r"\d{1,20}")
+# Control characters other than tab and newline: removed from multi-line text and URLs.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 _MISS_TAILS = {
@@ -157,13 +159,9 @@ class PublicRecord:
 
 @dataclass(frozen=True)
 class PublicMiss:
-    """No usable public record; `reason` says why (`identifier`, `title`, `unsupported` ...).
-
-    `unusable` is true when the service answered with something that is not a record.
-    """
+    """No usable public record; `reason` says why (`identifier`, `title`, `unsupported` ...)."""
 
     reason: str
-    unusable: bool = False
 
     @property
     def tail(self) -> str:
@@ -207,7 +205,7 @@ def _lookup_request(reference: str) -> tuple[str, dict[str, str]] | None:
 
 
 def _miss_reason(exc: CatalogError, *, by_title: bool) -> str:
-    if isinstance(exc, HTTPStatusError) and exc.status == 404:
+    if is_missing(exc):
         return TITLE if by_title else IDENTIFIER
     if isinstance(exc, HTTPStatusError) and exc.status in (400, 422):
         return UNSUPPORTED
@@ -215,6 +213,7 @@ def _miss_reason(exc: CatalogError, *, by_title: bool) -> str:
 
 
 def _parse_record(document: Any) -> PublicRecord:
+    """The shape check of a public-metadata answer: a JSON object, read leniently."""
     record = require_object(document, what="public metadata response")
     return PublicRecord(
         in_catalog=record.get("in_catalog") is True,
@@ -242,7 +241,8 @@ async def lookup_public(catalog: CatalogSource, reference: str) -> PublicRecord 
     """Ask the public-metadata service about a reference; never raises for a miss.
 
     Unreachable sources, timeouts and unusable answers are all `PublicMiss
-    ("unavailable")`: the caller reports the original catalog miss either way.
+    ("unavailable")`: the caller reports the original catalog miss either way. An
+    answer that is not a record fails `_parse_record` at the fetch, so it is not cached.
     """
     text = reference.strip()
     request = _lookup_request(text) if text else None
@@ -251,12 +251,11 @@ async def lookup_public(catalog: CatalogSource, reference: str) -> PublicRecord 
     path, params = request
     by_title = path.endswith("/search")
     try:
-        record = _parse_record(await catalog.get_json(path, params))
-    except (HTTPStatusError, UpstreamError) as exc:
+        record = await catalog.get_json(path, params, accept=_parse_record)
+    except UpstreamError as exc:
         if not (isinstance(exc, HTTPStatusError) and exc.status in (400, 404, 422)):
             logger.info("public metadata lookup failed type=%s", type(exc).__name__)
-        unusable = isinstance(exc, InvalidResponse)
-        return PublicMiss(_miss_reason(exc, by_title=by_title), unusable=unusable)
+        return PublicMiss(_miss_reason(exc, by_title=by_title))
     if by_title and record.requested_title is None:
         record = _with_requested_title(record, text)
     return record
@@ -272,9 +271,7 @@ def is_catalog_miss(exc: BaseException) -> bool:
     Ambiguous titles, too many results, empty references and upstream failures are
     not misses: they would fail the same way with any public record.
     """
-    if isinstance(exc, PaperMissing):
-        return True
-    return isinstance(exc, HTTPStatusError) and exc.status == 404
+    return isinstance(exc, PaperMissing) or is_missing(exc)
 
 
 def miss_message(exc: BaseException, reference: str) -> str:
@@ -284,20 +281,9 @@ def miss_message(exc: BaseException, reference: str) -> str:
     return f"Paper not found: {shown(reference.strip())}"
 
 
-class MissAfterUnusableAnswer(NotFound, InvalidResponse):
-    """A paper miss reported after some answer on the way was unusable.
-
-    The caller sees an ordinary miss (a `NotFound` with its text). Being an
-    `InvalidResponse` too, it makes the tool call keep none of its cache writes
-    (`store.held_writes`), so the next call asks again instead of replaying the
-    unusable answer for as long as the cache keeps it (a week for public records).
-    """
-
-
 def public_miss_error(exc: BaseException, reference: str, miss: PublicMiss) -> NotFound:
     """The final error when neither the catalog nor the public sources know a paper."""
-    kind = MissAfterUnusableAnswer if miss.unusable else NotFound
-    return kind(f"{miss_message(exc, reference)}; it is {NOT_INDEXED} and {miss.tail}")
+    return NotFound(f"{miss_message(exc, reference)}; it is {NOT_INDEXED} and {miss.tail}")
 
 
 async def fall_back(
@@ -312,23 +298,19 @@ async def fall_back(
     catalog paper and a retry succeeds, or the `PublicRecord` of a paper outside the
     catalog. Raises the original `miss` when every retry fails (a catalogued paper is
     never presented as uncatalogued), and the public-miss `NotFound` when there is no
-    public record.
+    public record. An unusable answer on the way was never cached (shape checks run
+    at the fetch), so the next call asks for it again.
     """
     outcome = await lookup_public(catalog, reference)
     if isinstance(outcome, PublicMiss):
         raise public_miss_error(miss, reference, outcome) from miss
     if not outcome.in_catalog:
         return outcome
-    unusable = False
     for alternative in outcome.retry_ids(reference):
         try:
             return await retry(alternative)
-        except InvalidResponse:
-            unusable = True  # moves on like any failure, but must not be cached
         except CatalogError:
             continue
-    if unusable:
-        raise MissAfterUnusableAnswer(miss_message(miss, reference)) from miss
     raise miss
 
 
@@ -499,11 +481,10 @@ async def related_or_public(catalog: CatalogSource, paper: str, *, limit: int = 
 
 
 def _line(value: Any) -> str | None:
-    """Text on one line, or `None` when missing or blank."""
+    """Text on one line (`safe_text.one_line`), or `None` when missing or blank."""
     if not isinstance(value, str):
         return None
-    text = " ".join(_CONTROL.sub(" ", value).split())
-    return text or None
+    return one_line(value) or None
 
 
 def _block(value: Any) -> str | None:

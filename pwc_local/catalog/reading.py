@@ -51,8 +51,10 @@ from pwc_local.catalog.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
     UsageError,
+    is_missing,
+    translate_404,
 )
-from pwc_local.catalog.http import CatalogSource, MarkdownChunk, segment
+from pwc_local.catalog.http import CatalogSource, MarkdownChunk, as_is, segment
 from pwc_local.catalog.public import Link, catalog_or_public, public_markdown
 from pwc_local.catalog.references import resolve_paper, shown
 from pwc_local.catalog.whole_markdown import read_document, slice_chunk
@@ -203,7 +205,7 @@ async def _read(
     except HTTPStatusError as exc:
         if exc.status == 409 and plan.version is not None:
             raise PaperChanged(CHANGED_MESSAGE) from exc
-        if exc.status != 404:
+        if not is_missing(exc):
             raise
         raise await missing_markdown_error(
             catalog, reference, plan.paper, first=plan.first
@@ -268,17 +270,15 @@ async def missing_markdown_error(
 
     `paper` is the canonical ID that was read, `reference` the spelling to quote, and
     `first` whether this was a first read (a continuation's paper is "no longer in
-    the catalog").
+    the catalog"). Any answer but a 404 means the paper is there, so the probe
+    accepts any JSON.
     """
-    try:
-        await catalog.get_json(f"papers/{segment(paper)}")
-    except HTTPStatusError as exc:
-        if exc.status != 404:
-            raise
-        if first:
-            return PaperMissing(f"Paper not found: {shown(reference)}")
-        return NotFound(
+    missing: NotFound = PaperMissing(f"Paper not found: {shown(reference)}")
+    if not first:
+        missing = NotFound(
             f"Paper not found: {shown(reference)}; it is no longer in the catalog, so the "
             "cursor cannot be continued"
         )
+    with translate_404(missing):
+        await catalog.get_json(f"papers/{segment(paper)}", accept=as_is)
     return NoMarkdown(NO_MARKDOWN_MESSAGE)

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from pwc_local.catalog.envelopes import next_page_after, require_object, result_rows
-from pwc_local.catalog.errors import Ambiguous, HTTPStatusError, NotFound, PaperMissing
+from pwc_local.catalog.envelopes import listing_of, next_page_after, object_of
+from pwc_local.catalog.errors import Ambiguous, NotFound, PaperMissing, translate_404
 from pwc_local.catalog.http import CatalogSource, segment
+from pwc_local.safe_text import one_line
 
 TITLE_PAGE_SIZE = 100
 TITLE_PAGE_BUDGET = 10
@@ -41,7 +42,6 @@ _MODERN = re.compile(r"(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
 _LEGACY = re.compile(r"([a-z][a-z0-9.\-]*/\d{7})(?:v\d+)?", re.IGNORECASE)
 _NUMERIC = re.compile(r"\d{1,20}")
 _SLUG_CHARS = re.compile(r"[^a-z0-9]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 _ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org"})
 _HF_HOSTS = frozenset({"huggingface.co"})
@@ -122,9 +122,11 @@ def arxiv_without_version(value: object) -> str | None:
 
 
 def shown(text: str) -> str:
-    """A reference as echoed in messages: one line, bounded length."""
-    flat = " ".join(_CONTROL.sub(" ", text).split())
-    return flat if len(flat) <= MAX_SHOWN_CHARS else flat[: MAX_SHOWN_CHARS - 1] + "…"
+    """A reference or title as echoed in messages: one line, at most 200 characters.
+
+    A longer one ends in `…`, so the reader knows it was cut (`safe_text.one_line`).
+    """
+    return one_line(text, MAX_SHOWN_CHARS, cut="…")
 
 
 def unsupported_url(reference: str) -> PaperMissing:
@@ -183,14 +185,10 @@ async def resolve_paper(catalog: CatalogSource, reference: str) -> str:
 
 
 async def _canonical_numeric(catalog: CatalogSource, paper_id: str, reference: str) -> str:
-    try:
-        record = require_object(
-            await catalog.get_json(f"papers/{segment(paper_id)}"), what="paper response"
+    with translate_404(PaperMissing(f"Paper not found: {shown(reference)}")):
+        record = await catalog.get_json(
+            f"papers/{segment(paper_id)}", accept=object_of("paper response")
         )
-    except HTTPStatusError as exc:
-        if exc.status == 404:
-            raise PaperMissing(f"Paper not found: {shown(reference)}") from exc
-        raise
     arxiv_id = arxiv_without_version(record.get("arxiv_id"))
     if arxiv_id is not None:
         return arxiv_id
@@ -286,11 +284,12 @@ async def _scan_title_query(
     first_rows: list[tuple[str, str]] = []
     page = 1
     for _ in range(TITLE_PAGE_BUDGET):
-        document = await catalog.get_json(
+        document, rows = await catalog.get_json(
             "papers/search",
             {"q": query, "page": page, "page_size": TITLE_PAGE_SIZE, "mode": "keyword"},
+            accept=listing_of("paper search response"),
         )
-        for row in result_rows(document, what="paper search response"):
+        for row in rows:
             key = row_key(row)
             title = row.get("title")
             if key is None or not isinstance(title, str):

@@ -26,7 +26,14 @@ import time
 from dataclasses import dataclass
 
 from pwc_local.catalog.cursors import MAX_REFERENCE_CHARS, CursorCodec, CursorState, source_for
-from pwc_local.catalog.errors import Ambiguous, HTTPStatusError, NoMarkdown, NotFound, UsageError
+from pwc_local.catalog.errors import (
+    Ambiguous,
+    HTTPStatusError,
+    NoMarkdown,
+    NotFound,
+    UsageError,
+    is_missing,
+)
 from pwc_local.catalog.http import CatalogSource
 from pwc_local.catalog.outline import Outline, Section, parse_outline
 from pwc_local.catalog.public import catalog_or_public
@@ -184,7 +191,7 @@ async def _document(catalog: CatalogSource, reference: str) -> Document:
         try:
             return await read_document(catalog, canonical)
         except HTTPStatusError as exc:
-            if exc.status != 404:
+            if not is_missing(exc):
                 raise
             raise await missing_markdown_error(catalog, spelling, canonical) from exc
 

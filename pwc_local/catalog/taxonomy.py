@@ -20,8 +20,17 @@ from typing import Any
 import anyio
 
 from pwc_local.catalog.arguments import optional_text, required_text
-from pwc_local.catalog.envelopes import require_object, result_rows, result_total
-from pwc_local.catalog.errors import InvalidResponse, UsageError
+from pwc_local.catalog.envelopes import (
+    listing_of,
+    object_of,
+    payload_of,
+    require_object,
+    result_rows,
+    result_total,
+    rows_of,
+    trending_results,
+)
+from pwc_local.catalog.errors import InvalidResponse, NotFound, UsageError, translate_404
 from pwc_local.catalog.http import CatalogSource, QueryValue, segment
 from pwc_local.catalog.lookup import (
     area_named,
@@ -30,10 +39,8 @@ from pwc_local.catalog.lookup import (
     exact_match,
     fetch_areas,
     is_numeric_id,
-    listing_payload,
     not_found,
     resolve_area,
-    translate_404,
 )
 
 __all__ = [
@@ -113,15 +120,30 @@ def _list_or_empty(value: Any) -> list[Any]:
 # -- tasks -----------------------------------------------------------------------------
 
 
+def _with_id(summary: dict[str, Any]) -> dict[str, Any]:
+    if summary.get("id") is None:
+        raise InvalidResponse("task summary has no id")
+    return summary
+
+
 async def _task_summary(catalog: CatalogSource, reference: str) -> dict[str, Any]:
-    """The task row named by `reference`: by ID for digits, else exact match in a search."""
+    """The task row named by `reference`: by ID for digits, else exact match in a search.
+
+    A summary without an ID fails the shape check, so that answer is not cached.
+    """
     if is_numeric_id(reference):
-        with translate_404(f"Task not found: {reference}"):
-            document = await catalog.get_json(f"tasks/{segment(reference)}")
-        return require_object(document, what="task summary")
-    document = await catalog.get_json("tasks/", {"q": reference, **_LOOKUP_PAGE})
-    rows = result_rows(document, what="task search")
-    match = exact_match(rows, reference, _TASK_FIELDS)
+        with translate_404(NotFound(f"Task not found: {reference}")):
+            return await catalog.get_json(
+                f"tasks/{segment(reference)}",
+                accept=lambda document: _with_id(require_object(document, what="task summary")),
+            )
+
+    def search(document: Any) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        rows = result_rows(document, what="task search")
+        match = exact_match(rows, reference, _TASK_FIELDS)
+        return (None if match is None else _with_id(match)), rows
+
+    match, rows = await catalog.get_json("tasks/", {"q": reference, **_LOOKUP_PAGE}, accept=search)
     if match is None:
         raise not_found("Task", reference, closest_names(rows, reference, ("name",)))
     return match
@@ -191,19 +213,19 @@ async def get_task(catalog: CatalogSource, task: str) -> dict[str, Any]:
     """
     reference = required_text(task, "task")
     summary = await _task_summary(catalog, reference)
-    if summary.get("id") is None:
-        raise InvalidResponse("task summary has no id")
     path = f"tasks/{segment(str(summary['id']))}"
     missing = f"Task not found: {reference}"
 
     async def page() -> dict[str, Any]:
-        with translate_404(missing):
-            return require_object(await catalog.get_json(f"{path}/page"), what="task page")
+        with translate_404(NotFound(missing)):
+            return await catalog.get_json(f"{path}/page", accept=_task_page)
 
-    async def trending() -> Any:
+    async def trending() -> list[Any]:
         params = {"limit": 100, "min_recent_papers": 0}
-        with translate_404(missing):
-            return await catalog.get_json(f"{path}/trending-benchmarks", params)
+        with translate_404(NotFound(missing)):
+            return await catalog.get_json(
+                f"{path}/trending-benchmarks", params, accept=trending_results
+            )
 
     async def papers() -> Any:
         params = {
@@ -213,21 +235,18 @@ async def get_task(catalog: CatalogSource, task: str) -> dict[str, Any]:
             "order_dir": "desc",
             "include_resources": True,
         }
-        with translate_404(missing):
-            return await catalog.get_json(f"{path}/papers", params)
+        with translate_404(NotFound(missing)):
+            return await catalog.get_json(
+                f"{path}/papers", params, accept=listing_of("task papers")
+            )
 
-    page_doc, trend_doc, paper_doc, areas = await _gather(
+    page_doc, trend_rows, paper_listing, areas = await _gather(
         page, trending, papers, lambda: fetch_areas(catalog)
     )
-    task_row = page_doc.get("task")
-    page_benchmarks = page_doc.get("benchmarks")
-    if not isinstance(task_row, dict) or not isinstance(page_benchmarks, list):
-        raise InvalidResponse("task page lacks its task object or benchmark list")
-    trend_rows = require_object(trend_doc, what="trending benchmarks").get("results")
-    if not isinstance(trend_rows, list):
-        raise InvalidResponse("trending benchmarks response has no result list")
-    paper_rows = result_rows(paper_doc, what="task papers")
-    paper_total = result_total(paper_doc)
+    task_row = page_doc["task"]
+    page_benchmarks = page_doc["benchmarks"]
+    paper_rows = paper_listing.rows
+    paper_total = result_total(paper_listing.document)
 
     detail = dict(task_row)
     for key in ("paper_count", "benchmark_count", "evaluation_count"):
@@ -247,6 +266,14 @@ async def get_task(catalog: CatalogSource, task: str) -> dict[str, Any]:
         "paper_count": paper_total if paper_total is not None else len(paper_rows),
         "papers": paper_rows[:TASK_PAPERS],
     }
+
+
+def _task_page(document: Any) -> dict[str, Any]:
+    """Accept a task page: an object with a `task` object and a `benchmarks` list."""
+    page = require_object(document, what="task page")
+    if not isinstance(page.get("task"), dict) or not isinstance(page.get("benchmarks"), list):
+        raise InvalidResponse("task page lacks its task object or benchmark list")
+    return page
 
 
 def _task_sort_key(order_by: str) -> Callable[[Mapping[str, Any]], tuple[int, int, Any]]:
@@ -306,13 +333,13 @@ async def list_tasks(
     params["level"] = level
     params["visible_only"] = visible_only
     params["ordering"] = ordering
-    return listing_payload(await catalog.get_json("tasks/", params), "task list")
+    return await catalog.get_json("tasks/", params, accept=payload_of("task list"))
 
 
 async def _grouped_tasks(
     catalog: CatalogSource, area: str | None, order_by: str, descending: bool
 ) -> dict[str, Any]:
-    areas = result_rows(await catalog.get_json("areas/with-tasks/"), what="grouped task list")
+    areas = await catalog.get_json("areas/with-tasks/", accept=rows_of("grouped task list"))
     key = _task_sort_key(order_by)
     results = []
     for row in areas_matching(areas, area):
@@ -339,19 +366,29 @@ async def get_method(catalog: CatalogSource, method: str) -> dict[str, Any]:
     if is_numeric_id(reference):
         key = reference
     else:
-        document = await catalog.get_json("methods/", {"q": reference, **_LOOKUP_PAGE})
-        rows = result_rows(document, what="method search")
-        match = exact_match(rows, reference, _METHOD_FIELDS)
-        if match is None:
+
+        def search(document: Any) -> tuple[str | None, list[dict[str, Any]]]:
+            rows = result_rows(document, what="method search")
+            match = exact_match(rows, reference, _METHOD_FIELDS)
+            if match is None:
+                return None, rows
+            found = str(match.get("id") or match.get("slug") or "")
+            if not found:
+                raise InvalidResponse("matched method has neither id nor slug")
+            return found, rows
+
+        matched, rows = await catalog.get_json(
+            "methods/", {"q": reference, **_LOOKUP_PAGE}, accept=search
+        )
+        if matched is None:
             raise not_found("Method", reference, closest_names(rows, reference, ("name", "slug")))
-        key = str(match.get("id") or match.get("slug") or "")
-        if not key:
-            raise InvalidResponse("matched method has neither id nor slug")
+        key = matched
 
     async def detail() -> dict[str, Any]:
-        with translate_404(missing):
-            document = await catalog.get_json(f"methods/{segment(key)}")
-        return require_object(document, what="method detail")
+        with translate_404(NotFound(missing)):
+            return await catalog.get_json(
+                f"methods/{segment(key)}", accept=object_of("method detail")
+            )
 
     record, areas = await _gather(detail, lambda: fetch_areas(catalog))
     return {"method": record, "area": area_named(areas, record.get("area_id"))}
@@ -381,7 +418,7 @@ async def list_methods(
         params["area_id"], _ = await resolve_area(catalog, area)
     params["introduced_year"] = introduced_year
     params["ordering"] = ordering
-    return listing_payload(await catalog.get_json("methods/", params), "method list")
+    return await catalog.get_json("methods/", params, accept=payload_of("method list"))
 
 
 # -- conferences and organizations -----------------------------------------------------
@@ -402,10 +439,13 @@ async def _entity_detail(
         raise not_found(label, reference, suggestions)
     key = str(match.get("slug") or match.get("id") or "")
     if not key:
+        # Checked here, not in the list's shape check: the list itself is fine (and
+        # cached) for the listing commands, only this row cannot be looked up.
         raise InvalidResponse(f"matched {label.lower()} has neither slug nor id")
-    with translate_404(f"{label} not found: {reference}"):
-        document = await catalog.get_json(f"{collection}/{segment(key)}")
-    return require_object(document, what=f"{label.lower()} detail")
+    with translate_404(NotFound(f"{label} not found: {reference}")):
+        return await catalog.get_json(
+            f"{collection}/{segment(key)}", accept=object_of(f"{label.lower()} detail")
+        )
 
 
 async def get_conference(catalog: CatalogSource, conference: str) -> dict[str, Any]:
@@ -414,7 +454,7 @@ async def get_conference(catalog: CatalogSource, conference: str) -> dict[str, A
     Raises `NotFound("Conference not found: X; closest results: ...")`.
     """
     reference = required_text(conference, "conference")
-    rows = result_rows(await catalog.get_json("conferences/"), what="conference list")
+    rows = await catalog.get_json("conferences/", accept=rows_of("conference list"))
     return await _entity_detail(
         catalog, label="Conference", reference=reference, rows=rows, collection="conferences"
     )
@@ -426,7 +466,7 @@ async def list_conferences(catalog: CatalogSource, *, year: int | None = None) -
     The catalog sends the complete list; the year filter keeps rows whose `year` is
     that integer.
     """
-    rows = result_rows(await catalog.get_json("conferences/"), what="conference list")
+    rows = await catalog.get_json("conferences/", accept=rows_of("conference list"))
     if year is not None:
         rows = [
             row
@@ -444,8 +484,9 @@ async def get_organization(catalog: CatalogSource, organization: str) -> dict[st
     Raises `NotFound("Organization not found: X; closest results: ...")`.
     """
     reference = required_text(organization, "organization")
-    document = await catalog.get_json("organizations/", {"featured_only": False})
-    rows = result_rows(document, what="organization list")
+    rows = await catalog.get_json(
+        "organizations/", {"featured_only": False}, accept=rows_of("organization list")
+    )
     return await _entity_detail(
         catalog, label="Organization", reference=reference, rows=rows, collection="organizations"
     )
@@ -455,15 +496,16 @@ async def list_organizations(
     catalog: CatalogSource, *, featured_only: bool = False
 ) -> dict[str, Any]:
     """The catalog's organization list (only curated featured ones when asked)."""
-    document = await catalog.get_json("organizations/", {"featured_only": featured_only})
-    return listing_payload(document, "organization list")
+    return await catalog.get_json(
+        "organizations/", {"featured_only": featured_only}, accept=payload_of("organization list")
+    )
 
 
 # -- frameworks ------------------------------------------------------------------------
 
 
 def _flatten_frameworks(document: Any) -> list[dict[str, Any]]:
-    """Flatten the domain -> category -> framework tree into framework rows.
+    """Accept the framework catalogue: its domain -> category -> framework tree, flattened.
 
     Each row carries its own fields plus `domain_slug`, `domain_name`,
     `category_slug` and `category_name`. Non-object entries are skipped.
@@ -505,7 +547,7 @@ async def get_framework(catalog: CatalogSource, framework: str) -> dict[str, Any
     `NotFound("Framework not found: X; closest results: ...")`.
     """
     reference = required_text(framework, "framework")
-    rows = _flatten_frameworks(await catalog.get_json("frameworks/"))
+    rows = await catalog.get_json("frameworks/", accept=_flatten_frameworks)
     match = exact_match(rows, reference, _ENTITY_FIELDS)
     if match is None:
         suggestions = closest_names(rows, reference, ("name", "slug"), cutoff=_FULL_LIST_CUTOFF)
@@ -527,7 +569,7 @@ async def list_frameworks(
     as in the other listings.
     """
     domain, category, platform = map(optional_text, (domain, category, platform))
-    rows = _flatten_frameworks(await catalog.get_json("frameworks/"))
+    rows = await catalog.get_json("frameworks/", accept=_flatten_frameworks)
     if domain is not None:
         rows = [row for row in rows if _equals_any(domain, row["domain_slug"], row["domain_name"])]
     if category is not None:

@@ -32,6 +32,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from pathlib import Path
 from typing import Any
 
 from mcp.server.caching import CacheHint
@@ -64,7 +65,13 @@ from pwc_local.server.errors import (
 )
 from pwc_local.server.hygiene import keep_text_verbatim
 from pwc_local.server.lenient import lenient_arguments
-from pwc_local.server.listing import output_model_of, output_schema
+from pwc_local.server.listing import (
+    load_snapshot,
+    output_model_of,
+    output_schema,
+    save_snapshot,
+    snapshot_path,
+)
 from pwc_local.server.prompts import register_prompts
 from pwc_local.server.resources import UNKNOWN_RESOURCE, register_resources
 from pwc_local.server.tools import CatalogTools, register_tools
@@ -115,6 +122,7 @@ class PwcServer(MCPServer):
         self._registering = threading.Lock()
         self._output_models: dict[str, type[BaseModel]] = {}
         self._listing: list[MCPTool] | None = None
+        self._snapshot: Path | None = None  # where to load or save the listing
         self._prepared = threading.Event()
         self._on_initialized = on_initialized
         self._background: list[threading.Thread] = []
@@ -135,8 +143,15 @@ class PwcServer(MCPServer):
         # "null" or "[1,2]" typed into a text parameter must arrive as that text.
         keep_text_verbatim(self._tool_manager.get_tool(name))
 
-    def prepare_in_background(self) -> None:
-        """Register the tools and build their output schemas in a daemon thread, now."""
+    def prepare_in_background(self, snapshot_dir: Path | None = None) -> None:
+        """Register the tools and build their output schemas in a daemon thread, now.
+
+        With `snapshot_dir`, the listing is answered from a saved snapshot of this
+        installation's listing when there is one, and saved there when there is not
+        (`listing.snapshot_path`).
+        """
+        if snapshot_dir is not None:
+            self._snapshot = snapshot_path(snapshot_dir)
         self._start_background(self._prepare, "pwc-listing")
 
     def _start_background(self, target: Callable[[], None], name: str) -> None:
@@ -189,6 +204,15 @@ class PwcServer(MCPServer):
 
     async def list_tools(self) -> list[MCPTool]:
         """The listing, built once: compact output schemas, input schemas without titles."""
+        if self._listing is None and self._snapshot is not None:
+            saved = load_snapshot(self._snapshot)
+            if saved is not None:
+                try:
+                    self._listing = [MCPTool.model_validate(tool) for tool in saved]
+                except ValidationError:
+                    self._listing = None
+                else:
+                    self._snapshot = None  # it stands; nothing to save
         if self._listing is None:
             self.ensure_tools()
             listing = []
@@ -201,6 +225,13 @@ class PwcServer(MCPServer):
                     update["output_schema"] = output_schema(model)
                 listing.append(tool.model_copy(update=update))
             self._listing = listing
+            if self._snapshot is not None:
+                tools = [
+                    t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listing
+                ]
+                snapshot = self._snapshot
+                self._start_background(lambda: save_snapshot(snapshot, tools), "pwc-snapshot")
+                self._snapshot = None
         return list(self._listing)
 
     async def call_tool(
@@ -300,7 +331,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
     tools = CatalogTools(runtime)
     server = PwcServer(
         register_tools=lambda server: register_tools(server, tools, settings.tool_selected),
-        on_initialized=runtime.start,
+        on_initialized=runtime.build_now,
         name=text.SERVER_NAME,
         title=text.SERVER_TITLE,
         description=text.SERVER_DESCRIPTION,
@@ -331,7 +362,7 @@ def run_stdio(settings: Settings) -> int:
     server = build_server(settings)
     if not isinstance(server, PwcServer):
         return stdio.run(server, drain_timeout=settings.timeout + 5)
-    server.prepare_in_background()
+    server.prepare_in_background(snapshot_dir=settings.resolved_cache_dir())
     try:
         return stdio.run(server, drain_timeout=settings.timeout + 5)
     finally:

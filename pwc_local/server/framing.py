@@ -46,7 +46,7 @@ MAX_LINE_BYTES = 4 * 1024 * 1024
 """The longest message accepted on stdin, in bytes, not counting the line ending."""
 
 MAX_ANSWER_BYTES = 2 * 1024 * 1024
-"""The longest message written to stdout, in bytes (tools.md §8: a 2 MiB response bound)."""
+"""The longest message written to stdout, in bytes (the hosted server's 2 MiB response bound)."""
 
 OVERSIZED_ANSWER = (
     "upstream_error: the answer would be larger than the 2 MiB response limit because the "

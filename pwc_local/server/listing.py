@@ -32,9 +32,14 @@ not once per tool that returns it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import json
+import os
 import typing
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -102,3 +107,77 @@ def _simplified(node: dict[str, Any]) -> dict[str, Any]:
     if "const" in node and node.get("type") == "string" and isinstance(node["const"], str):
         return {key: value for key, value in node.items() if key != "type"}
     return node
+
+
+# -- the listing snapshot ----------------------------------------------------------------
+#
+# Registering the tools (pydantic builds an argument model and schemas per tool) costs
+# about 100 ms of CPU, and a client asks for `tools/list` a few milliseconds after
+# `initialize`. So the finished listing is also saved as JSON next to the cache, under
+# a fingerprint of everything it is made of: the size and modification time of every
+# source file of this package, and the installed SDK and pydantic. A later server
+# started from the same installation answers `tools/list` from that file at once,
+# while the tools register in the background for the calls that follow. Any edit or
+# upgrade changes the fingerprint, so a stale listing is never served; a missing or
+# unreadable snapshot only means the listing is built as before.
+
+
+def snapshot_path(directory: Path) -> Path:
+    """Where the listing of this installation is saved under `directory`."""
+    return directory / f"tools-list-{_fingerprint()}.json"
+
+
+def load_snapshot(path: Path) -> list[dict[str, Any]] | None:
+    """The saved tool dicts, or `None` when there is no usable snapshot."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    tools = document.get("tools") if isinstance(document, dict) else None
+    if not isinstance(tools, list) or not all(isinstance(tool, dict) for tool in tools):
+        return None
+    return tools
+
+
+def save_snapshot(path: Path, tools: list[dict[str, Any]]) -> None:
+    """Save the listing atomically; failures (read-only disk ...) are ignored."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # made owner-only, like the cache
+            os.mkdir(path.parent, 0o700)
+        temporary.write_text(json.dumps({"tools": tools}), encoding="utf-8")
+        os.replace(temporary, path)
+        for old in path.parent.glob("tools-list-*.json"):  # earlier installations'
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+
+
+@functools.cache
+def _fingerprint() -> str:
+    import mcp
+    import mcp_types
+    import pydantic
+
+    import pwc_local
+
+    digest = hashlib.blake2b(digest_size=10)
+    roots = [Path(pwc_local.__file__).parent]
+    for module in (mcp, mcp_types, pydantic):
+        digest.update(_stat_text(Path(str(module.__file__))).encode())
+    for root in roots:
+        for source in sorted(root.rglob("*.py")):
+            digest.update(f"{source.relative_to(root)}:{_stat_text(source)};".encode())
+    digest.update(getattr(pydantic, "VERSION", "").encode())
+    return digest.hexdigest()
+
+
+def _stat_text(path: Path) -> str:
+    try:
+        status = path.stat()
+    except OSError:
+        return f"{path}:missing"
+    return f"{path}:{status.st_size}:{status.st_mtime_ns}"

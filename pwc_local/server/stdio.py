@@ -32,7 +32,7 @@ of in-memory streams:
   at most 32 answers (each under the 2 MiB bound) whatever it sends. A cancellation
   sent before the held request frees its slot at once; one sent after it is read
   when a slot frees (every catalog request ends within the configured timeout).
-* **Answers are bounded.** An answer over `MAX_ANSWER_BYTES` (2 MiB, tools.md §8) is
+* **Answers are bounded.** An answer over `MAX_ANSWER_BYTES` (2 MiB, the hosted server's bound) is
   replaced by an `upstream_error:` of a few hundred bytes: a tool error for a tool
   call, -32603 otherwise. Rows are bounded long before (the HTTP client cuts a page
   to the size asked for); this is the backstop for records that are absurdly large.

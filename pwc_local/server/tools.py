@@ -12,10 +12,16 @@ Written once for every tool:
 * An entry that declares `links` gets `resource_link` items after its text block,
   one per paper the result names (`pwc_local.server.links`).
 * `CatalogTools._run` is the per-call wrapper: it provides the lazily built
-  `Runtime`, records whether stale cache entries were used, holds cache writes
-  until the responses proved usable (`held_writes`), and turns any failure into a
-  `ToolError` carrying `errors.error_message(exc)`, the single mapping from
-  exceptions to `code: sentence`.
+  `Runtime`, gives the query the call's own view of the catalog, and turns any
+  failure into a `ToolError` carrying `errors.error_message(exc)`, the single
+  mapping from exceptions to `code: sentence`.
+
+Where a stale label comes from: `_run` makes the call's `Freshness` record and the
+`catalog` service hands the query `freshness.for_call(runtime.catalog, record)`, a
+view of the caching source that notes on the record every expired entry it serves
+because the catalog could not be reached. `tool_result` reads the record and adds
+`cache: {stale, cached_at}` and the stale notice. Cache writes need nothing here:
+the caching source stores an answer once its shape check passed, at the fetch.
 
 Start-up cost matters (clients spawn a server per session), so nothing here
 imports an HTTP client, cache or query module at import time: each query function
@@ -42,24 +48,26 @@ from pwc_local.server.contract import BY_NAME, REQUIRED, TOOLS, Arguments, ToolS
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
 from pwc_local.server.models import CacheStatus, ToolOutput
-from pwc_local.store.freshness import Freshness, track_freshness
-from pwc_local.store.held_writes import hold_cache_writes
+from pwc_local.store.freshness import Freshness, for_call
 
 logger = logging.getLogger(__name__)
 
 QueryFunction = Callable[..., Awaitable[Any]]
 
 
-async def _catalog(runtime: Runtime) -> Any:
-    return runtime.catalog
+async def _catalog(runtime: Runtime, freshness: Freshness) -> Any:
+    # The call's view: stale cache entries it serves are noted on `freshness`.
+    return for_call(runtime.catalog, freshness)
 
 
-async def _codec(runtime: Runtime) -> Any:
+async def _codec(runtime: Runtime, freshness: Freshness) -> Any:
+    if runtime.codec is not None:  # loaded already (usually by the runtime's warm-up)
+        return runtime.codec
     # Loading (or creating) the cursor key touches files: off the event loop.
     return await anyio.to_thread.run_sync(runtime.cursor_codec)
 
 
-async def _library(runtime: Runtime) -> Any:
+async def _library(runtime: Runtime, freshness: Freshness) -> Any:
     # Opened with the runtime; retried here when that failed, so the error has its fix.
     if runtime.library is None:
         from pwc_local.store.library import Library
@@ -68,15 +76,16 @@ async def _library(runtime: Runtime) -> Any:
     return runtime.library
 
 
-async def _silent(_runtime: Runtime) -> Any:
+async def _silent(runtime: Runtime, freshness: Freshness) -> Any:
     # Outside an MCP request (the `call` command, resources) progress goes nowhere.
     return _progress(None)
 
 
-# The services a query function can ask for in its entry's `needs`, by name. In a
-# tools/call, `progress` reports to the client instead (see `_progress`).
+# The services a query function can ask for in its entry's `needs`, by name; each
+# gets the runtime and the call's `Freshness` record. In a tools/call, `progress`
+# reports to the client instead (see `_progress`).
 PROGRESS = "progress"
-SERVICES: dict[str, Callable[[Runtime], Awaitable[Any]]] = {
+SERVICES: dict[str, Callable[[Runtime, Freshness], Awaitable[Any]]] = {
     "catalog": _catalog,
     "codec": _codec,
     "library": _library,
@@ -171,26 +180,24 @@ class CatalogTools:
     ) -> CallToolResult:
         """One call: query -> projection -> result, with every failure as `code: sentence`."""
         try:
-            async with hold_cache_writes():
-                with track_freshness() as freshness:
-                    runtime = await self._runtime.get()
-                    services = [
-                        _progress(context)
-                        if need == PROGRESS and context is not None
-                        else await SERVICES[need](runtime)
-                        for need in spec.needs
-                    ]
-                    forwarded = {p.name: arguments[p.name] for p in spec.params if p.query}
-                    answer = await query_function(spec.query)(*services, **forwarded)
-                    model = spec.project(answer, arguments)
-                    summary = spec.summary(model, answer) if spec.summary else None
-                    result = tool_result(model, summary, freshness)
-                    if spec.links is not None:
-                        result.content += await resource_links(
-                            spec.links(model),
-                            lambda paper: markdown_readable(runtime.catalog, paper),
-                        )
-                    return result
+            freshness = Freshness()
+            runtime = await self._runtime.get()
+            services = [
+                _progress(context)
+                if need == PROGRESS and context is not None
+                else await SERVICES[need](runtime, freshness)
+                for need in spec.needs
+            ]
+            forwarded = {p.name: arguments[p.name] for p in spec.params if p.query}
+            answer = await query_function(spec.query)(*services, **forwarded)
+            model = spec.project(answer, arguments)
+            summary = spec.summary(model, answer) if spec.summary else None
+            result = tool_result(model, summary, freshness)
+            if spec.links is not None:
+                result.content += await resource_links(
+                    spec.links(model), lambda paper: markdown_readable(runtime.catalog, paper)
+                )
+            return result
         except ToolError:
             raise
         except Exception as exc:

@@ -3,24 +3,30 @@
 The query layer cannot tell it from `HttpCatalog`: it asks for JSON documents and
 Markdown chunks, and this class decides whether the network is needed.
 
-JSON (`get_json`): a fresh entry answers without a request. Otherwise the catalog is
-asked and a successful, parsed answer is stored under the path and the full
-parameter mapping (public-metadata paths as `public` entries with a 7-day lifetime,
-everything else as `response` entries with the hosted lifetimes). Errors are never
-stored, and inside a tool call the write waits for the call to end without
-`InvalidResponse` (`held_writes`), so an answer of the wrong shape is not kept.
+JSON (`get_json(path, params, accept=check)`): a fresh entry answers without a
+request. Otherwise the catalog is asked, and its parsed answer goes through the
+caller's shape check `accept` *before* it is stored: only a document the check
+accepted is kept (public-metadata paths as `public` entries with a 7-day lifetime,
+everything else as `response` entries with the hosted lifetimes), so an answer of
+the wrong shape is asked for again next time instead of failing from the cache for
+its whole lifetime. Errors are never stored. A cached document goes through the
+check too; one it refuses (stored for another caller, or by an older version) counts
+as not cached.
 
 Markdown (`read_markdown`): a chunk is immutable once its content version is known,
 so a continuation (version given) that is in the cache is served without a request,
 whatever its age. A first read (no version yet) uses the last version seen for the
 paper only when the catalog cannot be reached (labelled stale); whenever it answers,
 chunk 0 comes from it, so a changed paper is noticed before a read starts on it.
+Chunks are validated by `HttpCatalog` before they reach this class.
 
 Offline: when the catalog cannot be reached (connection refused, DNS failure,
-timeout, HTTP 5xx) and an expired entry exists, that entry is served and
-`note_stale(cached_at)` records it for the tool layer's `cache` label. With nothing
-cached, the upstream error stands. Other failures (404, 409, 429 ...) always stand:
-they are answers, not outages.
+timeout, HTTP 5xx) and an expired entry exists, that entry is served. A tool call
+works through its own view of this source (`for_call(freshness)`), and the view
+notes each stale answer on the call's `Freshness` record, which the tool layer turns
+into the `cache` label (`pwc_local.store.freshness`). With nothing cached, the
+upstream error stands. Other failures (404, 409, 429 ...) always stand: they are
+answers, not outages.
 
 Lookups run on the event loop when that is cheap (`DiskCache.get_nowait`: one
 read-only SELECT, no lock, a small value) and in a worker thread otherwise (a
@@ -42,12 +48,13 @@ import anyio.to_thread
 
 from pwc_local.catalog.errors import (
     HTTPStatusError,
+    InvalidResponse,
     PaperChanged,
     UpstreamError,
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue
+from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
 from pwc_local.store.cache import (
     KIND_MARKDOWN,
     KIND_PUBLIC,
@@ -60,8 +67,7 @@ from pwc_local.store.cache import (
     WouldBlock,
     response_ttl,
 )
-from pwc_local.store.freshness import note_stale
-from pwc_local.store.held_writes import hold
+from pwc_local.store.freshness import Freshness
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +85,9 @@ class CachingCatalog:
     """`CatalogSource` over `upstream` with `cache` in front (see the module docstring).
 
     `namespace` (normally the API base URL) is part of every key, so pointing the
-    server at another catalog never serves the first catalog's answers.
+    server at another catalog never serves the first catalog's answers. `freshness`
+    is the record stale answers are noted on: `None` for the process-wide source
+    (nobody labels its answers), a call's own record in the view `for_call` makes.
     """
 
     def __init__(
@@ -89,11 +97,27 @@ class CachingCatalog:
         *,
         namespace: str,
         clock: Callable[[], float] = time.time,
+        freshness: Freshness | None = None,
     ) -> None:
         self.upstream = upstream
         self.cache = cache
         self.namespace = namespace
         self.clock = clock
+        self.freshness = freshness
+
+    def for_call(self, freshness: Freshness) -> CachingCatalog:
+        """A view for one tool call: same upstream and cache, stale answers noted on `freshness`.
+
+        Views are cheap and are never closed; the process-wide source owns the client
+        and the cache.
+        """
+        return CachingCatalog(
+            self.upstream,
+            self.cache,
+            namespace=self.namespace,
+            clock=self.clock,
+            freshness=freshness,
+        )
 
     async def aclose(self) -> None:
         close = getattr(self.upstream, "aclose", None)
@@ -105,24 +129,26 @@ class CachingCatalog:
 
     # -- JSON ----------------------------------------------------------------------------
 
-    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+    async def get_json(
+        self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
+    ) -> T:
         kind = KIND_PUBLIC if _is_public(path) else KIND_RESPONSE
         parts = [self.namespace, path.strip("/"), _params_key(params)]
         entry = await _lookup(self.cache, kind, parts)
         if entry is not None and entry.is_fresh(self.clock()):
-            return entry.value
+            cached = _accepted(entry, accept)
+            if cached is not None:
+                return cached[0]
         try:
-            document = await self.upstream.get_json(path, params)
+            document = await self.upstream.get_json(path, params, accept=as_is)
         except UpstreamError as exc:
-            return _stale_or_raise(entry, exc)
-
-        async def store() -> None:
-            await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
-
-        # Parsed is not yet usable: the query layer checks the shape after this returns.
-        if not hold(store):
-            await store()
-        return document
+            if entry is None or not is_outage(exc) or (stale := _accepted(entry, accept)) is None:
+                raise
+            self._note_stale(entry, exc)
+            return stale[0]
+        value = accept(document)  # InvalidResponse leaves here, and nothing is stored
+        await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
+        return value
 
     # -- Markdown ------------------------------------------------------------------------
 
@@ -164,9 +190,10 @@ class CachingCatalog:
                 paper, offset=offset, limit=limit, content_version=None
             )
         except UpstreamError as exc:
-            if cached is None or seen is None:
+            if cached is None or seen is None or not is_outage(exc):
                 raise
-            return _stale_or_raise(Entry(cached, seen.cached_at, seen.expires_at), exc)
+            self._note_stale(Entry(cached, seen.cached_at, seen.expires_at), exc)
+            return cached
         await self._store_chunk(paper, offset, limit, chunk)
         await _blocking(
             self.cache.put, KIND_VERSION, version_parts, chunk.content_version, ttl=VERSION_TTL
@@ -197,18 +224,26 @@ class CachingCatalog:
             await _blocking(self.cache.discard, KIND_MARKDOWN, parts)
         return chunk
 
+    def _note_stale(self, entry: Entry, exc: UpstreamError) -> None:
+        log.info("catalog unavailable (%s); serving a cached answer", type(exc).__name__)
+        if self.freshness is not None:
+            self.freshness.note_stale(entry.cached_at_datetime)
+
     async def _store_chunk(self, paper: str, offset: int, limit: int, chunk: MarkdownChunk) -> None:
         parts = [self.namespace, paper, chunk.content_version, offset, limit]
         value = {"text": chunk.text, "truncated": chunk.truncated, "next_offset": chunk.next_offset}
         await _blocking(self.cache.put, KIND_MARKDOWN, parts, value, ttl=None)
 
 
-def _stale_or_raise(entry: Entry | None, exc: UpstreamError) -> Any:
-    if entry is None or not is_outage(exc):
-        raise exc
-    log.info("catalog unavailable (%s); serving a cached answer", type(exc).__name__)
-    note_stale(entry.cached_at_datetime)
-    return entry.value
+def _accepted(entry: Entry, accept: Accept[T]) -> tuple[T] | None:
+    """`(accept(entry.value),)`, or `None` when the check refuses the stored document.
+
+    The one-element tuple keeps "refused" apart from a check that returns `None`.
+    """
+    try:
+        return (accept(entry.value),)
+    except InvalidResponse:
+        return None
 
 
 def _is_public(path: str) -> bool:

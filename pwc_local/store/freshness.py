@@ -1,19 +1,30 @@
-"""Per-call record of whether an answer used cache entries past their lifetime.
+"""Whether one tool call's answer used cache entries past their lifetime.
 
-A tool call opens `track_freshness()`; while it runs, the cache calls `note_stale()`
-each time it serves an expired entry because the catalog could not be reached. The
-tool layer then labels the answer (`cache: {"stale": true, "cached_at": ...}`).
-The record lives in a context variable, so concurrent calls never mix their labels
-and the query layer in between needs to know nothing about it.
+When the catalog cannot be reached, the caching source may answer from an expired
+entry (`pwc_local.store.cached_catalog`); the tool result must then say so
+(`cache: {"stale": true, "cached_at": ...}` plus a sentence in the text). The label
+travels explicitly, in one direction:
+
+1. the tool layer makes a `Freshness` record for the call and asks for the call's
+   view of the catalog, `for_call(runtime.catalog, freshness)`;
+2. the query layer works with that view like with any `CatalogSource`, knowing
+   nothing of the record;
+3. each time the view serves an expired entry it calls `freshness.note_stale()`;
+4. the tool layer reads the record when it builds the result.
+
+Concurrent calls have separate records because each has its own view. Sources that
+never serve stale answers (`HttpCatalog`, test doubles) are their own view.
+This module is imported at start-up and stays light.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from pwc_local.catalog.http import CatalogSource
 
 
 @dataclass
@@ -23,26 +34,24 @@ class Freshness:
     stale: bool = False
     cached_at: datetime | None = None
 
-
-_current: ContextVar[Freshness | None] = ContextVar("pwc_local_freshness", default=None)
-
-
-@contextmanager
-def track_freshness() -> Iterator[Freshness]:
-    """Collect stale-serving notes for the duration of the block."""
-    record = Freshness()
-    token = _current.set(record)
-    try:
-        yield record
-    finally:
-        _current.reset(token)
+    def note_stale(self, cached_at: datetime) -> None:
+        """Record that an entry stored at `cached_at` was served past its lifetime."""
+        self.stale = True
+        if self.cached_at is None or cached_at < self.cached_at:
+            self.cached_at = cached_at
 
 
-def note_stale(cached_at: datetime) -> None:
-    """Record that an entry stored at `cached_at` was served past its lifetime."""
-    record = _current.get()
-    if record is None:
-        return
-    record.stale = True
-    if record.cached_at is None or cached_at < record.cached_at:
-        record.cached_at = cached_at
+@runtime_checkable
+class ServesStale(Protocol):
+    """A source that can answer from expired entries, and so needs a per-call view."""
+
+    def for_call(self, freshness: Freshness) -> CatalogSource:
+        """This source as one call sees it: stale answers it serves are noted on `freshness`."""
+        ...
+
+
+def for_call(source: CatalogSource, freshness: Freshness) -> CatalogSource:
+    """The view of `source` for one tool call whose staleness `freshness` records."""
+    if isinstance(source, ServesStale):
+        return source.for_call(freshness)
+    return source

@@ -37,8 +37,16 @@ from urllib.parse import unquote
 import anyio.to_thread
 
 from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
-from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue, segment
+from pwc_local.catalog.http import (
+    Accept,
+    CatalogSource,
+    MarkdownChunk,
+    QueryValue,
+    as_is,
+    segment,
+)
 from pwc_local.catalog.references import arxiv_without_version
+from pwc_local.store.freshness import Freshness, for_call
 from pwc_local.store.library import Library, LocalChunk, response_key
 
 log = logging.getLogger(__name__)
@@ -71,19 +79,35 @@ class LibraryCatalog:
         finally:
             await _quietly(self.library.close)
 
-    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+    def for_call(self, freshness: Freshness) -> LibraryCatalog:
+        """The view for one tool call: the cache below notes stale answers on `freshness`."""
+        return LibraryCatalog(
+            for_call(self.inner, freshness), self.library, namespace=self.namespace
+        )
+
+    async def get_json(
+        self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
+    ) -> T:
+        seen: list[Any] = []
+
+        def keep(document: Any) -> T:
+            value = accept(document)
+            seen.append(document)
+            return value
+
         try:
-            document = await self.inner.get_json(path, params)
+            value = await self.inner.get_json(path, params, accept=keep)
         except (UpstreamUnreachable, UpstreamTimeout):
             found, document = await self._offline(path, params)
             if not found:
                 raise
             if isinstance(document, dict) and isinstance(document.get(STATUS_KEY), int):
                 raise HTTPStatusError(document[STATUS_KEY]) from None
-            return document
-        await self._learn(path, document)
-        await self._learn_query(path, params)
-        return document
+            return accept(document)  # kept answers pass the caller's shape check too
+        if seen:
+            await self._learn(path, seen[-1])
+            await self._learn_query(path, params)
+        return value
 
     async def _offline(
         self, path: str, params: Mapping[str, QueryValue] | None
@@ -101,7 +125,7 @@ class LibraryCatalog:
         spelled = await self._as_sent_before(path, params)
         if spelled is not None:
             try:
-                return True, await self.inner.get_json(path, spelled)
+                return True, await self.inner.get_json(path, spelled, accept=as_is)
             except (UpstreamUnreachable, UpstreamTimeout, HTTPStatusError):
                 pass
         reference = _paper_segment(path)
@@ -132,7 +156,7 @@ class LibraryCatalog:
         variants += [v for v in _RECORD_PARAMS if v != wanted]
         for params in variants:
             try:
-                return True, await self.inner.get_json(path, params)
+                return True, await self.inner.get_json(path, params, accept=as_is)
             except (UpstreamUnreachable, UpstreamTimeout, HTTPStatusError):
                 pass
             found = await self._stored(path, params)

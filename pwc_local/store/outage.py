@@ -31,16 +31,18 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TypeVar
 
 from pwc_local.catalog.errors import UpstreamTimeout, UpstreamUnreachable
-from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue
+from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue
+
+T = TypeVar("T")
 
 HOLD_SECONDS = 60.0
 
 
 class CatalogUnavailable(UpstreamUnreachable):
-    """Not asked: the catalog is in a remembered outage. `public_message` is safe to show.
+    """Not asked: the catalog is in a remembered outage. `public_message()` is safe to show.
 
     It contains only times the server itself recorded, never upstream text.
     """
@@ -49,13 +51,17 @@ class CatalogUnavailable(UpstreamUnreachable):
         self.since = since
         self.retry_at = retry_at
         wait = max(0, round(retry_at - now))
-        self.public_message = (
+        self._text = (
             f"the Papers With Code catalog could not be reached (unreachable since "
             f"{_clock(since)}) and nothing is cached for this request; it will be tried "
             f"again after {_clock(retry_at)} (in {wait} s). Saved papers and cached "
             "answers keep working meanwhile."
         )
         super().__init__("catalog in a remembered outage; not asked")
+
+    def public_message(self) -> str:
+        """Since when, nothing cached, when again: only times this process recorded."""
+        return self._text
 
 
 @dataclass
@@ -147,10 +153,12 @@ class OutageGuard:
         if close is not None:
             await close()
 
-    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+    async def get_json(
+        self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
+    ) -> T:
         ticket = self._ticket()
         try:
-            document = await self.upstream.get_json(path, params)
+            document = await self.upstream.get_json(path, params, accept=accept)
         except BaseException as exc:
             ticket.finish(exc)
             raise

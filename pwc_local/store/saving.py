@@ -33,7 +33,7 @@ import anyio.to_thread
 
 from pwc_local.catalog.citations import citation_fields
 from pwc_local.catalog.errors import CatalogError, HTTPStatusError, PaperChanged
-from pwc_local.catalog.http import CatalogSource, MarkdownChunk, QueryValue
+from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
 from pwc_local.catalog.references import ARXIV, LEGACY, arxiv_without_version, parse_reference
 from pwc_local.store.library import Library, SavedPaper, response_key
@@ -79,15 +79,25 @@ class RecordingCatalog:
         self.namespace = namespace
         self.recorded: dict[str, Any] = {}
 
-    async def get_json(self, path: str, params: Mapping[str, QueryValue] | None = None) -> Any:
+    async def get_json(
+        self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
+    ) -> T:
+        seen: list[Any] = []
+
+        def keep(document: Any) -> T:
+            value = accept(document)  # a document of the wrong shape is not recorded
+            seen.append(document)
+            return value
+
         try:
-            document = await self.inner.get_json(path, params)
+            value = await self.inner.get_json(path, params, accept=keep)
         except HTTPStatusError as exc:
             if exc.status == 404:  # "no such record" is an answer worth replaying too
                 self._record(path, params, {STATUS_KEY: 404})
             raise
-        self._record(path, params, document)
-        return document
+        if seen:
+            self._record(path, params, seen[-1])
+        return value
 
     def _record(self, path: str, params: Mapping[str, QueryValue] | None, document: Any) -> None:
         self.recorded[response_key(self.namespace, path, params)] = document

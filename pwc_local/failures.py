@@ -1,0 +1,42 @@
+"""`CodedError`: the root of every failure that knows how a client should see it.
+
+Each subclass names a stable `code` (`not_found`, `upstream_timeout`, ...) that a
+program can branch on, and `public_message()` returns the sentence a person or a
+model reads after it. The catalog's failures (`pwc_local.catalog.errors`) and the
+configuration's (`pwc_local.config.ConfigError`) derive from it, so the one place
+that writes tool errors (`pwc_local.server.errors.error_message`) reads
+`f"{exc.code}: {exc.public_message()}"` off any of them without knowing the classes.
+
+Two kinds of message exist:
+
+* written for the caller (`shown = True`): the exception's own text is the public
+  sentence, e.g. `Task not found: imagenet; closest results: ...`;
+* diagnostics (`shown = False`, the default): the text is for logs and tests and may
+  carry upstream details, so the class's fixed `sentence` is shown instead.
+
+This module imports nothing, so any layer can use it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class CodedError(Exception):
+    """A failure with a stable code and a public sentence (see the module docstring).
+
+    The base itself is a bug report: an error nobody gave a code is an
+    `internal_error`, and the server logs its traceback.
+    """
+
+    code: str = "internal_error"
+    sentence: ClassVar[str] = "the server failed to handle this request; this is a bug."
+    shown: ClassVar[bool] = False
+
+    def public_message(self) -> str:
+        """The sentence after `code: ` in the client's error text."""
+        return str(self) if self.shown else self.sentence
+
+    def diagnostic(self) -> str | None:
+        """What to log at warning level when this failure is reported, or `None`."""
+        return None
