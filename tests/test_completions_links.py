@@ -60,7 +60,7 @@ class _Listings:
     def __init__(self, mode: str) -> None:
         self.mode = mode
 
-    async def get_json(self, path: str, params: Any = None) -> Any:
+    async def get_json(self, path: str, params: Any = None, **_: Any) -> Any:
         if self.mode == "hang":
             await anyio.sleep_forever()
         if self.mode == "down":

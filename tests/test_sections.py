@@ -21,7 +21,7 @@ from pwc_local.catalog.reading import read_paper
 from pwc_local.catalog.sections import cut_point, get_paper_outline, read_paper_section
 from pwc_local.catalog.whole_markdown import Document, slice_chunk
 from tests.fake_catalog import big_document
-from tests.paper_mock import ScriptedCatalog, error, markdown_pages
+from tests.scripted_catalog import ScriptedCatalog, error, markdown_pages
 
 pytestmark = pytest.mark.anyio
 
@@ -202,7 +202,7 @@ async def test_section_cursor_continues_from_cached_chunks_in_an_outage(
     class Flaky:
         online = True
 
-        async def get_json(self, path: str, params: object = None) -> object:
+        async def get_json(self, path: str, params: object = None, **_: object) -> object:
             raise UpstreamUnreachable("down")
 
         async def read_markdown(
