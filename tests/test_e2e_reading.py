@@ -9,15 +9,13 @@ answers from its cache.
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp_types import CallToolResult, PromptReference, ResourceTemplateReference
 
 from tests.fake_catalog import (
@@ -27,6 +25,7 @@ from tests.fake_catalog import (
     FakeCatalog,
     big_document,
 )
+from tests.installed import EXECUTABLE, InstalledServer
 
 ATTENTION_ARXIV_ID = "1706.03762"
 # Papers whose Markdown or title a test changes, one per test: the server's cache
@@ -38,7 +37,6 @@ LINKED_PAPER = "1810.04805"
 
 pytestmark = pytest.mark.e2e
 
-EXECUTABLE = Path(sys.executable).parent / "pwc-mcp-local"
 TIMEOUT_SECONDS = 3
 
 
@@ -82,29 +80,19 @@ class Session:
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    assert EXECUTABLE.exists(), "install the project first: pip install -e '.[test]'"
-    home = tmp_path_factory.mktemp("home")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PWC_")}
     fake = FakeCatalog().start()
-    env.update(
-        {
-            "PWC_API_URL": fake.api_url,
-            "PWC_MCP_LOCAL_TIMEOUT": str(TIMEOUT_SECONDS),
-            # Offline tests refuse connections; the next test must find the catalog again.
-            "PWC_MCP_LOCAL_OUTAGE_HOLD": "0",
-            "PWC_MCP_LOCAL_CACHE_DIR": str(home / "cache"),
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / "config"),
-            "XDG_CACHE_HOME": str(home / "cache-home"),
-            "XDG_DATA_HOME": str(home / "data"),
-        }
+    server = InstalledServer(
+        tmp_path_factory.mktemp("reading"),
+        fake.api_url,
+        PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS),
+        # Offline tests refuse connections; the next test must find the catalog again.
+        PWC_MCP_LOCAL_OUTAGE_HOLD="0",
     )
-    params = StdioServerParameters(command=str(EXECUTABLE), args=[], env=env)
     try:
         with start_blocking_portal() as portal:
-            client = Client(params, mode="legacy", cache=None)
+            client = Client(server.params(), mode="legacy", cache=None)
             with portal.wrap_async_context_manager(client) as live:
-                yield Session(portal, live, fake, env)
+                yield Session(portal, live, fake, server.env)
     finally:
         fake.stop()
 
@@ -439,19 +427,10 @@ def test_the_tools_setting_decides_which_reading_tools_are_listed(
 
     from pwc_local.server.contract import names
 
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PWC_")}
-    env.update(
-        PWC_API_URL=session.fake.api_url,
-        PWC_MCP_LOCAL_TOOLS=setting,
-        PWC_MCP_LOCAL_CACHE_DIR=str(tmp_path / "cache"),
-        HOME=str(tmp_path),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-    )
+    server = InstalledServer(tmp_path, session.fake.api_url, PWC_MCP_LOCAL_TOOLS=setting)
 
     async def listed() -> set[str]:
-        params = StdioServerParameters(command=str(EXECUTABLE), args=[], env=env)
-        async with Client(params, mode="legacy", cache=None) as client:
+        async with Client(server.params(), mode="legacy", cache=None) as client:
             return {tool.name for tool in (await client.list_tools()).tools}
 
     tools = anyio.run(listed)
