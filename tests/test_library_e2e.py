@@ -20,15 +20,8 @@ import pytest
 
 from pwc_local.server.contract import names
 from tests.fake_catalog import big_document
-from tests.test_offline_e2e import (
-    PWC_MCP_LOCAL,
-    call,
-    error_of,
-    pwc_command,
-    read_through,
-    server,
-    server_env,
-)
+from tests.installed import EXECUTABLE, InstalledServer
+from tests.test_offline_e2e import call, error_of, pwc_command, read_through
 
 pytestmark = pytest.mark.e2e
 
@@ -39,8 +32,9 @@ BIG = "1911.02116"  # over 200 KiB
 PASSAGES = {SMALL: "softmax subspaces", OUTSIDE: "syntactic regularities", BIG: "1500"}
 
 
-def library_env(tmp_path: Path, api_url: str) -> dict[str, str]:
-    return {**server_env(tmp_path, api_url), "XDG_DATA_HOME": str(tmp_path / "data")}
+def installed(tmp_path: Path, api_url: str, **settings: str) -> InstalledServer:
+    """The installed server with a private home, data (library) and cache directory."""
+    return InstalledServer(tmp_path, api_url, **{"PWC_MCP_LOCAL_TIMEOUT": "5", **settings})
 
 
 def joined(chunks: list[dict[str, Any]]) -> bytes:
@@ -59,8 +53,7 @@ async def read_on(session: Any, paper: str, cursor: str) -> bytes:
 def test_saved_papers_are_read_whole_and_searched_with_no_network(
     tmp_path: Path, fake_catalog: Any
 ) -> None:
-    env = library_env(tmp_path, fake_catalog.api_url)
-    log = tmp_path / "server.log"
+    home = installed(tmp_path, fake_catalog.api_url)
     online: dict[str, bytes] = {}
     progress: list[tuple[float, float | None]] = []
 
@@ -68,7 +61,7 @@ def test_saved_papers_are_read_whole_and_searched_with_no_network(
         progress.append((done, total))
 
     async def scenario() -> None:
-        async with server(env, log) as first:
+        async with home.session() as first:
             result = await first.call_tool(
                 "save_papers", {"papers": [SMALL, OUTSIDE, BIG]}, progress_callback=on_progress
             )
@@ -87,12 +80,12 @@ def test_saved_papers_are_read_whole_and_searched_with_no_network(
         assert online[BIG] == big_document().encode()
         assert progress and progress[-1] == (3, 3)
 
-        cleared = pwc_command(env, "cache", "clear")
+        cleared = pwc_command(home.env, "cache", "clear")
         assert cleared.returncode == 0, cleared.stderr
         fake_catalog.stop()  # connections refused from here on
         requests = len(fake_catalog.requests)
 
-        async with server(env, log) as offline:
+        async with home.session() as offline:
             listing = await call(offline, "list_library")
             assert sorted(row["paper"] for row in listing["results"]) == sorted(online)
             for paper, expected in online.items():
@@ -121,15 +114,14 @@ def test_saved_papers_are_read_whole_and_searched_with_no_network(
 
 
 def test_tools_setting_hosted_lists_exactly_the_21(tmp_path: Path, fake_catalog: Any) -> None:
-    base = library_env(tmp_path, fake_catalog.api_url)
-    log = tmp_path / "server.log"
+    home = installed(tmp_path, fake_catalog.api_url)
+    base = dict(home.env)
 
     async def listed(env: dict[str, str]) -> list[dict[str, Any]]:
-        async with server(env, log) as session:
-            return [
-                tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-                for tool in (await session.list_tools()).tools
-            ]
+        home.env = env
+        async with home.session() as session:
+            tools = (await session.list_tools()).tools
+        return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
 
     every = anyio.run(listed, base)
     hosted = anyio.run(listed, {**base, "PWC_MCP_LOCAL_TOOLS": "hosted"})
@@ -146,7 +138,7 @@ def test_tools_setting_hosted_lists_exactly_the_21(tmp_path: Path, fake_catalog:
     assert save["annotations"]["destructiveHint"] is False
 
     refused = subprocess.run(
-        [str(PWC_MCP_LOCAL)],
+        [str(EXECUTABLE)],
         env={**base, "PATH": "/usr/bin:/bin", "PWC_MCP_LOCAL_TOOLS": "read_paper,no_such_tool"},
         input="",
         capture_output=True,
@@ -159,11 +151,10 @@ def test_tools_setting_hosted_lists_exactly_the_21(tmp_path: Path, fake_catalog:
 
 
 def test_a_stalled_catalog_is_waited_on_once(tmp_path: Path, fake_catalog: Any) -> None:
-    env = {**library_env(tmp_path, fake_catalog.api_url), "PWC_MCP_LOCAL_TIMEOUT": "2"}
-    log = tmp_path / "server.log"
+    home = installed(tmp_path, fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT="2")
 
     async def scenario() -> None:
-        async with server(env, log) as session:
+        async with home.session() as session:
             task = await call(session, "get_task", task="object-detection")
             fake_catalog.faults.slow()  # accepts connections, never answers
             first = await error_of(session, "get_method", method="transformer")
@@ -198,11 +189,10 @@ FORMS = (
 def test_every_spelling_of_a_known_paper_works_offline(
     tmp_path: Path, fake_catalog: Any, saved: bool
 ) -> None:
-    env = library_env(tmp_path, fake_catalog.api_url)
-    log = tmp_path / "server.log"
+    home = installed(tmp_path, fake_catalog.api_url)
 
     async def scenario() -> None:
-        async with server(env, log) as first:
+        async with home.session() as first:
             if saved:
                 await call(first, "save_papers", papers=[SMALL])
             else:  # only read: what the cache and the index of read papers hold
@@ -211,9 +201,9 @@ def test_every_spelling_of_a_known_paper_works_offline(
                 searched = await call(first, "search_papers", query="attention transformer")
             online = await call(first, "read_paper", paper=SMALL)
         if saved:
-            assert pwc_command(env, "cache", "clear").returncode == 0
+            assert pwc_command(home.env, "cache", "clear").returncode == 0
         fake_catalog.stop()
-        async with server(env, log) as offline:
+        async with home.session() as offline:
             for form in FORMS:
                 info = await call(offline, "get_paper_info", paper=form)
                 assert info["paper"]["title"] == "Attention Is All You Need", form

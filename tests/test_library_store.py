@@ -173,6 +173,7 @@ def _save_many(directory: str, start: int) -> None:
             lib.save(paper(f"2401.{n:05d}", markdown=f"# Paper {n}\n\nword{n} shared text\n"))
 
 
+@pytest.mark.e2e  # starts processes
 def test_several_processes_saving_at_once_lose_nothing(tmp_path: Path) -> None:
     directory = str(tmp_path / "data")
     Library.open(Path(directory)).close()

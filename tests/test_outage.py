@@ -69,7 +69,7 @@ def test_after_one_failure_nothing_is_asked_until_the_hold_ends(failure: Excepti
             with pytest.raises(CatalogUnavailable) as caught:
                 await source.read_markdown("1", offset=0, limit=10, content_version=None)
         assert upstream.calls == 1
-        message = caught.value.public_message
+        message = caught.value.public_message()
         assert "unreachable since" in message and "nothing is cached" in message
         assert "in 60 s" in message
         assert isinstance(caught.value, UpstreamUnreachable)  # stale entries still cover it

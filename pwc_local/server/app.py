@@ -143,15 +143,15 @@ class PwcServer(MCPServer):
         # "null" or "[1,2]" typed into a text parameter must arrive as that text.
         keep_text_verbatim(self._tool_manager.get_tool(name))
 
-    def prepare_in_background(self, snapshot_dir: Path | None = None) -> None:
+    def prepare_in_background(self, snapshot_dir: Path | None = None, tools: str = "all") -> None:
         """Register the tools and build their output schemas in a daemon thread, now.
 
         With `snapshot_dir`, the listing is answered from a saved snapshot of this
-        installation's listing when there is one, and saved there when there is not
-        (`listing.snapshot_path`).
+        installation's listing (for this `tools` setting) when there is one, and saved
+        there when there is not (`listing.snapshot_path`).
         """
         if snapshot_dir is not None:
-            self._snapshot = snapshot_path(snapshot_dir)
+            self._snapshot = snapshot_path(snapshot_dir, tools)
         self._start_background(self._prepare, "pwc-listing")
 
     def _start_background(self, target: Callable[[], None], name: str) -> None:
@@ -362,7 +362,7 @@ def run_stdio(settings: Settings) -> int:
     server = build_server(settings)
     if not isinstance(server, PwcServer):
         return stdio.run(server, drain_timeout=settings.timeout + 5)
-    server.prepare_in_background(snapshot_dir=settings.resolved_cache_dir())
+    server.prepare_in_background(snapshot_dir=settings.resolved_cache_dir(), tools=settings.tools)
     try:
         return stdio.run(server, drain_timeout=settings.timeout + 5)
     finally:

@@ -122,9 +122,16 @@ def _simplified(node: dict[str, Any]) -> dict[str, Any]:
 # unreadable snapshot only means the listing is built as before.
 
 
-def snapshot_path(directory: Path) -> Path:
-    """Where the listing of this installation is saved under `directory`."""
-    return directory / f"tools-list-{_fingerprint()}.json"
+def snapshot_path(directory: Path, tools: str = "all") -> Path:
+    """Where the listing of this installation is saved under `directory`.
+
+    `tools` is the `tools` setting: each selection lists other tools, so each has
+    a snapshot of its own.
+    """
+    variant = (
+        "" if tools == "all" else "-" + hashlib.blake2b(tools.encode(), digest_size=4).hexdigest()
+    )
+    return directory / f"tools-list-{_fingerprint()}{variant}.json"
 
 
 def load_snapshot(path: Path) -> list[dict[str, Any]] | None:
@@ -148,8 +155,9 @@ def save_snapshot(path: Path, tools: list[dict[str, Any]]) -> None:
             os.mkdir(path.parent, 0o700)
         temporary.write_text(json.dumps({"tools": tools}), encoding="utf-8")
         os.replace(temporary, path)
+        current = f"tools-list-{_fingerprint()}"
         for old in path.parent.glob("tools-list-*.json"):  # earlier installations'
-            if old != path:
+            if not old.name.startswith(current):
                 old.unlink(missing_ok=True)
     except OSError:
         with contextlib.suppress(OSError):
