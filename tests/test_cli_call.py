@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from pwc_local.commands.arguments import ArgumentError, build_arguments, describe_parameter
 from tests.fake_catalog import FakeCatalog
+from tests.installed import EXECUTABLE, InstalledServer
 
-CLI = str(Path(sys.executable).parent / "pwc-mcp-local")
+CLI = str(EXECUTABLE)
 
 SCHEMA = {
     "type": "object",
@@ -109,14 +108,7 @@ def test_parameter_lines_name_type_default_and_bounds() -> None:
 
 
 def _run(fake: FakeCatalog, tmp_path: Path, *words: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env.update(
-        HOME=str(tmp_path),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        PWC_API_URL=fake.api_url,
-    )
+    env = InstalledServer(tmp_path, api_url=fake.api_url).env
     return subprocess.run(
         [CLI, *words], capture_output=True, text=True, env=env, timeout=60, check=False
     )

@@ -6,28 +6,20 @@ import os
 import pty
 import select
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from pwc_local.cli import TERMINAL_NOTICE
+from tests.installed import EXECUTABLE, InstalledServer
 
-CLI = str(Path(sys.executable).parent / "pwc-mcp-local")
+CLI = str(EXECUTABLE)
 
 pytestmark = pytest.mark.e2e
 
 
 def _isolated_env(tmp_path: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        HOME=str(tmp_path),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        PWC_API_URL="http://127.0.0.1:9/api/v1",
-    )
-    return env
+    return InstalledServer(tmp_path).env
 
 
 def _read_line(fd: int, deadline_s: float = 10.0) -> bytes:

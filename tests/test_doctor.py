@@ -294,6 +294,7 @@ def test_entry_pointing_at_a_missing_executable(tmp_path: Path):
     )
 
 
+@pytest.mark.e2e  # doctor starts the entry's command, as the client would
 def test_entries_that_run_an_existing_executable(tmp_path: Path):
     host = Host("linux", {}, tmp_path)
     write_json(

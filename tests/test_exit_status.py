@@ -9,26 +9,19 @@ preparation; before the fix about half of them aborted.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.stdio_peer import env_with
+from tests.installed import EXECUTABLE, InstalledServer
 
-CLI = str(Path(sys.executable).parent / "pwc-mcp-local")
+CLI = str(EXECUTABLE)
 
 pytestmark = pytest.mark.e2e
 
 
 def test_closing_stdin_at_once_exits_zero_every_time(tmp_path: Path) -> None:
-    env = env_with(
-        HOME=str(tmp_path),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        PWC_API_URL="http://127.0.0.1:9/api/v1",
-    )
+    env = InstalledServer(tmp_path).env
     statuses = [
         subprocess.run([CLI], input=b"", capture_output=True, env=env, timeout=30) for _ in range(6)
     ]

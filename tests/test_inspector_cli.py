@@ -11,14 +11,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.fake_catalog import FakeCatalog
+from tests.installed import EXECUTABLE, InstalledServer
 
-CLI = str(Path(sys.executable).parent / "pwc-mcp-local")
+CLI = str(EXECUTABLE)
 INSPECTOR = os.environ.get("PWC_TEST_INSPECTOR") or shutil.which("mcp-inspector")
 
 pytestmark = [
@@ -29,22 +29,17 @@ pytestmark = [
 
 def test_inspector_tool_arg_paper_gets_the_paper(fake_catalog: FakeCatalog, tmp_path: Path) -> None:
     assert INSPECTOR is not None
-    env = dict(os.environ)
-    env.update(
-        HOME=str(tmp_path),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-    )
+    server = InstalledServer(tmp_path, api_url=fake_catalog.api_url)
     result = subprocess.run(
         [
             INSPECTOR,
             "--cli",
             CLI,
-            "-e",
-            f"PWC_API_URL={fake_catalog.api_url}",
-            "-e",
-            f"XDG_CACHE_HOME={tmp_path / 'cache'}",
+            *(
+                f
+                for key in ("PWC_API_URL", "PWC_MCP_LOCAL_CACHE_DIR", "XDG_CONFIG_HOME")
+                for f in ("-e", f"{key}={server.env[key]}")
+            ),
             "--method",
             "tools/call",
             "--tool-name",
@@ -54,7 +49,7 @@ def test_inspector_tool_arg_paper_gets_the_paper(fake_catalog: FakeCatalog, tmp_
         ],
         capture_output=True,
         text=True,
-        env=env,
+        env=server.env,
         timeout=120,
         check=False,
     )

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.fake_catalog import FakeCatalog
-from tests.stdio_peer import StdioPeer, env_with
+from tests.installed import EXECUTABLE, InstalledServer
+from tests.stdio_peer import StdioPeer
 
-CLI = str(Path(sys.executable).parent / "pwc-mcp-local")
+CLI = str(EXECUTABLE)
 
 pytestmark = pytest.mark.e2e
 
@@ -23,13 +23,7 @@ def _call_line(request_id: int, arguments_json: str) -> bytes:
 
 
 def test_numbers_for_a_paper_reach_the_paper(fake_catalog: FakeCatalog, tmp_path: Path) -> None:
-    env = env_with(
-        HOME=str(tmp_path),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        PWC_API_URL=fake_catalog.api_url,
-    )
+    env = InstalledServer(tmp_path, api_url=fake_catalog.api_url).env
     with StdioPeer([CLI], env=env) as peer:
         peer.initialize()
         peer.send_raw(_call_line(1, '{"paper":1706.03762}'))  # an arXiv ID as a JSON number

@@ -240,7 +240,7 @@ async def test_long_legacy_papers_can_be_continued(codec: CursorCodec) -> None:
 class DriftingSource:
     """A source (say, a broken cache) that answers a pinned read with another version."""
 
-    async def get_json(self, path, params=None):  # pragma: no cover - never called
+    async def get_json(self, path, params=None, *, accept=None):  # pragma: no cover - unused
         raise AssertionError(path)
 
     async def read_markdown(self, paper, *, offset, limit, content_version):

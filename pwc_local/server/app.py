@@ -97,8 +97,10 @@ class PwcServer(MCPServer):
     `initialize` needs none of it. `prepare_in_background()` (called by
     `run_stdio` as serving starts) registers them and generates their compact
     output schemas (`listing.py`) in a thread, while the client's `initialize`
-    is answered; the first `tools/list` waits for whatever is left. Called
-    without it (tests), the first `tools/list` or `tools/call` registers them.
+    is answered; the first `tools/list` waits for whatever is left, or, when
+    this installation's listing was saved before (`listing.snapshot_path`, next
+    to the cache), answers from that file at once. Called without it (tests),
+    the first `tools/list` or `tools/call` registers them.
 
     For a tool returning `Annotated[CallToolResult, Model]` the listing publishes
     `listing.output_schema(Model)`, the compact schema clients validate
