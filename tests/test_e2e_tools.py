@@ -58,7 +58,9 @@ class Session:
         """Call a tool that must succeed; its structuredContent."""
         result = self.call(name, **arguments)
         assert not result.is_error, result.content[0].text
-        assert len(result.content) == 1 and result.content[0].type == "text"
+        # One text block; paper tools add resource_link items after it (issue 9).
+        assert result.content[0].type == "text"
+        assert all(item.type == "resource_link" for item in result.content[1:])
         assert result.structured_content is not None
         assert result.structured_content["schema_version"] == "v1"
         assert result.structured_content["cache"] is None
@@ -601,6 +603,9 @@ SCHEMA_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("list_frameworks", {"platform": "CPU"}),
     ("get_benchmark", {"benchmark": "swe-bench-pro"}),
     ("list_benchmarks", {"task": "image-classification"}),
+    ("get_paper_outline", {"paper": BIG_MARKDOWN_ARXIV_ID}),
+    ("read_paper_section", {"paper": BIG_MARKDOWN_ARXIV_ID, "section": "s1.1"}),
+    ("cite_paper", {"paper": "10.1038/nature14539", "format": "csl-json"}),
     ("save_papers", {"papers": ["1706.03762", "1301.3781", "no such paper title zq"]}),
     ("list_library", {"limit": 5}),
     ("search_library", {"query": "attention", "limit": 3}),

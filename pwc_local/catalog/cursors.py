@@ -13,6 +13,10 @@ version, 1), `ref` (the reference string the cursor was issued for), `paper` (th
 canonical paper ID), `source` (`arxiv` or `external`), `version` (the Markdown content
 version), `offset`, `limit`, `kid` (which key signed it) and `exp` (Unix expiry).
 
+`read_paper_section` mints the very same cursors, at the byte where a section cut at
+its budget stopped: a cursor names a byte offset, not a chunk number, so one kind of
+cursor (and one set of checks) serves both tools.
+
 Two secrets are accepted while a key rotation is under way: the current one signs,
 the previous one still verifies, so cursors issued just before a rotation keep
 working until they expire. Rotation never extends a cursor's lifetime.

@@ -19,6 +19,9 @@ Decisions worth knowing:
   configured lifetime has since been shortened, the shorter limit applies.
 * On a first read, a paper the catalog does not hold goes through the public-metadata
   fallback (`pwc_local.catalog.public`); on a continuation it is just not found.
+* `read_paper_section` (`pwc_local.catalog.sections`) mints ordinary cursors at the
+  byte where a cut section stopped; during an outage such a chunk is cut from the
+  cached standard chunks (`_fetch_chunk`).
 """
 
 from __future__ import annotations
@@ -45,13 +48,16 @@ from pwc_local.catalog.errors import (
     NotFound,
     PaperChanged,
     PaperMissing,
+    UpstreamTimeout,
+    UpstreamUnreachable,
     UsageError,
     is_missing,
     translate_404,
 )
-from pwc_local.catalog.http import CatalogSource, as_is, segment
+from pwc_local.catalog.http import CatalogSource, MarkdownChunk, as_is, segment
 from pwc_local.catalog.public import Link, catalog_or_public, public_markdown
 from pwc_local.catalog.references import resolve_paper, shown
+from pwc_local.catalog.whole_markdown import read_document, slice_chunk
 
 DEFAULT_CHUNK_LIMIT = 65536
 PLACEHOLDER_CURSORS = frozenset(
@@ -193,9 +199,7 @@ async def _read(
 ) -> ReadResult:
     """The one upstream Markdown read of a call, and the cursor that continues it."""
     try:
-        chunk = await catalog.read_markdown(
-            plan.paper, offset=plan.offset, limit=plan.limit, content_version=plan.version
-        )
+        chunk = await _fetch_chunk(catalog, plan)
     except PaperChanged:
         raise PaperChanged(CHANGED_MESSAGE) from None
     except HTTPStatusError as exc:
@@ -203,7 +207,9 @@ async def _read(
             raise PaperChanged(CHANGED_MESSAGE) from exc
         if not is_missing(exc):
             raise
-        raise await _missing_markdown_error(catalog, reference, plan) from exc
+        raise await missing_markdown_error(
+            catalog, reference, plan.paper, first=plan.first
+        ) from exc
     # A source that served another version than the one pinned has drifted.
     if plan.version is not None and chunk.content_version != plan.version:
         raise PaperChanged(CHANGED_MESSAGE)
@@ -233,19 +239,46 @@ async def _read(
     )
 
 
-async def _missing_markdown_error(
-    catalog: CatalogSource, reference: str, plan: _Plan
+async def _fetch_chunk(catalog: CatalogSource, plan: _Plan) -> MarkdownChunk:
+    """The planned chunk; during an outage, cut from the cached document if need be.
+
+    A `read_paper_section` cursor continues at an arbitrary byte offset, whose chunk
+    the cache holds only if that very read was made online before. When the catalog
+    is unreachable, the same chunk is cut from the paper's cached standard chunks
+    (`whole_markdown.read_document`, pinned to the cursor's version), so a section read
+    offline continues offline. If those are not all cached, the outage stands.
+    """
+    try:
+        return await catalog.read_markdown(
+            plan.paper, offset=plan.offset, limit=plan.limit, content_version=plan.version
+        )
+    except (UpstreamUnreachable, UpstreamTimeout, HTTPStatusError) as exc:
+        outage = not isinstance(exc, HTTPStatusError) or exc.status >= 500
+        if plan.version is None or not outage:
+            raise
+        try:
+            document = await read_document(catalog, plan.paper, version=plan.version)
+        except CatalogError:
+            raise exc from None
+        return slice_chunk(document, plan.offset, plan.limit)
+
+
+async def missing_markdown_error(
+    catalog: CatalogSource, reference: str, paper: str, *, first: bool = True
 ) -> CatalogError:
     """After a read 404: is the paper missing, or only its Markdown? One probe decides.
 
-    Any answer but a 404 means the paper is there, so the probe accepts any JSON.
+    `paper` is the canonical ID that was read, `reference` the spelling to quote, and
+    `first` whether this was a first read (a continuation's paper is "no longer in
+    the catalog"). Any answer but a 404 means the paper is there, so the probe
+    accepts any JSON.
     """
     missing: NotFound = PaperMissing(f"Paper not found: {shown(reference)}")
-    if not plan.first:
+    if not first:
         missing = NotFound(
             f"Paper not found: {shown(reference)}; it is no longer in the catalog, so the "
             "cursor cannot be continued"
         )
     with translate_404(missing):
-        await catalog.get_json(f"papers/{segment(plan.paper)}", accept=as_is)
+        await catalog.get_json(f"papers/{segment(paper)}", accept=as_is)
     return NoMarkdown(NO_MARKDOWN_MESSAGE)

@@ -54,6 +54,7 @@ from pwc_local import __version__
 from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime
 from pwc_local.server import text
+from pwc_local.server.completions import register_completions
 from pwc_local.server.contract import BY_NAME
 from pwc_local.server.errors import (
     error_message,
@@ -348,6 +349,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
     )
     register_resources(server, tools)
     register_prompts(server)
+    register_completions(server, runtime)
     return server
 
 

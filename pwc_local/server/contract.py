@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from pwc_local.server import library_models, projections, text
+from pwc_local.server import library_models, links, projections, reading_results, text
 from pwc_local.server.models import (
     BenchmarkPage,
     BenchmarkResult,
@@ -87,6 +87,12 @@ Pareto = Annotated[
     list[str] | None,
     Field(min_length=2, description="two or more METRIC:higher / METRIC:lower objectives"),
 ]
+SectionName = Annotated[
+    str,
+    Field(
+        min_length=1, max_length=500, description="section id from get_paper_outline, or heading"
+    ),
+]
 # A client may send these as JSON numbers (1706.03762, 755): see server/lenient.py.
 REFERENCE_TYPES = (Reference, Entity)
 Cursor = Annotated[str | None, Field(description="next_cursor of the previous read_paper result")]
@@ -136,7 +142,9 @@ class ToolSpec:
     * `project(answer, arguments)`: the output model, from the query's answer and
       the validated arguments (defaults filled in);
     * `summary(model, answer)`: the text block; `None` (the field or the return
-      value) means the model's JSON dump, as the hosted server sends.
+      value) means the model's JSON dump, as the hosted server sends;
+    * `links(model)`: the papers the result names, which then get `resource_link`
+      items after the text block (`pwc_local.server.links`).
     """
 
     name: str
@@ -149,6 +157,7 @@ class ToolSpec:
     summary: Callable[[Any, Any], str | None] | None = None
     needs: tuple[str, ...] = ("catalog",)
     annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
+    links: Callable[[Any], list[links.PaperLink]] | None = None
 
     @property
     def references(self) -> frozenset[str]:
@@ -183,6 +192,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=_papers,
         summary=lambda page, _: text.found_papers(page),
+        links=links.page_links,
         description=(
             "Search papers by title, topic, author or arXiv ID, for broad discovery. For best / "
             "state-of-the-art questions start with get_task, list_benchmarks and get_benchmark "
@@ -208,6 +218,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             repo_limit=a["repo_limit"],
         ),
         summary=lambda result, _: text.paper_info(result),
+        links=links.info_links,
         description=(
             "Compact metadata of one paper; its code list starts with official repositories. "
             "include_resources adds other repositories, project pages and Hugging Face "
@@ -268,6 +279,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=PaperPage,
         project=_papers,
+        links=links.page_links,
         description=(
             "List papers filtered by exact catalog associations (task, method, conference, "
             "framework, organization, authors, dates) in a deterministic order."
@@ -526,6 +538,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=library_models.SavePapersResult,
         project=library_models.saved_result,
         summary=library_models.saved_text,
+        links=links.row_links,
         description=(
             "Save papers (up to 25 references) for offline use: metadata, full Markdown and "
             "citation are kept locally until removed. Saved papers then answer read_paper, "
@@ -548,6 +561,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=library_models.LibraryPage,
         project=library_models.library_page,
         summary=library_models.library_text,
+        links=links.row_links,
         description="Saved papers (readable offline), most recently saved first.",
         annotations=ToolAnnotations(
             read_only_hint=True,
@@ -569,6 +583,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=library_models.LibrarySearchResult,
         project=library_models.search_result,
         summary=library_models.search_text,
+        links=links.row_links,
         description=(
             "Full-text search (offline, BM25) over saved papers and papers read before: each "
             "hit has the section, a quote with matches in **bold** and a read_paper cursor "
@@ -579,6 +594,54 @@ TOOLS: tuple[ToolSpec, ...] = (
             destructive_hint=False,
             idempotent_hint=True,
             open_world_hint=False,
+        ),
+    ),
+    # -- reading (local additions: read less, cite more) ------------------------------------
+    ToolSpec(
+        name="get_paper_outline",
+        group="reading",
+        query="pwc_local.catalog.sections:get_paper_outline",
+        params=(Param("paper", Reference),),
+        output=reading_results.PaperOutlineResult,
+        project=reading_results.paper_outline,
+        summary=reading_results.outline_text,
+        description=(
+            "A paper's section tree (id, level, heading, byte offset and length), to read only "
+            "the sections you need with read_paper_section."
+        ),
+    ),
+    ToolSpec(
+        name="read_paper_section",
+        group="reading",
+        query="pwc_local.catalog.sections:read_paper_section",
+        needs=("catalog", "codec"),
+        params=(
+            Param("paper", Reference),
+            Param("section", SectionName),
+            Param("max_bytes", Annotated[int, Field(ge=1024, le=65536)], 16384),
+        ),
+        output=reading_results.PaperSectionResult,
+        project=reading_results.paper_section,
+        summary=reading_results.section_text,
+        description=(
+            "One section of a paper's Markdown, subsections included, at most max_bytes; if "
+            "truncated, read_paper(paper, cursor=next_cursor) reads on."
+        ),
+    ),
+    ToolSpec(
+        name="cite_paper",
+        group="reading",
+        query="pwc_local.catalog.citing:cite_paper",
+        params=(
+            Param("paper", Reference),
+            Param("format", Literal["bibtex", "ris", "csl-json"], "bibtex"),
+        ),
+        output=reading_results.CitationResult,
+        project=reading_results.citation,
+        summary=reading_results.citation_text,
+        description=(
+            "A paper's citation as BibTeX, RIS or CSL-JSON, also for papers outside the "
+            "catalog (e.g. by DOI)."
         ),
     ),
 )

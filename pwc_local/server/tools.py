@@ -9,6 +9,8 @@ Written once for every tool:
 * `CatalogTools.call` is the one call path: arguments (validated by the SDK, or
   completed with the declared defaults for resources) go to the query function,
   its answer through the entry's projection and summary, and the result out.
+* An entry that declares `links` gets `resource_link` items after its text block,
+  one per paper the result names (`pwc_local.server.links`).
 * `CatalogTools._run` is the per-call wrapper: it provides the lazily built
   `Runtime`, gives the query the call's own view of the catalog, and turns any
   failure into a `ToolError` carrying `errors.error_message(exc)`, the single
@@ -44,6 +46,7 @@ from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server import text
 from pwc_local.server.contract import BY_NAME, REQUIRED, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
+from pwc_local.server.links import markdown_readable, resource_links
 from pwc_local.server.models import CacheStatus, ToolOutput
 from pwc_local.store.freshness import Freshness, for_call
 
@@ -189,7 +192,12 @@ class CatalogTools:
             answer = await query_function(spec.query)(*services, **forwarded)
             model = spec.project(answer, arguments)
             summary = spec.summary(model, answer) if spec.summary else None
-            return tool_result(model, summary, freshness)
+            result = tool_result(model, summary, freshness)
+            if spec.links is not None:
+                result.content += await resource_links(
+                    spec.links(model), lambda paper: markdown_readable(runtime.catalog, paper)
+                )
+            return result
         except ToolError:
             raise
         except Exception as exc:

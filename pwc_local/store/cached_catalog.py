@@ -200,6 +200,18 @@ class CachingCatalog:
         )
         return chunk
 
+    async def whole_markdown_cached(self, paper: str, *, limit: int = 65536) -> bool:
+        """Whether `paper`'s last-seen Markdown is cached whole in one first chunk of `limit`.
+
+        No request is made. Used to offer a `pwc://papers/{paper}/markdown` link only
+        when that resource would resolve (it refuses documents longer than one chunk).
+        """
+        seen = await _blocking(self.cache.get, KIND_VERSION, [self.namespace, paper])
+        if seen is None or not isinstance(seen.value, str):
+            return False
+        chunk = await self._cached_chunk(paper, seen.value, 0, limit)
+        return chunk is not None and not chunk.truncated
+
     async def _cached_chunk(
         self, paper: str, version: str, offset: int, limit: int
     ) -> MarkdownChunk | None:

@@ -18,6 +18,7 @@ Notable fixture references (also exported from the package):
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -166,6 +167,15 @@ class Catalog:
             if paper is None:
                 raise KeyError(f"no fixture paper {reference!r}")
             self._markdown[self.read_key(paper)] = text
+
+    def set_title(self, reference: str, title: str) -> None:
+        """Give a paper another title (say, one full of LaTeX specials), for one test."""
+        with self._lock:
+            paper = self.paper(reference)
+            if paper is None:
+                raise KeyError(f"no fixture paper {reference!r}")
+            self.papers[self.papers.index(paper)] = dataclasses.replace(paper, title=title)
+            self._reindex()
 
     def remove_markdown(self, reference: str) -> None:
         """Forget a paper's stored Markdown, so reads answer 404 "Paper Markdown was not found"."""

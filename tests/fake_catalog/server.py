@@ -210,6 +210,10 @@ class FakeCatalog:
         """Replace a paper's stored Markdown (by arXiv ID or numeric ID)."""
         self.catalog.set_markdown(reference, text)
 
+    def set_title(self, reference: str, title: str) -> None:
+        """Retitle a paper (by arXiv ID or numeric ID) until the next `reset()`."""
+        self.catalog.set_title(reference, title)
+
     def remove_markdown(self, reference: str) -> None:
         self.catalog.remove_markdown(reference)
 

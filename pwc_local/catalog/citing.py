@@ -1,0 +1,63 @@
+"""`cite_paper`: one paper's citation as BibTeX, RIS or CSL-JSON.
+
+The metadata comes through the same path as `get_paper_info`
+(`public.paper_info_or_public`): the catalog's record, or for a paper outside the
+catalog (a DOI-only journal article, say) its public metadata. That path goes
+through the disk cache, so a paper whose information was fetched before, or that
+is saved in the library, is cited offline. The formatting itself is the shared
+formatter of `pwc_local.catalog.citations`, the one `library export` uses, so a
+citation copied from a tool answer and one exported from the library agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pwc_local.catalog.citations import FORMATS, citation_fields, format_citation
+from pwc_local.catalog.errors import UsageError
+from pwc_local.catalog.http import CatalogSource
+from pwc_local.catalog.public import paper_info_or_public
+
+
+@dataclass(frozen=True)
+class Citation:
+    """`text` is the citation document in `format`; `key` its BibTeX key / CSL id.
+
+    `paper` is the catalog ID (or, outside the catalog, the DOI or arXiv ID the
+    public record carries; the reference as given when it carries neither).
+    """
+
+    paper: str
+    format: str
+    key: str
+    text: str
+    in_catalog: bool
+
+
+async def cite_paper(catalog: CatalogSource, paper: str, format: str = "bibtex") -> Citation:
+    """The citation of `paper` in `format` (`bibtex`, `ris` or `csl-json`).
+
+    Raises `UsageError` for another format, before any request, and the errors of
+    `get_paper_info` (not found, ambiguous title, upstream failures).
+    """
+    chosen = format.strip().casefold() if isinstance(format, str) else ""
+    if chosen not in FORMATS:
+        raise UsageError(f"format must be one of {', '.join(FORMATS)}")
+    answer = await paper_info_or_public(catalog, paper)
+    detail = answer.paper
+    fields = citation_fields(detail)
+    ident = next(
+        (
+            value
+            for value in (detail.get("id"), fields.doi, fields.arxiv_id)
+            if isinstance(value, str) and value
+        ),
+        paper.strip(),
+    )
+    return Citation(
+        paper=ident,
+        format=chosen,
+        key=fields.key,
+        text=format_citation(fields, chosen),
+        in_catalog=answer.in_catalog,
+    )

@@ -1,0 +1,194 @@
+"""A paper's section tree, computed from its Markdown headings (pure logic, no I/O).
+
+`parse_outline(markdown)` finds the headings the way a CommonMark renderer would and
+turns them into sections a model can address:
+
+* **ATX headings** (`#` to `######` followed by a space or the line end, at most three
+  spaces of indentation; a closing run of `#` is dropped) and **setext headings** (a
+  paragraph underlined by `===` for level 1 or `---` for level 2). Setext headings
+  are rare in catalog Markdown, but a renderer shows them as headings, so they count.
+* Lines inside **fenced code blocks** are never headings. A fence opens with three or
+  more backticks or tildes (up to three spaces indented) and closes only with a run
+  of the *same* character, at least as long as the opening one, and nothing else on
+  the line; a fence that never closes runs to the end of the document.
+
+Each section spans from the start of its heading line to the start of the next
+heading of the same or a higher level (a smaller number), so a section includes its
+subsections. Offsets and lengths are in **UTF-8 bytes**, the unit of `read_paper`'s
+offsets. Text before the first heading is the *preamble*, a pseudo-section with
+level 0 and ID `s0`; it is omitted when empty. The preamble plus the top-level
+sections (those without a parent) tile the document exactly: read in order, they
+reproduce it byte for byte. A document without headings is one section, `s1`,
+spanning the whole text.
+
+Section IDs are ordinal paths: `s2` is the second top-level section, `s2.3` the third
+child of `s2`. They depend only on the heading structure, so they are stable across
+calls for the same content version (and survive edits that leave the headings
+alone); they are short, which matters in an outline of sixty sections.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PREAMBLE_ID = "s0"
+PREAMBLE_HEADING = "(text before the first heading)"
+UNTITLED_HEADING = "(untitled document)"
+
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
+_LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
+# Lines that cannot be (part of) the paragraph a setext underline turns into a heading.
+_NOT_PARAGRAPH = re.compile(r" {0,3}(?:[>|]|[-*+][ \t]|\d{1,9}[.)][ \t])|\s{4}")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One addressable part of a document.
+
+    `offset` and `length` are UTF-8 byte positions in the whole document, `level` is
+    1 to 6 for headings and 0 for the preamble, `parent` is the ID of the enclosing
+    section (`None` at the top level) and `path` the headings from the top level down
+    to this one.
+    """
+
+    id: str
+    level: int
+    heading: str
+    offset: int
+    length: int
+    parent: str | None
+    path: tuple[str, ...]
+
+    @property
+    def end(self) -> int:
+        """The byte offset just past the section."""
+        return self.offset + self.length
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A document's sections in document order, its byte size and its title.
+
+    `title` is the text of the first level-1 heading, or `None` when there is none.
+    """
+
+    sections: tuple[Section, ...]
+    size: int
+    title: str | None
+
+    def top_level(self) -> list[Section]:
+        """The preamble (if any) and the sections without a parent: they tile the text."""
+        return [section for section in self.sections if section.parent is None]
+
+    def by_id(self, section_id: str) -> Section | None:
+        """The section whose ID is `section_id` (surrounding space and case ignored)."""
+        wanted = section_id.strip().casefold()
+        return next((s for s in self.sections if s.id == wanted), None)
+
+    def by_heading(self, heading: str) -> list[Section]:
+        """Every section whose heading equals `heading`, ignoring case and spacing."""
+        wanted = _comparable(heading)
+        return [s for s in self.sections if s.level > 0 and _comparable(s.heading) == wanted]
+
+
+@dataclass(frozen=True)
+class _Heading:
+    level: int
+    text: str
+    offset: int
+
+
+def parse_outline(markdown: str) -> Outline:
+    """The section tree of `markdown` (see the module docstring for the rules)."""
+    data_size = len(markdown.encode("utf-8"))
+    headings = _headings(markdown)
+    if not headings:
+        whole = Section("s1", 1, UNTITLED_HEADING, 0, data_size, None, (UNTITLED_HEADING,))
+        return Outline((whole,), data_size, None)
+    sections: list[Section] = []
+    if headings[0].offset > 0:
+        sections.append(Section(PREAMBLE_ID, 0, PREAMBLE_HEADING, 0, headings[0].offset, None, ()))
+    # stack of (level, id, path, child count) for the open ancestors of the next heading
+    stack: list[tuple[int, str, tuple[str, ...]]] = []
+    children: dict[str | None, int] = {}
+    for index, heading in enumerate(headings):
+        while stack and stack[-1][0] >= heading.level:
+            stack.pop()
+        parent = stack[-1][1] if stack else None
+        ordinal = children.get(parent, 0) + 1
+        children[parent] = ordinal
+        section_id = f"{parent}.{ordinal}" if parent else f"s{ordinal}"
+        path = (stack[-1][2] if stack else ()) + (heading.text,)
+        end = next((h.offset for h in headings[index + 1 :] if h.level <= heading.level), data_size)
+        sections.append(
+            Section(
+                section_id, heading.level, heading.text, heading.offset,
+                end - heading.offset, parent, path,
+            )
+        )  # fmt: skip
+        stack.append((heading.level, section_id, path))
+    title = next((h.text for h in headings if h.level == 1), None)
+    return Outline(tuple(sections), data_size, title)
+
+
+def _headings(markdown: str) -> list[_Heading]:
+    """The document's headings in order, with the byte offset of each heading's start."""
+    headings: list[_Heading] = []
+    fence: tuple[str, int] | None = None  # (fence character, run length) while inside
+    paragraph_start: int | None = None  # byte offset of the open paragraph's first line
+    paragraph: list[str] = []
+    offset = 0
+    # Lines end at "\n" only (a "\r" before it is dropped below); `str.splitlines`
+    # would also break at U+2028, form feeds and the like, which Markdown does not.
+    for line in _LINES.findall(markdown):
+        start = offset
+        offset += len(line.encode("utf-8"))
+        content = line.rstrip("\r\n")
+        if fence is not None:
+            if _closes(content, fence):
+                fence = None
+            continue
+        opened = _FENCE_OPEN.match(content)
+        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+            fence = (opened.group(1)[0], len(opened.group(1)))
+            paragraph_start, paragraph = None, []
+            continue
+        atx = _ATX.match(content)
+        if atx:
+            text = _ATX_CLOSING.sub("", atx.group(2) or "").strip()
+            headings.append(_Heading(len(atx.group(1)), text, start))
+            paragraph_start, paragraph = None, []
+            continue
+        if not content.strip():
+            paragraph_start, paragraph = None, []
+            continue
+        underline = _SETEXT.match(content)
+        if underline and paragraph_start is not None:
+            level = 1 if underline.group(1)[0] == "=" else 2
+            text = " ".join(part.strip() for part in paragraph)
+            headings.append(_Heading(level, text, paragraph_start))
+            paragraph_start, paragraph = None, []
+            continue
+        if paragraph_start is None:
+            if _NOT_PARAGRAPH.match(content) or _SETEXT.match(content):
+                continue  # quote, table, list item, indented code, thematic break
+            paragraph_start = start
+        paragraph.append(content)
+    return headings
+
+
+def _closes(line: str, fence: tuple[str, int]) -> bool:
+    """Whether `line` closes a fence of `fence[1]` or more `fence[0]` characters."""
+    char, length = fence
+    stripped = line.strip()
+    if len(line) - len(line.lstrip(" ")) > 3 or len(stripped) < length:
+        return False
+    return stripped == char * len(stripped)
+
+
+def _comparable(text: str) -> str:
+    return " ".join(text.split()).casefold()

@@ -1,0 +1,201 @@
+"""`get_paper_outline` and `read_paper_section`: read a paper by its structure.
+
+Both queries gather the paper's complete Markdown for one content version
+(`whole_markdown.read_document`, through the disk cache like every read) and parse its
+headings (`outline.parse_outline`). The outline lists the sections with their byte
+offsets; a section read returns one section, subsections included, within a byte
+budget.
+
+A section that does not fit the budget is cut on a UTF-8 character boundary,
+preferably at the end of a paragraph (a blank line) in the last quarter of the
+budget, else at a line end there, and the answer carries a `read_paper` cursor at
+the byte where the text stopped. That cursor is an ordinary `read_paper` cursor
+(same signature, expiry, paper and version checks, 64 KiB chunks), so a reader
+continues with `read_paper(paper, cursor)`: the two tools compose, and no second
+cursor kind exists. The continuation reads on to the end of the paper, not just
+the section; the outline's offsets say where the section ends.
+
+Papers outside the catalog have no stored Markdown: both queries answer
+`NoMarkdown` for them, after the usual public-metadata lookup has shown that the
+reference is not just another spelling of a catalog paper.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from pwc_local.catalog.cursors import MAX_REFERENCE_CHARS, CursorCodec, CursorState, source_for
+from pwc_local.catalog.errors import (
+    Ambiguous,
+    HTTPStatusError,
+    NoMarkdown,
+    NotFound,
+    UsageError,
+    is_missing,
+)
+from pwc_local.catalog.http import CatalogSource
+from pwc_local.catalog.outline import Outline, Section, parse_outline
+from pwc_local.catalog.public import catalog_or_public
+from pwc_local.catalog.reading import DEFAULT_CHUNK_LIMIT, missing_markdown_error
+from pwc_local.catalog.references import resolve_paper
+from pwc_local.catalog.whole_markdown import Document, char_boundary, read_document
+
+MIN_SECTION_BYTES = 1024
+MAX_SECTION_BYTES = 65536
+DEFAULT_SECTION_BYTES = 16384
+MAX_SECTION_QUERY_CHARS = 500
+MAX_CANDIDATES = 10
+
+OUTSIDE_CATALOG_MESSAGE = (
+    "this paper is not in the catalog, so no stored Markdown is available; use "
+    "get_paper_info for its metadata and links"
+)
+
+
+@dataclass(frozen=True)
+class PaperOutline:
+    """The outline of `paper` (canonical ID) at content `version`."""
+
+    paper: str
+    version: str
+    outline: Outline
+
+
+@dataclass(frozen=True)
+class SectionRead:
+    """One `read_paper_section` answer.
+
+    `markdown` is the section's text from its start; `truncated` says it was cut at
+    `max_bytes`, and then `next_cursor` continues with `read_paper` at byte
+    `offset + len(markdown in bytes)` of the paper.
+    """
+
+    paper: str
+    version: str
+    section: Section
+    markdown: str
+    truncated: bool
+    next_cursor: str | None
+
+
+async def get_paper_outline(catalog: CatalogSource, paper: str) -> PaperOutline:
+    """The section tree of `paper`'s Markdown (see `outline` for the rules)."""
+    document = await _document(catalog, _reference(paper))
+    return PaperOutline(document.paper, document.version, parse_outline(document.text))
+
+
+async def read_paper_section(
+    catalog: CatalogSource,
+    codec: CursorCodec,
+    paper: str,
+    section: str,
+    *,
+    max_bytes: int = DEFAULT_SECTION_BYTES,
+    now: float | None = None,
+) -> SectionRead:
+    """One section of `paper`, by section ID (`s2.1`) or heading text, within `max_bytes`.
+
+    Raises `UsageError` for a bad budget or an empty section, `NotFound` when no
+    section matches, `Ambiguous` (listing the candidates' IDs) when several headings
+    match, plus the errors of `get_paper_outline`.
+    """
+    reference = _reference(paper)
+    wanted = section.strip() if isinstance(section, str) else ""
+    if not wanted:
+        raise UsageError("section cannot be empty; pass a section ID from get_paper_outline")
+    if len(wanted) > MAX_SECTION_QUERY_CHARS:
+        raise UsageError(f"section must be at most {MAX_SECTION_QUERY_CHARS} characters")
+    if isinstance(max_bytes, bool) or not MIN_SECTION_BYTES <= max_bytes <= MAX_SECTION_BYTES:
+        raise UsageError(f"max_bytes must be from {MIN_SECTION_BYTES} to {MAX_SECTION_BYTES}")
+    instant = time.time() if now is None else now
+    document = await _document(catalog, reference)
+    chosen = find_section(parse_outline(document.text), wanted)
+    data = document.data
+    body = data[chosen.offset : chosen.end]
+    if len(body) <= max_bytes:
+        return SectionRead(
+            document.paper, document.version, chosen, body.decode("utf-8"), False, None
+        )
+    cut = cut_point(body, max_bytes)
+    state = CursorState(
+        ref=reference,
+        paper=document.paper,
+        source=source_for(document.paper),
+        version=document.version,
+        offset=chosen.offset + cut,
+        limit=DEFAULT_CHUNK_LIMIT,
+        exp=codec.expiry_for_new_read(instant),
+    )
+    return SectionRead(
+        document.paper,
+        document.version,
+        chosen,
+        body[:cut].decode("utf-8"),
+        True,
+        codec.mint(state, now=instant),
+    )
+
+
+def find_section(outline: Outline, wanted: str) -> Section:
+    """The section `wanted` names: an ID first, else a unique heading (any case)."""
+    by_id = outline.by_id(wanted)
+    if by_id is not None:
+        return by_id
+    matches = outline.by_heading(wanted)
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise NotFound(
+            f"Section not found: {wanted[:80]!r}; call get_paper_outline for the section IDs "
+            "and headings"
+        )
+    listed = "; ".join(f"{s.id} ({' > '.join(s.path)})" for s in matches[:MAX_CANDIDATES])
+    more = f" and {len(matches) - MAX_CANDIDATES} more" if len(matches) > MAX_CANDIDATES else ""
+    raise Ambiguous(
+        f"Several sections are headed {wanted[:80]!r}: {listed}{more}; pass one of these "
+        "section IDs"
+    )
+
+
+def cut_point(body: bytes, budget: int) -> int:
+    """Where to cut `body` to at most `budget` bytes: a paragraph end if one is near.
+
+    Looks for the end of a blank line, then for a line end, within the last quarter of
+    the budget; otherwise cuts at the last character boundary that fits.
+    """
+    limit = char_boundary(body, budget)
+    floor = budget - budget // 4
+    window = body[:limit]
+    for separator in (b"\n\n", b"\n"):
+        found = window.rfind(separator, floor)
+        if found != -1:
+            return found + len(separator)
+    return limit
+
+
+def _reference(paper: object) -> str:
+    reference = paper.strip() if isinstance(paper, str) else ""
+    if not reference:
+        raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
+    if len(reference) > MAX_REFERENCE_CHARS:
+        raise UsageError(f"paper must be at most {MAX_REFERENCE_CHARS} characters")
+    return reference
+
+
+async def _document(catalog: CatalogSource, reference: str) -> Document:
+    """The whole Markdown `reference` names; public-fallback aware; `NoMarkdown` when none."""
+
+    async def from_catalog(spelling: str) -> Document:
+        canonical = await resolve_paper(catalog, spelling)
+        try:
+            return await read_document(catalog, canonical)
+        except HTTPStatusError as exc:
+            if not is_missing(exc):
+                raise
+            raise await missing_markdown_error(catalog, spelling, canonical) from exc
+
+    outcome = await catalog_or_public(catalog, reference, from_catalog)
+    if isinstance(outcome, Document):
+        return outcome
+    raise NoMarkdown(OUTSIDE_CATALOG_MESSAGE)

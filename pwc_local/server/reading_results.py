@@ -1,0 +1,137 @@
+"""The answers of the reading tools: output models, projections and text blocks.
+
+`get_paper_outline`, `read_paper_section` and `cite_paper` (declared in the contract
+table, group `reading`) return these models as `structuredContent`. Their text blocks
+are written for a model that reads only text: the outline as an indented list with
+sizes, the section's Markdown once (not a second JSON copy, as `read_paper` does),
+and the citation document itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pwc_local.server.models import ToolOutput, _Strict
+
+# The models carry no docstrings or field descriptions on purpose: they would be
+# repeated in every session's tools/list (the budget of issue 9 is 4,000 bytes for the
+# three tools). What the fields mean: `offset`/`length` are UTF-8 byte positions in
+# the whole Markdown, a length includes the subsections, `level` 0 is the text
+# before the first heading, and `id` is what read_paper_section takes.
+
+
+class OutlineSection(_Strict):
+    id: str
+    level: int
+    heading: str
+    offset: int
+    length: int
+    parent: str | None = None
+
+
+class PaperOutlineResult(ToolOutput):
+    paper: str
+    title: str | None = None
+    size: int
+    sections: list[OutlineSection]
+
+
+class PaperSectionResult(ToolOutput):
+    paper: str
+    section: OutlineSection
+    markdown: str
+    truncated: bool
+    next_cursor: str | None = None
+
+
+class CitationResult(ToolOutput):
+    paper: str
+    format: Literal["bibtex", "ris", "csl-json"]
+    key: str
+    citation: str
+    in_catalog: bool = True
+
+
+# -- projections --------------------------------------------------------------------------
+
+
+def section_model(section: Any) -> OutlineSection:
+    """The model of an `outline.Section`."""
+    return OutlineSection(
+        id=section.id,
+        level=section.level,
+        heading=section.heading,
+        offset=section.offset,
+        length=section.length,
+        parent=section.parent,
+    )
+
+
+def paper_outline(answer: Any, _arguments: Any = None) -> PaperOutlineResult:
+    """From `sections.PaperOutline`."""
+    outline = answer.outline
+    return PaperOutlineResult(
+        paper=answer.paper,
+        title=outline.title,
+        size=outline.size,
+        sections=[section_model(section) for section in outline.sections],
+    )
+
+
+def paper_section(answer: Any, _arguments: Any = None) -> PaperSectionResult:
+    """From `sections.SectionRead`."""
+    return PaperSectionResult(
+        paper=answer.paper,
+        section=section_model(answer.section),
+        markdown=answer.markdown,
+        truncated=answer.truncated,
+        next_cursor=answer.next_cursor,
+    )
+
+
+def citation(answer: Any, _arguments: Any = None) -> CitationResult:
+    """From `citing.Citation`."""
+    return CitationResult(
+        paper=answer.paper,
+        format=answer.format,
+        key=answer.key,
+        citation=answer.text,
+        in_catalog=answer.in_catalog,
+    )
+
+
+# -- text blocks --------------------------------------------------------------------------
+
+
+def outline_text(result: PaperOutlineResult, _answer: Any = None) -> str:
+    """`Outline of <paper> (<size>): ` then one indented line per section."""
+    lines = [f"Outline of {result.title or result.paper} ({result.paper}, {_size(result.size)}):"]
+    for section in result.sections:
+        indent = "  " * max(section.level - 1, 0)
+        lines.append(
+            f"{indent}- {section.id} {section.heading} "
+            f"[offset {section.offset}, {_size(section.length)}]"
+        )
+    lines.append("Read one with read_paper_section(paper, section=<id>).")
+    return "\n".join(lines)
+
+
+def section_text(result: PaperSectionResult, _answer: Any = None) -> str:
+    """The section's Markdown once, and when cut how to read on."""
+    if not result.truncated or result.next_cursor is None:
+        return result.markdown
+    return (
+        f"{result.markdown}\n\n[Section cut at the byte budget: call read_paper with the same "
+        f"paper and cursor {result.next_cursor} to read on (past the section's end, "
+        f"{result.section.offset + result.section.length} bytes into the paper).]"
+    )
+
+
+def citation_text(result: CitationResult, _answer: Any = None) -> str:
+    return result.citation
+
+
+def _size(length: int) -> str:
+    if length < 1024:
+        return f"{length} B"
+    return f"{length / 1024:.1f} KiB"

@@ -1,0 +1,241 @@
+"""Outlines and section reads: the heading rules, byte offsets, budgets and cursors."""
+
+from __future__ import annotations
+
+import pytest
+
+from pwc_local.catalog.cursors import CursorCodec
+from pwc_local.catalog.errors import (
+    Ambiguous,
+    ExpiredCursor,
+    InvalidCursor,
+    NoMarkdown,
+    NotFound,
+    PaperChanged,
+    UpstreamUnreachable,
+    UsageError,
+)
+from pwc_local.catalog.http import MarkdownChunk
+from pwc_local.catalog.outline import PREAMBLE_ID, parse_outline
+from pwc_local.catalog.reading import read_paper
+from pwc_local.catalog.sections import cut_point, get_paper_outline, read_paper_section
+from pwc_local.catalog.whole_markdown import Document, slice_chunk
+from tests.fake_catalog import big_document
+from tests.scripted_catalog import ScriptedCatalog, error, markdown_pages
+
+pytestmark = pytest.mark.anyio
+
+NOW = 1_700_000_000.0
+READ = "research/papers/1706.03762/read"
+
+DOCUMENT = (
+    "Front matter before any heading.\n\n"
+    "# Attention Is All You Need\n\n"
+    "## Abstract\n\nWe propose the Transformer. αβγ\n\n"
+    "## Method\n\n"
+    "```python\n# a comment, not a heading\n```\n\n"
+    "### Attention\n\n" + "Scaled dot-product attention 注意力. " * 200 + "\n\n"
+    "### Results\n\nBLEU 28.4.\n\n"
+    "## Results\n\nMore results 🚀.\n"
+)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def codec() -> CursorCodec:
+    return CursorCodec("secret-one", ttl=3600)
+
+
+@pytest.fixture
+def scripted() -> ScriptedCatalog:
+    catalog = ScriptedCatalog()
+    catalog.on(READ, lambda params: markdown_pages(DOCUMENT, params))
+    catalog.on("papers/1706.03762", {"id": "755", "arxiv_id": "1706.03762"})
+    return catalog
+
+
+# -- the parser ------------------------------------------------------------------------
+
+
+def test_sections_tile_the_document_and_nest() -> None:
+    outline = parse_outline(DOCUMENT)
+    data = DOCUMENT.encode()
+    ids = [(s.id, s.level, s.heading) for s in outline.sections]
+    assert ids == [
+        (PREAMBLE_ID, 0, "(text before the first heading)"),
+        ("s1", 1, "Attention Is All You Need"),
+        ("s1.1", 2, "Abstract"),
+        ("s1.2", 2, "Method"),
+        ("s1.2.1", 3, "Attention"),
+        ("s1.2.2", 3, "Results"),
+        ("s1.3", 2, "Results"),
+    ]
+    assert outline.title == "Attention Is All You Need"
+    assert outline.size == len(data)
+    for section in outline.sections[1:]:
+        assert data[section.offset :].startswith(b"#" * section.level + b" ")
+    assert b"".join(data[s.offset : s.end] for s in outline.top_level()) == data
+    method = outline.by_id("S1.2")
+    assert method is not None and method.end == outline.sections[-1].offset
+
+
+@pytest.mark.parametrize(
+    ("text", "headings"),
+    [
+        ("````\n# no\n```\n# still code\n````\n# yes\n", ["yes"]),
+        ("~~~\n# no\n```\n~~~~\n## yes\n", ["yes"]),
+        ("```\n# never closed\n", []),
+        ("    # indented code\n#hashtag\n", []),
+        ("# Closing hashes ##\n## C#\n", ["Closing hashes", "C#"]),
+        ("Setext one\n===\n\nSetext\ntwo lines\n---\n", ["Setext one", "Setext two lines"]),
+        ("para\n\n---\n\n- item\n---\n| a |\n---\n", []),
+        ("text\u2028# not a line start\n# CRLF\r\nbody\n", ["CRLF"]),
+    ],
+)
+def test_heading_rules(text: str, headings: list[str]) -> None:
+    found = [s.heading for s in parse_outline(text).sections if s.level > 0]
+    assert found == (headings or ["(untitled document)"])
+
+
+def test_no_headings_is_one_section() -> None:
+    outline = parse_outline("just text\n")
+    assert [(s.id, s.offset, s.length) for s in outline.sections] == [("s1", 0, 10)]
+    assert outline.title is None
+
+
+def test_big_fixture_offsets_are_bytes() -> None:
+    document = big_document()
+    data = document.encode()
+    outline = parse_outline(document)
+    assert [s.id for s in outline.sections] == ["s1", "s1.1", "s1.2"]
+    last = outline.sections[-1]
+    assert data[last.offset : last.end] == "## End of appendix ✅\n".encode()
+    assert last.end == len(data)
+
+
+def test_cut_prefers_a_paragraph_end_near_the_budget() -> None:
+    body = b"a" * 900 + b"\n\n" + b"b" * 500
+    assert cut_point(body, 1024) == 902
+    line = b"a" * 900 + b"\n" + b"b" * 500
+    assert cut_point(line, 1024) == 901
+    early = b"a" * 100 + b"\n\n" + "é".encode() * 600
+    cut = cut_point(early, 1024)
+    assert cut == 1024 and early[:cut].decode()
+
+
+def test_slice_chunk_matches_the_catalog_rule() -> None:
+    text = "αβγ" * 10
+    document = Document("1706.03762", "0" * 64, text)
+    chunk = slice_chunk(document, 2, 5)
+    assert chunk == MarkdownChunk("βγ", "0" * 64, True, 6)
+
+
+# -- the queries -----------------------------------------------------------------------
+
+
+async def test_outline_query(scripted: ScriptedCatalog) -> None:
+    async with scripted.client() as catalog:
+        result = await get_paper_outline(catalog, "1706.03762")
+    assert result.paper == "1706.03762"
+    assert len(result.version) == 64
+    assert [s.id for s in result.outline.sections][:2] == ["s0", "s1"]
+
+
+async def test_outline_without_markdown() -> None:
+    scripted = ScriptedCatalog()
+    scripted.on(READ, lambda params: error(404, "Paper Markdown was not found"))
+    scripted.on("papers/1706.03762", {"id": "755", "arxiv_id": "1706.03762"})
+    async with scripted.client() as catalog:
+        with pytest.raises(NoMarkdown):
+            await get_paper_outline(catalog, "1706.03762")
+
+
+async def test_section_by_id_and_heading(scripted: ScriptedCatalog, codec: CursorCodec) -> None:
+    data = DOCUMENT.encode()
+    outline = parse_outline(DOCUMENT)
+    async with scripted.client() as catalog:
+        abstract = await read_paper_section(catalog, codec, "1706.03762", "ABSTRACT", now=NOW)
+        front = await read_paper_section(catalog, codec, "1706.03762", "s0", now=NOW)
+        with pytest.raises(Ambiguous, match=r"s1\.2\.2 .*s1\.3"):
+            await read_paper_section(catalog, codec, "1706.03762", "results", now=NOW)
+        with pytest.raises(NotFound, match="Section not found"):
+            await read_paper_section(catalog, codec, "1706.03762", "Nope", now=NOW)
+        with pytest.raises(UsageError, match="max_bytes"):
+            await read_paper_section(catalog, codec, "1706.03762", "s1", max_bytes=10, now=NOW)
+    section = outline.sections[2]
+    assert abstract.markdown.encode() == data[section.offset : section.end]
+    assert not abstract.truncated and abstract.next_cursor is None
+    assert front.markdown == "Front matter before any heading.\n\n"
+
+
+async def test_cut_section_continues_with_read_paper(
+    scripted: ScriptedCatalog, codec: CursorCodec
+) -> None:
+    data = DOCUMENT.encode()
+    async with scripted.client() as catalog:
+        part = await read_paper_section(catalog, codec, "1706.03762", "s1", max_bytes=1024, now=NOW)
+        assert part.truncated and part.next_cursor
+        assert len(part.markdown.encode()) <= 1024
+        pieces = [part.markdown]
+        cursor: str | None = part.next_cursor
+        while cursor:
+            chunk = await read_paper(catalog, codec, "1706.03762", cursor, now=NOW)
+            pieces.append(chunk.markdown)
+            cursor = chunk.next_cursor
+        tampered = part.next_cursor[:-2] + ("A" if part.next_cursor[-2] != "A" else "B") + "x"
+        with pytest.raises(InvalidCursor):
+            await read_paper(catalog, codec, "1706.03762", tampered, now=NOW)
+    offset = parse_outline(DOCUMENT).sections[1].offset
+    assert "".join(pieces).encode() == data[offset:]
+
+
+async def test_section_cursor_continues_from_cached_chunks_in_an_outage(
+    codec: CursorCodec,
+) -> None:
+    """An odd-offset chunk that is not cached is cut from the standard chunks."""
+    chunks: dict[tuple[int, int], MarkdownChunk] = {}
+
+    class Flaky:
+        online = True
+
+        async def get_json(self, path: str, params: object = None, **_: object) -> object:
+            raise UpstreamUnreachable("down")
+
+        async def read_markdown(
+            self, paper: str, *, offset: int, limit: int, content_version: str | None
+        ) -> MarkdownChunk:
+            if (offset, limit) in chunks:
+                return chunks[(offset, limit)]
+            if not self.online:
+                raise UpstreamUnreachable("down")
+            chunk = slice_chunk(Document(paper, "a" * 64, DOCUMENT), offset, limit)
+            chunks[(offset, limit)] = chunk
+            return chunk
+
+    flaky = Flaky()
+    part = await read_paper_section(flaky, codec, "1706.03762", "s1", max_bytes=1024, now=NOW)
+    flaky.online = False
+    assert part.next_cursor
+    rest = await read_paper(flaky, codec, "1706.03762", part.next_cursor, now=NOW)
+    assert (part.markdown + rest.markdown).encode() == DOCUMENT.encode()[
+        parse_outline(DOCUMENT).sections[1].offset :
+    ]
+
+
+async def test_section_cursors_get_read_papers_checks(codec: CursorCodec) -> None:
+    """Expiry and content version are checked exactly as for read_paper's own cursors."""
+    current = {"text": DOCUMENT}
+    scripted = ScriptedCatalog()
+    scripted.on(READ, lambda params: markdown_pages(current["text"], params))
+    async with scripted.client() as catalog:
+        part = await read_paper_section(catalog, codec, "1706.03762", "s1", max_bytes=1024, now=NOW)
+        assert part.next_cursor
+        with pytest.raises(ExpiredCursor):
+            await read_paper(catalog, codec, "1706.03762", part.next_cursor, now=NOW + 3601)
+        current["text"] = DOCUMENT.replace("BLEU 28.4", "BLEU 41.8")
+        with pytest.raises(PaperChanged):
+            await read_paper(catalog, codec, "1706.03762", part.next_cursor, now=NOW)
