@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pwc_local.commands.arguments import ArgumentError, build_arguments, describe_parameter
+from pwc_local.commands.tool_words import ArgumentError, build_arguments, describe_parameter
 from tests.fake_catalog import FakeCatalog
 from tests.installed import EXECUTABLE, InstalledServer
 

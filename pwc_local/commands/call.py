@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from pwc_local.commands.arguments import ArgumentError, build_arguments, describe_parameter
+from pwc_local.commands.tool_words import ArgumentError, build_arguments, describe_parameter
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 # The SDK puts this in front of every tool error; a terminal wants the code first.
