@@ -86,6 +86,11 @@ def test_saved_papers_are_read_whole_and_searched_with_no_network(
         requests = len(fake_catalog.requests)
 
         async with home.session() as offline:
+            listed = await offline.call_tool("list_library", {})
+            links = {item.uri for item in listed.content if item.type == "resource_link"}
+            # The cache is gone; the library alone says which Markdown resolves.
+            assert f"pwc://papers/{SMALL}/markdown" in {str(uri) for uri in links}
+            assert f"pwc://papers/{BIG}/markdown" not in {str(uri) for uri in links}
             listing = await call(offline, "list_library")
             assert sorted(row["paper"] for row in listing["results"]) == sorted(online)
             for paper, expected in online.items():

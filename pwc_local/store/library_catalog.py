@@ -85,6 +85,18 @@ class LibraryCatalog:
             for_call(self.inner, freshness), self.library, namespace=self.namespace
         )
 
+    async def whole_markdown_cached(self, paper: str, *, limit: int = 65536) -> bool:
+        """Whether `pwc://papers/{paper}/markdown` resolves locally (one read of `limit`).
+
+        A saved paper answers from the library, also after `cache clear`; anything
+        else is the cache's to say.
+        """
+        saved = await _quietly(self.library.get, paper)
+        if saved is not None and saved.markdown is not None:
+            return len(saved.markdown.encode("utf-8")) <= limit
+        probe = getattr(self.inner, "whole_markdown_cached", None)
+        return bool(await probe(paper, limit=limit)) if probe is not None else False
+
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
     ) -> T:
