@@ -460,6 +460,9 @@ def test_saved_papers_are_outlined_sectioned_and_cited_with_the_cache_cleared(
     session.fake.faults.refuse_connections()
     assert session.ok("get_paper_outline", paper=SAVED_PAPER)["sections"] == outline["sections"]
     assert session.ok("cite_paper", paper=SAVED_PAPER, format="ris")["citation"] == citation
+    # The cleared cache took the completion vocabulary with it: this comes from the library.
+    papers = ResourceTemplateReference(uri="pwc://papers/{paper}", type="ref/resource")
+    assert SAVED_PAPER in session.complete(papers, "paper", "deep residual")
     document = session.fake.markdown(SAVED_PAPER)
     assert document is not None
     last = outline["sections"][-1]
