@@ -191,25 +191,18 @@ def session(env: Mapping[str, str], calls: int) -> list[tuple[str, str, str, flo
         ),
         chunk=lambda peer: peer.call("read_paper", paper=BIG_PAPER, cursor=cursor),
     )
-    bare = measure(
-        BARE,
-        env,
-        calls,
-        call=lambda peer, i: peer.call("echo", text=str(i)),
-        pipelined=lambda peer, i: peer.send(
-            "tools/call", {"name": "echo", "arguments": {"text": str(i)}}
-        ),
-        chunk=lambda peer: peer.call("chunk"),
-    )
-    transport = measure(
-        BARE_OUR_STDIO,
-        env,
-        calls,
-        call=lambda peer, i: peer.call("echo", text=str(i)),
-        pipelined=lambda peer, i: peer.send(
-            "tools/call", {"name": "echo", "arguments": {"text": str(i)}}
-        ),
-        chunk=lambda peer: peer.call("chunk"),
+    bare, transport = (
+        measure(
+            argv,
+            env,
+            calls,
+            call=lambda peer, i: peer.call("echo", text=str(i)),
+            pipelined=lambda peer, i: peer.send(
+                "tools/call", {"name": "echo", "arguments": {"text": str(i)}}
+            ),
+            chunk=lambda peer: peer.call("chunk"),
+        )
+        for argv in (BARE, BARE_OUR_STDIO)  # the floor, then the floor on our transport
     )
     first = ratio(ours["first"], ours["second"])
     floor_first = ratio(bare["first"], bare["second"])
