@@ -236,14 +236,10 @@ def encode_entry(value: Any, *, cached_at: float, expires_at: float) -> bytes:
 
 def decode_entry(blob: Any) -> Entry | None:
     """The entry sealed in `blob`, or `None` when it is not exactly what we wrote."""
-    if not isinstance(blob, bytes) or len(blob) < _HEADER.size:
+    times = check_entry(blob)
+    if times is None:
         return None
-    magic, cached_at, expires_at, digest = _HEADER.unpack_from(blob)
-    view = memoryview(blob)
-    if magic != _MAGIC or digest != _digest(view[:_SEALED], view[_HEADER.size :]):
-        return None
-    if not math.isfinite(cached_at) or math.isnan(expires_at):
-        return None
+    cached_at, expires_at = times
     try:
         value = json.loads(blob[_HEADER.size :].decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
