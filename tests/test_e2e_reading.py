@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp_types import CallToolResult, PromptReference, ResourceTemplateReference
 
@@ -22,10 +21,10 @@ from tests.fake_catalog import (
     BIG_MARKDOWN_ARXIV_ID,
     MISSING_ARXIV_ID,
     NO_MARKDOWN_ARXIV_ID,
-    FakeCatalog,
     big_document,
 )
 from tests.installed import EXECUTABLE, InstalledServer
+from tests.live_session import LiveSession, serve_module
 
 ATTENTION_ARXIV_ID = "1706.03762"
 # Papers whose Markdown or title a test changes, one per test: the server's cache
@@ -40,19 +39,8 @@ pytestmark = pytest.mark.e2e
 TIMEOUT_SECONDS = 3
 
 
-class Session:
-    """A live stdio session with the spawned server, usable from synchronous tests."""
-
-    def __init__(
-        self, portal: BlockingPortal, client: Client, fake: FakeCatalog, env: dict[str, str]
-    ) -> None:
-        self.portal = portal
-        self.client = client
-        self.fake = fake
-        self.env = env
-
-    def call(self, name: str, **arguments: Any) -> CallToolResult:
-        return self.portal.call(self.client.call_tool, name, arguments)
+class Session(LiveSession):
+    """The module's live session; `ok()` returns a successful answer's structuredContent."""
 
     def ok(self, name: str, **arguments: Any) -> dict[str, Any]:
         result = self.call(name, **arguments)
@@ -60,41 +48,13 @@ class Session:
         assert result.structured_content is not None
         return result.structured_content
 
-    def error(self, name: str, **arguments: Any) -> str:
-        result = self.call(name, **arguments)
-        assert result.is_error
-        text = result.content[0].text
-        prefix = f"Error executing tool {name}: "
-        assert text.startswith(prefix), text
-        return text[len(prefix) :]
-
-    def complete(self, ref: PromptReference | ResourceTemplateReference, name: str, value: str):
-        result = self.portal.call(self.client.complete, ref, {"name": name, "value": value})
-        return result.completion.values
-
-    def read(self, uri: str) -> str:
-        result = self.portal.call(self.client.read_resource, uri)
-        assert len(result.contents) == 1
-        return result.contents[0].text
-
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    fake = FakeCatalog().start()
-    server = InstalledServer(
-        tmp_path_factory.mktemp("reading"),
-        fake.api_url,
-        PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS),
-        # Offline tests refuse connections; the next test must find the catalog again.
-        PWC_MCP_LOCAL_OUTAGE_HOLD="0",
-    )
-    try:
-        with start_blocking_portal() as portal:
-            client = Client(server.params(), mode="legacy", cache=None)
-            with portal.wrap_async_context_manager(client) as live:
-                yield Session(portal, live, fake, server.env)
-    finally:
-        fake.stop()
+    with serve_module(
+        tmp_path_factory.mktemp("reading"), Session, PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS)
+    ) as live:
+        yield live
 
 
 @pytest.fixture(autouse=True)

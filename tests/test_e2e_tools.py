@@ -18,10 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult
 
 from pwc_local.server.contract import TOOLS
 from tests.fake_catalog import (
@@ -33,26 +30,17 @@ from tests.fake_catalog import (
     NO_MARKDOWN_ARXIV_ID,
     SAME_TITLE,
     SAME_TITLE_ARXIV_IDS,
-    FakeCatalog,
     big_document,
 )
-from tests.installed import InstalledServer
+from tests.live_session import LiveSession, serve_module
 
 pytestmark = pytest.mark.e2e
 
 TIMEOUT_SECONDS = 3  # the catalog timeout of the spawned server (the slow-fault test waits it out)
 
 
-class Session:
-    """A live stdio session with the spawned server, usable from synchronous tests."""
-
-    def __init__(self, portal: BlockingPortal, client: Client, fake: FakeCatalog) -> None:
-        self.portal = portal
-        self.client = client
-        self.fake = fake
-
-    def call(self, name: str, **arguments: Any) -> CallToolResult:
-        return self.portal.call(self.client.call_tool, name, arguments)
+class Session(LiveSession):
+    """The module's live session; every successful answer meets `ok()`'s checks."""
 
     def ok(self, name: str, **arguments: Any) -> dict[str, Any]:
         """Call a tool that must succeed; its structuredContent."""
@@ -67,40 +55,18 @@ class Session:
         return result.structured_content
 
     def error(self, name: str, **arguments: Any) -> str:
-        """Call a tool that must fail; the message after the SDK's prefix."""
+        """Call a tool that must fail: one content item; the message after the SDK's prefix."""
         result = self.call(name, **arguments)
-        assert result.is_error
         assert len(result.content) == 1
-        prefix = f"Error executing tool {name}: "
-        text = result.content[0].text
-        assert text.startswith(prefix), text
-        return text[len(prefix) :]
-
-    def read(self, uri: str) -> str:
-        result = self.portal.call(self.client.read_resource, uri)
-        assert len(result.contents) == 1
-        return result.contents[0].text
+        return self.message(name, result)
 
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    fake = FakeCatalog().start()
-    installed = InstalledServer(
-        tmp_path_factory.mktemp("home"),
-        fake.api_url,
-        PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS),
-        # One server serves the whole module: a timeout provoked by one test must not
-        # hold later tests off the catalog (the hold has its own e2e test).
-        PWC_MCP_LOCAL_OUTAGE_HOLD="0",
-    )
-    params = installed.params()
-    try:
-        with start_blocking_portal() as portal:
-            client = Client(params, mode="legacy", cache=None)
-            with portal.wrap_async_context_manager(client) as live:
-                yield Session(portal, live, fake)
-    finally:
-        fake.stop()
+    with serve_module(
+        tmp_path_factory.mktemp("home"), Session, PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS)
+    ) as live:
+        yield live
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,79 @@
+"""One installed server per test module, driven from synchronous tests.
+
+`serve_module(root, **settings)` starts a fresh loopback fake catalog and the
+installed `pwc-mcp-local` (`tests.installed.InstalledServer`) against it, opens
+an SDK client session in a blocking portal, and yields a `LiveSession`. Modules
+that share one server for all their tests use it from a module-scoped fixture and
+add their own `ok()`, with the assertions every successful answer there must meet.
+
+The spawned server runs with `PWC_MCP_LOCAL_OUTAGE_HOLD=0`: one server serves many
+tests, and a refused connection or timeout provoked by one test must not hold the
+next ones off the catalog (the hold itself has its own e2e test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client
+from mcp_types import CallToolResult, PromptReference, ResourceTemplateReference
+
+from tests.fake_catalog import FakeCatalog
+from tests.installed import InstalledServer
+
+
+class LiveSession:
+    """A live stdio session with the spawned server, usable from synchronous tests."""
+
+    def __init__(
+        self, portal: BlockingPortal, client: Client, fake: FakeCatalog, env: dict[str, str]
+    ) -> None:
+        self.portal = portal
+        self.client = client
+        self.fake = fake
+        self.env = env
+
+    def call(self, name: str, **arguments: Any) -> CallToolResult:
+        return self.portal.call(self.client.call_tool, name, arguments)
+
+    def error(self, name: str, **arguments: Any) -> str:
+        """Call a tool that must fail; the message after the SDK's prefix."""
+        return self.message(name, self.call(name, **arguments))
+
+    @staticmethod
+    def message(name: str, result: CallToolResult) -> str:
+        """The error text of a failed call of tool `name`, after the SDK's prefix."""
+        assert result.is_error
+        prefix = f"Error executing tool {name}: "
+        text = result.content[0].text
+        assert text.startswith(prefix), text
+        return text[len(prefix) :]
+
+    def complete(
+        self, ref: PromptReference | ResourceTemplateReference, name: str, value: str
+    ) -> list[str]:
+        result = self.portal.call(self.client.complete, ref, {"name": name, "value": value})
+        return result.completion.values
+
+    def read(self, uri: str) -> str:
+        result = self.portal.call(self.client.read_resource, uri)
+        assert len(result.contents) == 1
+        return result.contents[0].text
+
+
+@contextmanager
+def serve_module(root: Path, session_class: type[LiveSession], **settings: str) -> Iterator[Any]:
+    """A fake catalog, the installed server against it, and a `session_class` session."""
+    fake = FakeCatalog().start()
+    server = InstalledServer(root, fake.api_url, PWC_MCP_LOCAL_OUTAGE_HOLD="0", **settings)
+    try:
+        with start_blocking_portal() as portal:
+            client = Client(server.params(), mode="legacy", cache=None)
+            with portal.wrap_async_context_manager(client) as live:
+                yield session_class(portal, live, fake, server.env)
+    finally:
+        fake.stop()
