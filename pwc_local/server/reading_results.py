@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pwc_local.config import format_size
 from pwc_local.server.models import ToolOutput, _Strict
 
 # The models carry no docstrings or field descriptions on purpose: they would be
@@ -105,12 +106,13 @@ def citation(answer: Any, _arguments: Any = None) -> CitationResult:
 
 def outline_text(result: PaperOutlineResult, _answer: Any = None) -> str:
     """`Outline of <paper> (<size>): ` then one indented line per section."""
-    lines = [f"Outline of {result.title or result.paper} ({result.paper}, {_size(result.size)}):"]
+    size = format_size(result.size)
+    lines = [f"Outline of {result.title or result.paper} ({result.paper}, {size}):"]
     for section in result.sections:
         indent = "  " * max(section.level - 1, 0)
         lines.append(
             f"{indent}- {section.id} {section.heading} "
-            f"[offset {section.offset}, {_size(section.length)}]"
+            f"[offset {section.offset}, {format_size(section.length)}]"
         )
     lines.append("Read one with read_paper_section(paper, section=<id>).")
     return "\n".join(lines)
@@ -129,9 +131,3 @@ def section_text(result: PaperSectionResult, _answer: Any = None) -> str:
 
 def citation_text(result: CitationResult, _answer: Any = None) -> str:
     return result.citation
-
-
-def _size(length: int) -> str:
-    if length < 1024:
-        return f"{length} B"
-    return f"{length / 1024:.1f} KiB"
