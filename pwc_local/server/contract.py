@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from mcp_types import ToolAnnotations
@@ -159,7 +160,7 @@ class ToolSpec:
     annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
     links: Callable[[Any], list[links.PaperLink]] | None = None
 
-    @property
+    @cached_property  # asked on every tools/call; the params never change
     def references(self) -> frozenset[str]:
         """Parameters naming a paper or an entity: a JSON number there is read as text."""
         return frozenset(p.name for p in self.params if p.type in REFERENCE_TYPES)
