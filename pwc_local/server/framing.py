@@ -274,7 +274,9 @@ def _text_problem(doc: dict[str, Any]) -> Rejected | ToolRefusal | None:
 def encode_message(message: JSONRPCMessage) -> bytes:
     """Serialise an outgoing message as one line of UTF-8 bytes ending in b"\\n"."""
     try:
-        data = message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+        # The serializer's own bytes: model_dump_json would decode them to a str that
+        # we would encode again, two copies of every 64 KiB chunk.
+        data = message.__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
     except Exception:
         # Lone surrogates (e.g. from undecodable file names) cannot be UTF-8; as JSON
         # escapes they still can travel.
