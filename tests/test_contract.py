@@ -298,7 +298,7 @@ def test_start_up_imports_no_network_cache_or_query_modules() -> None:
             [sys.executable, "-c", script], capture_output=True, text=True, check=True
         ).stdout.split()
     )
-    assert "pwc_local.server.tools" in loaded  # the probe did build the server
+    assert "pwc_local.server.app" in loaded  # the probe did build the server
     heavy = {
         "httpx",
         "diskcache",

@@ -1,12 +1,14 @@
 """The MCP server: identity, instructions, tools, resources and prompts, served on stdio.
 
 `build_server(settings)` assembles an `MCPServer` and does nothing else: no network,
-no cache, no key file, so a client's spawn-to-`initialize` time stays close to that
-of a bare SDK server. Serving then prepares the tool listing in a thread while
-`initialize` is answered, and the catalog source (`pwc_local.runtime.LazyRuntime`)
-is built in a thread once the client says `notifications/initialized`, so neither
-the first `tools/list` nor the first tool call pays for them. The runtime is closed
-when the session ends (the server lifespan).
+no cache, no key file, not even the tool table, the output models, the resource
+templates or the prompts, so a client's spawn-to-`initialize` time stays close to
+that of a bare SDK server. Once the client says `notifications/initialized`, one
+thread prepares the tool listing (from this installation's saved snapshot when there
+is one) and registers tools, templates and prompts, and then the catalog source
+(`pwc_local.runtime.LazyRuntime`) is built, so neither the first `tools/list` nor
+the first tool call pays for them. The runtime is closed when the session ends (the
+server lifespan).
 
 `PwcServer` adjusts three SDK behaviours in `call_tool`, the SDK's public entry
 point for a `tools/call`, so that every tool error carries a code:
@@ -30,10 +32,10 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.caching import CacheHint
 from mcp.server.lowlevel.helper_types import ReadResourceContents
@@ -47,6 +49,9 @@ from mcp_types import (
     InputRequiredResult,
     NotificationParams,
 )
+from mcp_types import Prompt as MCPPrompt
+from mcp_types import Resource as MCPResource
+from mcp_types import ResourceTemplate as MCPResourceTemplate
 from mcp_types import Tool as MCPTool
 from pydantic import AnyUrl, BaseModel, ValidationError
 
@@ -55,7 +60,6 @@ from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime
 from pwc_local.server import text
 from pwc_local.server.completions import register_completions
-from pwc_local.server.contract import BY_NAME
 from pwc_local.server.errors import (
     error_message,
     prompt_arguments_message,
@@ -63,18 +67,15 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
-from pwc_local.server.hygiene import keep_text_verbatim
 from pwc_local.server.lenient import lenient_arguments
-from pwc_local.server.listing import (
-    load_snapshot,
-    output_model_of,
-    output_schema,
-    save_snapshot,
-    snapshot_path,
-)
-from pwc_local.server.prompts import register_prompts
-from pwc_local.server.resources import UNKNOWN_RESOURCE, register_resources
-from pwc_local.server.tools import CatalogTools, register_tools
+
+# Nothing on the way to `initialize` needs the tool table, the output models, the
+# listing machinery, the resource templates or the prompts: they are imported where
+# they are registered (`ensure_tools`, `ensure_templates`, in the preparation thread)
+# or listed, never at start-up.
+if TYPE_CHECKING:
+    from pwc_local.server.contract import ToolSpec
+    from pwc_local.server.tools import CatalogTools
 
 logger = logging.getLogger(__name__)
 
@@ -92,15 +93,19 @@ CACHE_HINTS = {
 class PwcServer(MCPServer):
     """`MCPServer` whose every tool-call failure, inside a tool or not, carries a code.
 
-    Tools are registered off the protocol's critical path, not at construction:
-    generating every tool's schemas is the largest part of our start-up, and
-    `initialize` needs none of it. `prepare_in_background()` (called by
-    `run_stdio` as serving starts) registers them and generates their compact
-    output schemas (`listing.py`) in a thread, while the client's `initialize`
-    is answered; the first `tools/list` waits for whatever is left, or, when
-    this installation's listing was saved before (`listing.snapshot_path`, next
-    to the cache), answers from that file at once. Called without it (tests),
-    the first `tools/list` or `tools/call` registers them.
+    Nothing is registered at construction that `initialize` does not need. Tools,
+    resource templates and prompts each cost pydantic models and schemas, and the
+    tools need the contract table and the output models too (whose modules are not
+    even imported before then). Serving (`run_stdio`) calls `prepare_after_initialize()`;
+    when the client then says `notifications/initialized`, one thread takes the
+    listing from this installation's saved snapshot when there is one
+    (`listing.snapshot_path`, next to the cache), registers the templates and
+    prompts (`ensure_templates`) and the tools (`ensure_tools`), and, without a
+    snapshot, generates the tools' compact output schemas (`listing.py`). So
+    nothing competes with the answer to `initialize` for the interpreter. The
+    first request that needs any of it waits for that part or does it itself when
+    it comes first; `prepare_in_background()` starts the same thread at once, and
+    without either (tests) the first request does all the work.
 
     For a tool returning `Annotated[CallToolResult, Model]` the listing publishes
     `listing.output_schema(Model)`, the compact schema clients validate
@@ -108,23 +113,34 @@ class PwcServer(MCPServer):
     `Model` itself, so a malformed result is an `internal_error` answer.
 
     When the client says `notifications/initialized`, `on_initialized` (the
-    runtime's warm-up) runs in a thread once the listing is ready, so the first
-    tool call does not pay for the HTTP client and the cache.
+    runtime's warm-up) also runs in a thread, once the tools are registered, so
+    the first tool call does not pay for the HTTP client and the cache.
     """
 
     def __init__(
         self,
         *args: Any,
         register_tools: Callable[[MCPServer], None] | None = None,
+        register_templates: Callable[[MCPServer], None] | None = None,
         on_initialized: Callable[[], None] | None = None,
         **kwargs: Any,
     ) -> None:
+        self._register_templates = register_templates
+        self._registering_templates = threading.Lock()
         self.tool_names: set[str] = set()
         self._register_tools: Callable[[MCPServer], None] | None = register_tools
         self._registering = threading.Lock()
+        self._tools_ready = False
+        # The contract table by tool name, loaded with the tools (`ensure_tools`).
+        self._specs: Mapping[str, ToolSpec] = {}
         self._output_models: dict[str, type[BaseModel]] = {}
         self._listing: list[MCPTool] | None = None
-        self._snapshot: Path | None = None  # where to load or save the listing
+        # Where this installation's listing snapshot is, worked out once (it stats every
+        # source file) by whoever needs it first: the preparation thread or tools/list.
+        self._locate_snapshot: Callable[[], Path] | None = None
+        self._looking_up_snapshot = threading.Lock()
+        self._snapshot: Path | None = None  # where to save the listing once built
+        self._prepare_when_initialized = False
         self._prepared = threading.Event()
         self._on_initialized = on_initialized
         self._background: list[threading.Thread] = []
@@ -136,6 +152,9 @@ class PwcServer(MCPServer):
     def add_tool(  # type: ignore[override]  # forwards every keyword unchanged
         self, fn: Callable[..., Any], name: str | None = None, **kwargs: Any
     ) -> None:
+        from pwc_local.server.hygiene import keep_text_verbatim
+        from pwc_local.server.listing import output_model_of
+
         name = name or fn.__name__
         model = output_model_of(fn)
         if model is not None:
@@ -145,6 +164,17 @@ class PwcServer(MCPServer):
         # "null" or "[1,2]" typed into a text parameter must arrive as that text.
         keep_text_verbatim(self._tool_manager.get_tool(name))
 
+    def prepare_after_initialize(
+        self, snapshot_dir: Callable[[], Path] | None = None, tools: str = "all"
+    ) -> None:
+        """Prepare the listing and the tools in a thread once the session is initialized.
+
+        `snapshot_dir()` (called in that thread, or by the first `tools/list`) names
+        the directory of the saved listing snapshot, as in `prepare_in_background`.
+        """
+        self._snapshot_at(snapshot_dir, tools)
+        self._prepare_when_initialized = True
+
     def prepare_in_background(self, snapshot_dir: Path | None = None, tools: str = "all") -> None:
         """Register the tools and build their output schemas in a daemon thread, now.
 
@@ -152,9 +182,19 @@ class PwcServer(MCPServer):
         installation's listing (for this `tools` setting) when there is one, and saved
         there when there is not (`listing.snapshot_path`).
         """
-        if snapshot_dir is not None:
-            self._snapshot = snapshot_path(snapshot_dir, tools)
+        self._snapshot_at(None if snapshot_dir is None else lambda: snapshot_dir, tools)
         self._start_background(self._prepare, "pwc-listing")
+
+    def _snapshot_at(self, snapshot_dir: Callable[[], Path] | None, tools: str) -> None:
+        if snapshot_dir is None:
+            return
+
+        def locate() -> Path:
+            from pwc_local.server.listing import snapshot_path
+
+            return snapshot_path(snapshot_dir(), tools)
+
+        self._locate_snapshot = locate
 
     def _start_background(self, target: Callable[[], None], name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
@@ -169,21 +209,48 @@ class PwcServer(MCPServer):
         CPython then aborts the process (exit status 134) instead of exiting 0.
         """
         deadline = time.monotonic() + timeout
-        for thread in self._background:
+        for thread in list(self._background):
             thread.join(max(0.0, deadline - time.monotonic()))
 
     def _prepare(self) -> None:
         try:
             with _short_switch_interval():
+                self._load_saved_listing()
+                self.ensure_templates()
                 self.ensure_tools()
-                for model in self._output_models.values():
-                    output_schema(model)
+                if self._listing is None:  # no snapshot: the first tools/list needs them
+                    from pwc_local.server.listing import output_schema
+
+                    for model in list(self._output_models.values()):
+                        output_schema(model)
         except Exception as exc:  # the first tools/list tries again and reports it
             logger.debug("preparing the tool listing failed: %s", type(exc).__name__)
         finally:
             self._prepared.set()
 
+    def _load_saved_listing(self) -> None:
+        """Take the listing from this installation's snapshot, if there is one (once)."""
+        with self._looking_up_snapshot:
+            locate, self._locate_snapshot = self._locate_snapshot, None
+            if locate is None:
+                return
+            from pwc_local.server.listing import load_snapshot
+
+            path = locate()
+            saved = load_snapshot(path)
+            if saved is not None:
+                try:
+                    self._listing = [MCPTool.model_validate(tool) for tool in saved]
+                except ValidationError:
+                    pass
+                else:
+                    return  # it stands; nothing to save
+            self._snapshot = path
+
     async def _initialized(self, _ctx: Any, _params: NotificationParams) -> None:
+        if self._prepare_when_initialized:
+            self._prepare_when_initialized = False
+            self._start_background(self._prepare, "pwc-listing")
         if self._on_initialized is not None:
             self._start_background(self._warm_up, "pwc-warm-up")
 
@@ -196,26 +263,48 @@ class PwcServer(MCPServer):
                 self._on_initialized()
 
     def ensure_tools(self) -> None:
-        """Register the tools once; later calls return at once."""
-        if self._register_tools is None:
+        """Load the contract table and register the tools once; later calls return at once."""
+        if self._tools_ready:
             return
         with self._registering:
+            if self._tools_ready:
+                return
+            from pwc_local.server.contract import BY_NAME
+
+            self._specs = BY_NAME
             if self._register_tools is not None:
                 self._register_tools(self)
                 self._register_tools = None
+            self._tools_ready = True
+
+    def ensure_templates(self) -> None:
+        """Register the resource templates and prompts once; later calls return at once."""
+        if self._register_templates is None:
+            return
+        with self._registering_templates:
+            if self._register_templates is not None:
+                self._register_templates(self)
+                self._register_templates = None
+
+    async def list_resources(self) -> list[MCPResource]:
+        self.ensure_templates()
+        return await super().list_resources()
+
+    async def list_resource_templates(self) -> list[MCPResourceTemplate]:
+        self.ensure_templates()
+        return await super().list_resource_templates()
+
+    async def list_prompts(self) -> list[MCPPrompt]:
+        self.ensure_templates()
+        return await super().list_prompts()
 
     async def list_tools(self) -> list[MCPTool]:
         """The listing, built once: compact output schemas, input schemas without titles."""
-        if self._listing is None and self._snapshot is not None:
-            saved = load_snapshot(self._snapshot)
-            if saved is not None:
-                try:
-                    self._listing = [MCPTool.model_validate(tool) for tool in saved]
-                except ValidationError:
-                    self._listing = None
-                else:
-                    self._snapshot = None  # it stands; nothing to save
         if self._listing is None:
+            self._load_saved_listing()
+        if self._listing is None:
+            from pwc_local.server.listing import output_schema, save_snapshot
+
             self.ensure_tools()
             listing = []
             for tool in await super().list_tools():
@@ -242,7 +331,7 @@ class PwcServer(MCPServer):
         self.ensure_tools()
         if name not in self.tool_names:
             raise ToolError(unknown_tool_message(name))
-        spec = BY_NAME.get(name)  # tools added outside the table (tests) have no references
+        spec = self._specs.get(name)  # tools added outside the table (tests) have no references
         arguments = lenient_arguments(arguments, spec.references if spec else frozenset())
         try:
             return await super().call_tool(name, arguments, context)
@@ -263,9 +352,12 @@ class PwcServer(MCPServer):
         self, uri: AnyUrl | str, context: Context | None = None
     ) -> Iterable[ReadResourceContents] | InputRequiredResult:
         """The SDK's read, with its code-less "Unknown resource" refusal given a code."""
+        self.ensure_templates()
         try:
             return await super().read_resource(uri, context)
         except ResourceNotFoundError:
+            from pwc_local.server.resources import UNKNOWN_RESOURCE
+
             # Only the SDK's template matching raises it; our templates answer MCPError.
             raise MCPError(INVALID_PARAMS, UNKNOWN_RESOURCE) from None
 
@@ -327,12 +419,56 @@ def _lifespan(
     return lifespan
 
 
+class _DeferredTools:
+    """The server's `CatalogTools`, made (and the tool machinery imported) on first use.
+
+    The resource templates hold this from start-up; the tools get `get()` when they
+    register, after `initialize`. A race between the two makes two interchangeable
+    instances over the same runtime, which is harmless.
+    """
+
+    def __init__(self, runtime: LazyRuntime) -> None:
+        self._runtime = runtime
+        self._tools: CatalogTools | None = None
+
+    def get(self) -> CatalogTools:
+        if self._tools is None:
+            from pwc_local.server.tools import CatalogTools
+
+            self._tools = CatalogTools(self._runtime)
+        return self._tools
+
+    async def call(self, name: str, **arguments: Any) -> CallToolResult:
+        return await self.get().call(name, **arguments)
+
+
+def _tool_registration(tools: _DeferredTools, settings: Settings) -> Callable[[MCPServer], None]:
+    def register(server: MCPServer) -> None:
+        from pwc_local.server.tools import register_tools
+
+        register_tools(server, tools.get(), settings.tool_selected)
+
+    return register
+
+
+def _template_registration(tools: _DeferredTools) -> Callable[[MCPServer], None]:
+    def register(server: MCPServer) -> None:
+        from pwc_local.server.prompts import register_prompts
+        from pwc_local.server.resources import register_resources
+
+        register_resources(server, tools)
+        register_prompts(server)
+
+    return register
+
+
 def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPServer:
     """The complete server for `settings`; `runtime` lets tests supply their own services."""
     runtime = runtime if runtime is not None else LazyRuntime(settings)
-    tools = CatalogTools(runtime)
+    tools = _DeferredTools(runtime)
     server = PwcServer(
-        register_tools=lambda server: register_tools(server, tools, settings.tool_selected),
+        register_tools=_tool_registration(tools, settings),
+        register_templates=_template_registration(tools),
         on_initialized=runtime.build_now,
         name=text.SERVER_NAME,
         title=text.SERVER_TITLE,
@@ -347,8 +483,6 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPS
         subscriptions=False,
         log_level=settings.log_level.upper(),
     )
-    register_resources(server, tools)
-    register_prompts(server)
     register_completions(server, runtime)
     return server
 
@@ -364,7 +498,8 @@ def run_stdio(settings: Settings) -> int:
     server = build_server(settings)
     if not isinstance(server, PwcServer):
         return stdio.run(server, drain_timeout=settings.timeout + 5)
-    server.prepare_in_background(snapshot_dir=settings.resolved_cache_dir(), tools=settings.tools)
+    # The cache directory may need platformdirs: looked up after `initialize` too.
+    server.prepare_after_initialize(snapshot_dir=settings.resolved_cache_dir, tools=settings.tools)
     try:
         return stdio.run(server, drain_timeout=settings.timeout + 5)
     finally:

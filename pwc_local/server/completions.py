@@ -45,9 +45,8 @@ from mcp_types import (
 )
 
 from pwc_local.runtime import LazyRuntime
-from pwc_local.server.tools import call_query
 
-if TYPE_CHECKING:  # the HTTP client is imported on first use, not at start-up
+if TYPE_CHECKING:  # the HTTP client and the tool table are imported on first use
     from pwc_local.catalog.http import CatalogSource
 
 log = logging.getLogger(__name__)
@@ -161,19 +160,27 @@ def matching(names: Iterable[Name], prefix: str, *, loose: bool = False) -> list
 
 # -- the catalog's listings ----------------------------------------------------------------
 # Through `call_query`, as a tools/call would: the table's defaults fill in the rest.
+# (Imported here, not at the top: completions are registered before `initialize`,
+# which needs nothing of the tool table.)
 
 
 async def _tasks(catalog: CatalogSource, prefix: str) -> list[Name]:
+    from pwc_local.server.tools import call_query
+
     document = await call_query("list_tasks", catalog, search=prefix, limit=MAX_VALUES)
     return _names(document.get("results"), "name", ("slug", "id"))
 
 
 async def _benchmarks(catalog: CatalogSource, prefix: str) -> list[Name]:
+    from pwc_local.server.tools import call_query
+
     answer = await call_query("list_benchmarks", catalog, search=prefix, limit=MAX_VALUES)
     return _names(answer.payload.get("results"), "name", ("slug", "id"))
 
 
 async def _papers(catalog: CatalogSource, prefix: str) -> list[Name]:
+    from pwc_local.server.tools import call_query
+
     document = await call_query("search_papers", catalog, query=prefix, limit=MAX_VALUES)
     return _names(document.get("results"), "title", ("arxiv_id", "id"))
 

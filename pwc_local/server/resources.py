@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, Protocol
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -25,7 +25,12 @@ from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult
 
-from pwc_local.server.tools import CatalogTools
+
+class ToolCaller(Protocol):
+    """What the templates read through: `CatalogTools.call` (or a stand-in for it)."""
+
+    async def call(self, name: str, **arguments: Any) -> CallToolResult: ...
+
 
 JSON = "application/json"
 MARKDOWN = "text/markdown"
@@ -48,7 +53,7 @@ TRUNCATED = (
 )
 
 
-def register_resources(server: MCPServer, tools: CatalogTools) -> None:
+def register_resources(server: MCPServer, tools: ToolCaller) -> None:
     """Add the paper-info, paper-markdown, task and benchmark templates to `server`."""
 
     @server.resource(

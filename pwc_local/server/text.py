@@ -9,16 +9,19 @@ and parameter descriptions live with their tool in `contract.py`.
 
 from __future__ import annotations
 
-from pwc_local.server.models import (
-    BenchmarkPage,
-    BenchmarkResult,
-    EvaluationPage,
-    MethodResult,
-    PaperInfoResult,
-    PaperPage,
-    PaperReadResult,
-    TaskResult,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the server's identity is read before `initialize`; the models are not
+    from pwc_local.server.models import (
+        BenchmarkPage,
+        BenchmarkResult,
+        EvaluationPage,
+        MethodResult,
+        PaperInfoResult,
+        PaperPage,
+        PaperReadResult,
+        TaskResult,
+    )
 
 SERVER_NAME = "pwc-local"
 SERVER_TITLE = "Papers With Code (local)"

@@ -1,0 +1,107 @@
+"""The way to `initialize`: nothing on it that the handshake does not need.
+
+Serving loads neither the tool table nor the output models before `initialize`;
+the listing thread starts once the client says `notifications/initialized`.
+Timing targets live in `benchmarks/run.py`; these tests check the mechanisms only.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from pwc_local.config import Settings
+from pwc_local.server.app import PwcServer, build_server
+
+SETTINGS = Settings(api_url="http://127.0.0.1:9", tools="hosted")
+
+# Loaded by the listing thread or the first tools/list or tools/call, never before.
+AFTER_INITIALIZE = {
+    "pwc_local.server.contract",
+    "pwc_local.server.library_models",
+    "pwc_local.server.listing",
+    "pwc_local.server.models",
+    "pwc_local.server.projections",
+    "pwc_local.server.reading_results",
+    "pwc_local.server.tools",
+}
+
+
+@pytest.mark.e2e
+def test_serving_loads_no_tool_table_or_output_models_before_initialize() -> None:
+    script = (
+        "import sys\n"
+        "import pwc_local.cli, pwc_local.server.stdio\n"
+        "from pwc_local.config import Settings\n"
+        "from pwc_local.server.app import build_server\n"
+        "server = build_server(Settings())\n"
+        "server.prepare_after_initialize(lambda: 1 / 0)\n"  # never called before initialized
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    assert "pwc_local.server.app" in loaded
+    assert loaded & AFTER_INITIALIZE == set()
+
+
+def _wire(tools: list[Any]) -> list[dict[str, Any]]:
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+
+
+def test_the_listing_is_prepared_after_initialized_and_saved_for_the_next_server(
+    tmp_path: Path,
+) -> None:
+    asked: list[int] = []
+
+    def snapshot_dir() -> Path:
+        asked.append(1)
+        return tmp_path / "cache"
+
+    first = build_server(SETTINGS)
+    assert isinstance(first, PwcServer)
+    first.prepare_after_initialize(snapshot_dir, tools=SETTINGS.tools)
+    assert not first._background and not asked  # nothing runs before the session does
+
+    async def session(server: PwcServer) -> list[Any]:
+        async with Client(server, mode="legacy") as client:
+            listed = (await client.list_tools()).tools
+            answer = await client.call_tool("get_paper_info", {"paper": ""})
+            assert answer.is_error  # answered by the registered tool, not "unknown tool"
+            assert answer.content[0].text.startswith("Error executing tool get_paper_info:")
+            return listed
+
+    built = _wire(anyio.run(session, first))
+    first.join_background(timeout=30)
+    assert asked == [1]
+    assert len(built) == 21 and first.tool_names == {tool["name"] for tool in built}
+    (saved,) = (tmp_path / "cache").glob("tools-list-*.json")
+    assert json.loads(saved.read_text())["tools"] == built
+
+    second = build_server(SETTINGS)
+    assert isinstance(second, PwcServer)
+    second.prepare_after_initialize(snapshot_dir, tools=SETTINGS.tools)
+    assert _wire(anyio.run(session, second)) == built  # from the snapshot
+    second.join_background(timeout=30)
+    assert second.tool_names == first.tool_names  # registered all the same, for calls
+
+
+def test_a_first_tools_list_before_initialized_prepares_the_listing_itself(
+    tmp_path: Path,
+) -> None:
+    server = build_server(SETTINGS)
+    assert isinstance(server, PwcServer)
+    server.prepare_after_initialize(lambda: tmp_path, tools=SETTINGS.tools)
+    listed = anyio.run(server.list_tools)
+    assert len(listed) == 21
+    server.join_background(timeout=30)  # the snapshot being saved
+    assert list(tmp_path.glob("tools-list-*.json"))
