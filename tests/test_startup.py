@@ -1,12 +1,14 @@
 """The way to `initialize`: nothing on it that the handshake does not need.
 
 Serving loads neither the tool table nor the output models before `initialize`;
-the listing thread starts once the client says `notifications/initialized`.
+the listing thread starts once the client says `notifications/initialized`, and
+the garbage collector, held off while the modules load, is back on for serving.
 Timing targets live in `benchmarks/run.py`; these tests check the mechanisms only.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -18,6 +20,7 @@ import pytest
 from mcp import Client
 
 from pwc_local.config import Settings
+from pwc_local.server import app
 from pwc_local.server.app import PwcServer, build_server
 
 SETTINGS = Settings(api_url="http://127.0.0.1:9", tools="hosted")
@@ -105,3 +108,22 @@ def test_a_first_tools_list_before_initialized_prepares_the_listing_itself(
     assert len(listed) == 21
     server.join_background(timeout=30)  # the snapshot being saved
     assert list(tmp_path.glob("tools-list-*.json"))
+
+
+def test_serving_collects_garbage_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pwc_local.server import stdio
+
+    seen: list[bool] = []
+
+    def run(server: Any, *, drain_timeout: float) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(stdio, "run", run)
+    gc.disable()  # as `pwc-mcp-local` does before loading the server
+    try:
+        assert app.run_stdio(SETTINGS) == 0
+    finally:
+        gc.unfreeze()  # this test process's objects are not start-up's
+        gc.enable()
+    assert seen == [True]

@@ -28,6 +28,7 @@ arguments; we answer -32602 with a `code: sentence` and log nothing.
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 import threading
@@ -496,6 +497,10 @@ def run_stdio(settings: Settings) -> int:
     from pwc_local.server import stdio
 
     server = build_server(settings)
+    # Start-up is over: what it made lives as long as the process, so the garbage
+    # collector (held off while the modules loaded, see `cli._serve`) leaves it be.
+    gc.freeze()
+    gc.enable()
     if not isinstance(server, PwcServer):
         return stdio.run(server, drain_timeout=settings.timeout + 5)
     # The cache directory may need platformdirs: looked up after `initialize` too.
