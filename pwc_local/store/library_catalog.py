@@ -263,7 +263,9 @@ class LibraryCatalog:
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
     ) -> MarkdownChunk:
-        saved = await _quietly(self.library.get, paper)
+        # Most papers read are not saved: one indexed read in place says so.
+        saved_as = await _in_place(self.library, self.library.resolve, paper)
+        saved = await _quietly(self.library.get, paper) if saved_as == paper else None
         if saved is not None and saved.paper == paper:
             # No catalog Markdown: a first read gets the catalog's 404, so read_paper
             # answers as it would online (public page, or no_markdown). A continuation
