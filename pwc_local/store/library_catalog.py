@@ -21,11 +21,12 @@ layer still sees a plain catalog. Its jobs:
   chunk is served from it, so a search hit's cursor can be followed offline.
 
 Library calls block on SQLite, so they run in worker threads, except on the path
-every cached answer takes: what was already learned in this process is remembered
-(`_learned`: spellings, query parameters, chunks indexed) and not asked again, and the saved-Markdown probe behind resource links
-is one indexed read, done in place when no other thread is using the library. A
-library that fails (a locked or damaged database) never costs an answer: the
-failure is logged by class and the call goes on as if there were no library.
+every cached answer takes: what this process already wrote (`_learned`: spellings,
+query parameters, chunks indexed) is not written again, and the probes for a saved
+paper (behind resource links and every Markdown read) are one indexed read each,
+done in place when no other thread is using the library. A library that fails (a
+locked or damaged database) never costs an answer: the failure is logged by class
+and the call goes on as if there were no library.
 """
 
 from __future__ import annotations
