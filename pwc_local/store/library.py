@@ -530,6 +530,19 @@ class Library:
             db.execute("DELETE FROM documents WHERE paper = ? AND saved = 1", (paper,))
         return paper
 
+    def forget_reading(self) -> int:
+        """Drop what was learned from reading, not saving: passages, spellings, queries.
+
+        Saved papers (with their own passages and aliases) stay. Returns how many read
+        papers' passages were dropped. `cache clear` calls this: what a session read
+        is cache, not library.
+        """
+        with self._write() as db:
+            dropped = db.execute("DELETE FROM documents WHERE saved = 0").rowcount
+            db.execute("DELETE FROM known_aliases")
+            db.execute("DELETE FROM query_aliases")
+        return max(dropped, 0)
+
     def count(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
