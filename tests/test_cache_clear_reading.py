@@ -55,3 +55,23 @@ def test_cache_clear_creates_no_library(tmp_path: Path, fake_catalog: Any) -> No
     assert cleared.returncode == 0, cleared.stderr
     assert json.loads(cleared.stdout)["read_papers_forgotten"] == 0
     assert not list(tmp_path.rglob("library.sqlite3"))
+
+
+def test_a_running_server_indexes_again_what_was_forgotten(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    home = installed(tmp_path, fake_catalog.api_url)
+
+    async def scenario() -> None:
+        async with home.session() as session:
+            await read_through(session, SMALL)
+            cleared = pwc_command(home.env, "cache", "clear", "--json")
+            assert json.loads(cleared.stdout)["read_papers_forgotten"] == 1
+            gone = await call(session, "search_library", query=PASSAGES[SMALL])
+            assert SMALL not in [hit["paper"] for hit in gone["results"]]
+            # The same server reads it again: the library must learn it again.
+            await read_through(session, SMALL)
+            found = await call(session, "search_library", query=PASSAGES[SMALL])
+            assert SMALL in [hit["paper"] for hit in found["results"]]
+
+    anyio.run(scenario)
