@@ -21,11 +21,12 @@ layer still sees a plain catalog. Its jobs:
   chunk is served from it, so a search hit's cursor can be followed offline.
 
 Library calls block on SQLite, so they run in worker threads, except on the path
-every cached answer takes: what was already learned in this process is remembered
-(`_learned`: spellings, query parameters, chunks indexed) and not asked again, and the saved-Markdown probe behind resource links
-is one indexed read, done in place when no other thread is using the library. A
-library that fails (a locked or damaged database) never costs an answer: the
-failure is logged by class and the call goes on as if there were no library.
+every cached answer takes: what this process already wrote (`_learned`: spellings,
+query parameters, chunks indexed) is not written again, and the probes for a saved
+paper (behind resource links and every Markdown read) are one indexed read each,
+done in place when no other thread is using the library. A library that fails (a
+locked or damaged database) never costs an answer: the failure is logged by class
+and the call goes on as if there were no library.
 """
 
 from __future__ import annotations
@@ -248,22 +249,24 @@ class LibraryCatalog:
             await _quietly(self.library.learn_aliases, canonical, aliases)
 
     def _first_time(self, fact: str) -> bool:
-        """Whether `fact` is new to this process (and now remembered, within MAX_LEARNED).
+        """Whether `fact` is not known to be written (and now remembered, up to MAX_LEARNED).
 
-        Another process may have cleared the library since; that costs only the
-        spellings it learns again after this process restarts.
+        What was remembered is forgotten whenever another connection changed the
+        library (`cache clear` forgetting what was read, say), so it is written again.
         """
+        if self.library.changed_elsewhere() or len(self._learned) >= MAX_LEARNED:
+            self._learned.clear()
         if fact in self._learned:
             return False
-        if len(self._learned) >= MAX_LEARNED:
-            self._learned.clear()
         self._learned.add(fact)
         return True
 
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
     ) -> MarkdownChunk:
-        saved = await _quietly(self.library.get, paper)
+        # Most papers read are not saved: one indexed read in place says so.
+        saved_as = await _in_place(self.library, self.library.resolve, paper)
+        saved = await _quietly(self.library.get, paper) if saved_as == paper else None
         if saved is not None and saved.paper == paper:
             # No catalog Markdown: a first read gets the catalog's 404, so read_paper
             # answers as it would online (public page, or no_markdown). A continuation
