@@ -29,10 +29,12 @@ arguments; we answer -32602 with a `code: sentence` and log nothing.
 from __future__ import annotations
 
 import gc
+import inspect
 import logging
 import sys
 import threading
 import time
+import types
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
@@ -142,6 +144,7 @@ class PwcServer(MCPServer):
         self._looking_up_snapshot = threading.Lock()
         self._snapshot: Path | None = None  # where to save the listing once built
         self._prepare_when_initialized = False
+        self._then: Callable[[], None] | None = None
         self._prepared = threading.Event()
         self._on_initialized = on_initialized
         self._background: list[threading.Thread] = []
@@ -158,23 +161,52 @@ class PwcServer(MCPServer):
 
         name = name or fn.__name__
         model = output_model_of(fn)
+        # Given `Annotated[CallToolResult, Model]` the SDK generates the model's full JSON
+        # schema for every tool (a third of registering them all), only to publish it, and
+        # the listing publishes the compact one instead. So the SDK gets the function
+        # without the model, then the model and its compact schema on the registered tool:
+        # results are validated against the model all the same (it reads the fields live).
+        plain = _returning_plain_result(fn) if model is not None else None
+        super().add_tool(plain or fn, name=name, **kwargs)
+        self.tool_names.add(name)
+        tool = self._tool_manager.get_tool(name)
+        assert tool is not None  # just added
         if model is not None:
             self._output_models[name] = model
-        super().add_tool(fn, name=name, **kwargs)
-        self.tool_names.add(name)
+            if plain is not None:
+                metadata = tool.fn_metadata
+                metadata.output_model = model
+                metadata.output_schema = self._published_output_schema(name, model)
+                metadata._output_adapter(model)  # the result validator, built now
         # "null" or "[1,2]" typed into a text parameter must arrive as that text.
-        keep_text_verbatim(self._tool_manager.get_tool(name))
+        keep_text_verbatim(tool)
+
+    def _published_output_schema(self, name: str, model: type[BaseModel]) -> dict[str, Any]:
+        """Tool `name`'s compact output schema: from the saved listing, else generated."""
+        for tool in self._listing or ():
+            if tool.name == name and tool.output_schema is not None:
+                return tool.output_schema
+        from pwc_local.server.listing import output_schema
+
+        return output_schema(model)
 
     def prepare_after_initialize(
-        self, snapshot_dir: Callable[[], Path] | None = None, tools: str = "all"
+        self,
+        snapshot_dir: Callable[[], Path] | None = None,
+        tools: str = "all",
+        then: Callable[[], None] | None = None,
     ) -> None:
-        """Prepare the listing and the tools in a thread once the session is initialized.
+        """Once the session is initialized, prepare everything in one thread, in order.
 
-        `snapshot_dir()` (called in that thread, or by the first `tools/list`) names
-        the directory of the saved listing snapshot, as in `prepare_in_background`.
+        First what the client asks for at once (the listing), then what its first
+        tool call needs (the tools, then `on_initialized`: the runtime), then the
+        resource templates and prompts, and last `then()`. `snapshot_dir()` (called
+        in that thread, or by the first `tools/list`) names the directory of the
+        saved listing snapshot, as in `prepare_in_background`.
         """
         self._snapshot_at(snapshot_dir, tools)
         self._prepare_when_initialized = True
+        self._then = then
 
     def prepare_in_background(self, snapshot_dir: Path | None = None, tools: str = "all") -> None:
         """Register the tools and build their output schemas in a daemon thread, now.
@@ -217,13 +249,7 @@ class PwcServer(MCPServer):
         try:
             with _short_switch_interval():
                 self._load_saved_listing()
-                self.ensure_templates()
-                self.ensure_tools()
-                if self._listing is None:  # no snapshot: the first tools/list needs them
-                    from pwc_local.server.listing import output_schema
-
-                    for model in list(self._output_models.values()):
-                        output_schema(model)
+                self.ensure_tools()  # (generates the compact output schemas when no snapshot)
         except Exception as exc:  # the first tools/list tries again and reports it
             logger.debug("preparing the tool listing failed: %s", type(exc).__name__)
         finally:
@@ -249,19 +275,26 @@ class PwcServer(MCPServer):
             self._snapshot = path
 
     async def _initialized(self, _ctx: Any, _params: NotificationParams) -> None:
-        if self._prepare_when_initialized:
-            self._prepare_when_initialized = False
-            self._start_background(self._prepare, "pwc-listing")
-        if self._on_initialized is not None:
-            self._start_background(self._warm_up, "pwc-warm-up")
+        prepare, self._prepare_when_initialized = self._prepare_when_initialized, False
+        if prepare or self._on_initialized is not None:
+            self._start_background(lambda: self._start_up(prepare), "pwc-start-up")
 
-    def _warm_up(self) -> None:
-        # After the listing, which the client asks for right now; tool calls come later.
-        if self._register_tools is not None:
-            self._prepared.wait(timeout=10)
-        if self._on_initialized is not None:
-            with _short_switch_interval():
+    def _start_up(self, prepare: bool) -> None:
+        """The work `prepare_after_initialize` describes, or the warm-up alone."""
+        with _short_switch_interval():
+            if prepare:
+                self._prepare()
+            elif self._register_tools is not None:  # prepare_in_background's thread
+                self._prepared.wait(timeout=10)
+            if self._on_initialized is not None:
                 self._on_initialized()
+            if prepare:
+                try:
+                    self.ensure_templates()
+                except Exception as exc:  # the first request for one tries again
+                    logger.debug("registering templates failed: %s", type(exc).__name__)
+        if self._then is not None:
+            self._then()
 
     def ensure_tools(self) -> None:
         """Load the contract table and register the tools once; later calls return at once."""
@@ -375,6 +408,27 @@ class PwcServer(MCPServer):
         if not required <= given <= expected:
             raise MCPError(INVALID_PARAMS, prompt_arguments_message(name, expected))
         return await super().get_prompt(name, arguments, context)
+
+
+def _returning_plain_result(fn: Callable[..., Any]) -> Callable[..., Any] | None:
+    """A copy of function `fn` whose return annotation is plain `CallToolResult`, if it is one."""
+    if not isinstance(fn, types.FunctionType):
+        return None
+    copy = types.FunctionType(
+        fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    copy.__dict__.update(fn.__dict__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__qualname__ = fn.__qualname__
+    copy.__doc__ = fn.__doc__
+    copy.__module__ = fn.__module__
+    copy.__annotations__ = {**fn.__annotations__, "return": CallToolResult}
+    signature = fn.__dict__.get("__signature__")
+    if isinstance(signature, inspect.Signature):
+        copy.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            return_annotation=CallToolResult
+        )
+    return copy
 
 
 def _without_titles(schema: dict[str, Any]) -> dict[str, Any]:
@@ -503,8 +557,11 @@ def run_stdio(settings: Settings) -> int:
     gc.enable()
     if not isinstance(server, PwcServer):
         return stdio.run(server, drain_timeout=settings.timeout + 5)
-    # The cache directory may need platformdirs: looked up after `initialize` too.
-    server.prepare_after_initialize(snapshot_dir=settings.resolved_cache_dir, tools=settings.tools)
+    # The cache directory may need platformdirs: looked up after `initialize` too. When
+    # everything is ready, what start-up made is frozen out of the collector's way.
+    server.prepare_after_initialize(
+        snapshot_dir=settings.resolved_cache_dir, tools=settings.tools, then=gc.freeze
+    )
     try:
         return stdio.run(server, drain_timeout=settings.timeout + 5)
     finally:
