@@ -4,11 +4,12 @@ An MCP client spawns the server and immediately asks for `initialize` and
 `tools/list`; neither needs the network, the cache or the cursor key. So nothing
 here is built at start-up. Once the session is initialized, the server's warm-up
 thread calls `LazyRuntime.build_now()`, which builds the `Runtime` there (the
-httpx import and client, the cache's connections, the query modules, an existing
-cursor key), so that the first tool call, typically a second later, finds it
-ready. `start()` does the same in a thread of its own. A call that comes sooner
-waits for that one build (`LazyRuntime.get`); without `start()` (tests), the first
-call builds it. The server's lifespan closes it at shutdown.
+httpx import and client, the cache's connections) and, once it is handed out, loads
+an existing cursor key and the query modules, so that the first tool call,
+typically a second later, finds it ready. `start()` builds it in a thread of its
+own. A call that comes sooner waits for that one build (`LazyRuntime.get`);
+without either (tests), the first call builds it. The server's lifespan closes it
+at shutdown.
 
 Each service has exactly one small builder, so swapping what stands behind it
 (a caching source in front of `HttpCatalog`, a per-machine key for the codec)
@@ -125,21 +126,24 @@ def _existing_codec(settings: Settings) -> CursorCodec | None:
 
 
 def build_runtime(settings: Settings) -> Runtime:
-    """Build the catalog source; blocks for a while (imports, files), so it runs off the loop.
-
-    The query modules every tool imports on first use are imported here too, so
-    the first call does not pay for them.
-    """
+    """Build the catalog source; blocks for a while (imports, files), so it runs off the loop."""
     library = _open_library()
-    runtime = Runtime(settings=settings, catalog=_build_catalog(settings, library), library=library)
-    runtime.codec = _existing_codec(settings)
+    return Runtime(settings=settings, catalog=_build_catalog(settings, library), library=library)
+
+
+def finish_runtime(runtime: Runtime) -> None:
+    """Load what only some calls need: an existing cursor key, the query modules.
+
+    The warm-up does this once the runtime is handed out, so a first call that
+    comes meanwhile waits for none of it; each is loaded on first use otherwise.
+    """
+    if runtime.codec is None:
+        runtime.codec = _existing_codec(runtime.settings)
     import pwc_local.catalog.benchmarks
     import pwc_local.catalog.papers
     import pwc_local.catalog.public
     import pwc_local.catalog.reading
     import pwc_local.catalog.taxonomy  # noqa: F401
-
-    return runtime
 
 
 class LazyRuntime:
@@ -158,6 +162,8 @@ class LazyRuntime:
     ) -> None:
         self.settings = settings
         self._builder = builder
+        # Only for the real runtime: a test's builder supplies its own services.
+        self._finisher = finish_runtime if builder is build_runtime else None
         self._runtime: Runtime | None = None
         self._pending: Future[Runtime] | None = None
         self._guard = threading.Lock()
@@ -173,11 +179,18 @@ class LazyRuntime:
     def build_now(self) -> None:
         """Build the runtime in this thread (a warm-up thread), unless it is built or being built.
 
+        Once it is handed out, what only some calls need is loaded too (`finish_runtime`).
         A failure is left for the first call, which builds again and reports it.
         """
         future = self._begin()
         if future is not None:
             self._build(future)
+        runtime = self._runtime
+        if runtime is not None and self._finisher is not None:
+            try:
+                self._finisher(runtime)
+            except Exception as exc:  # each is loaded again on first use, and reported there
+                logger.debug("finishing the runtime failed: %s", type(exc).__name__)
 
     def _begin(self) -> Future[Runtime] | None:
         """A new pending build to run, or `None` when one exists or the runtime is ready."""

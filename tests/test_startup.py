@@ -127,3 +127,31 @@ def test_serving_collects_garbage_again(monkeypatch: pytest.MonkeyPatch) -> None
         gc.unfreeze()  # this test process's objects are not start-up's
         gc.enable()
     assert seen == [True]
+
+
+def test_the_warm_up_hands_out_the_runtime_before_loading_what_few_calls_need(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pwc_local import runtime as runtime_module
+    from pwc_local.store.keys import load_keyring
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("PWC_MCP_CURSOR_KEY_CURRENT", raising=False)
+    load_keyring(create=True)  # an existing key, which the warm-up loads
+    settings = Settings(api_url="http://127.0.0.1:9", cache_dir=tmp_path / "cache")
+    lazy = runtime_module.LazyRuntime(settings)
+    handed_out: list[bool] = []
+    finish = runtime_module.finish_runtime
+
+    def finishing(runtime: runtime_module.Runtime) -> None:
+        handed_out.append(anyio.run(lazy.get) is runtime)
+        finish(runtime)
+
+    monkeypatch.setattr(lazy, "_finisher", finishing)
+    lazy.build_now()
+    built = anyio.run(lazy.get)
+    assert handed_out == [True]
+    assert built.codec is not None
+    assert "pwc_local.catalog.reading" in sys.modules
+    anyio.run(lazy.aclose)

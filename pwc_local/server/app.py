@@ -100,24 +100,25 @@ class PwcServer(MCPServer):
     resource templates and prompts each cost pydantic models and schemas, and the
     tools need the contract table and the output models too (whose modules are not
     even imported before then). Serving (`run_stdio`) calls `prepare_after_initialize()`;
-    when the client then says `notifications/initialized`, one thread takes the
-    listing from this installation's saved snapshot when there is one
-    (`listing.snapshot_path`, next to the cache), registers the templates and
-    prompts (`ensure_templates`) and the tools (`ensure_tools`), and, without a
-    snapshot, generates the tools' compact output schemas (`listing.py`). So
-    nothing competes with the answer to `initialize` for the interpreter. The
-    first request that needs any of it waits for that part or does it itself when
-    it comes first; `prepare_in_background()` starts the same thread at once, and
-    without either (tests) the first request does all the work.
+    when the client then says `notifications/initialized`, one thread does, in the
+    order the client needs them: the listing, from this installation's saved
+    snapshot when there is one (`listing.snapshot_path`, next to the cache); the
+    tools (`ensure_tools`); the runtime (`on_initialized`); the resource templates
+    and prompts (`ensure_templates`). So nothing competes with the answer to
+    `initialize` for the interpreter. A request that needs any of it first waits
+    for that part or does it itself; `prepare_in_background()` prepares the listing
+    and tools at once instead, and without either (tests) the first request that
+    needs them does the work.
 
     For a tool returning `Annotated[CallToolResult, Model]` the listing publishes
     `listing.output_schema(Model)`, the compact schema clients validate
     `structuredContent` against; the SDK still checks every result against
     `Model` itself, so a malformed result is an `internal_error` answer.
 
-    When the client says `notifications/initialized`, `on_initialized` (the
-    runtime's warm-up) also runs in a thread, once the tools are registered, so
-    the first tool call does not pay for the HTTP client and the cache.
+    Without `prepare_after_initialize`, `on_initialized` still runs in a thread
+    when the client says `notifications/initialized` (after the listing, when
+    `prepare_in_background` prepares it), so the first tool call does not pay for
+    the HTTP client and the cache.
     """
 
     def __init__(
