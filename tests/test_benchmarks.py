@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import anyio
 import httpx
 import pytest
 
-from pwc_local.catalog.benchmarks import get_benchmark, list_benchmarks
 from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
 from pwc_local.catalog.http import HttpCatalog
+from pwc_local.server.tools import call_query
 from tests.scripted_catalog import paged, run_against
+
+# The query functions, called as a tools/call calls them: the contract table's defaults.
+get_benchmark = partial(call_query, "get_benchmark")
+list_benchmarks = partial(call_query, "list_benchmarks")
 
 COCO = {"id": "6", "name": "COCO", "full_name": "Common Objects in Context", "slug": "coco"}
 COCO_SEARCH = {
@@ -54,7 +60,7 @@ def paths(seen) -> list[str]:
 
 def test_plain_leaderboard_is_one_catalog_page() -> None:
     answer, seen = run_against(
-        coco_routes(), lambda c: get_benchmark(c, " coco ", page=1, limit=2, is_open=True)
+        coco_routes(), lambda c: get_benchmark(c, benchmark=" coco ", page=1, limit=2, is_open=True)
     )
     assert paths(seen) == ["datasets/", "datasets/6/evaluations/"]
     assert seen[0].params == {"q": "coco", "page": "1", "page_size": "100"}
@@ -74,26 +80,30 @@ def test_plain_leaderboard_is_one_catalog_page() -> None:
 
 
 def test_benchmark_matches_full_name_and_id_too() -> None:
-    answer, _ = run_against(coco_routes(), lambda c: get_benchmark(c, "common objects in context"))
+    answer, _ = run_against(
+        coco_routes(), lambda c: get_benchmark(c, benchmark="common objects in context")
+    )
     assert answer.payload["benchmark"]["id"] == "6"
-    answer, seen = run_against(coco_routes(), lambda c: get_benchmark(c, "6"))
+    answer, seen = run_against(coco_routes(), lambda c: get_benchmark(c, benchmark="6"))
     assert answer.payload["benchmark"]["id"] == "6"
     assert "is_open" not in seen[1].params
 
 
 def test_unknown_benchmark_suggests_names() -> None:
     with pytest.raises(NotFound) as caught:
-        run_against(coco_routes(), lambda c: get_benchmark(c, "COC"))
+        run_against(coco_routes(), lambda c: get_benchmark(c, benchmark="COC"))
     assert str(caught.value) == "Benchmark not found: COC; closest results: COCO, COCO-Stuff"
     with pytest.raises(NotFound, match=r"^Benchmark not found: zzz$"):
-        run_against({"datasets/": {"count": 0, "results": []}}, lambda c: get_benchmark(c, "zzz"))
+        run_against(
+            {"datasets/": {"count": 0, "results": []}}, lambda c: get_benchmark(c, benchmark="zzz")
+        )
 
 
 def test_metric_options_scan_every_page_and_page_locally() -> None:
     rows = [row(f"M{i:03}", i, {"Score": i % 7}) for i in range(1, 251)]
     answer, seen = run_against(
         coco_routes(rows),
-        lambda c: get_benchmark(c, "COCO", page=2, limit=5, sort_metric="score:desc"),
+        lambda c: get_benchmark(c, benchmark="COCO", page=2, limit=5, sort_metric="score:desc"),
     )
     assert paths(seen) == ["datasets/"] + ["datasets/6/evaluations/"] * 3
     assert [s.params["page"] for s in seen[1:]] == ["1", "2", "3"]
@@ -110,7 +120,7 @@ def test_local_paging_offers_no_page_past_the_last_valid_one() -> None:
     rows = [row(f"M{i:03}", i, {"Score": 1}) for i in range(1, 151)]
     answer, _ = run_against(
         coco_routes(rows),
-        lambda c: get_benchmark(c, "COCO", page=100, limit=1, sort_metric="Score"),
+        lambda c: get_benchmark(c, benchmark="COCO", page=100, limit=1, sort_metric="Score"),
     )
     assert [r["model_name"] for r in answer.payload["results"]] == ["M100"]
     assert (answer.payload["matched_count"], answer.payload["next_page"]) == (150, None)
@@ -119,7 +129,9 @@ def test_local_paging_offers_no_page_past_the_last_valid_one() -> None:
 def test_spec_pareto_fixture_through_the_command() -> None:
     answer, _ = run_against(
         coco_routes(),
-        lambda c: get_benchmark(c, "COCO", pareto=["mAP:higher", "FPS:higher"], sort_metric="FPS"),
+        lambda c: get_benchmark(
+            c, benchmark="COCO", pareto=["mAP:higher", "FPS:higher"], sort_metric="FPS"
+        ),
     )
     payload = answer.payload
     assert [r["model_name"] for r in payload["results"]] == ["Fast", "Accurate"]
@@ -130,7 +142,7 @@ def test_thresholds_and_required_metrics_filter_rows() -> None:
     answer, _ = run_against(
         coco_routes(),
         lambda c: get_benchmark(
-            c, "COCO", require_metrics=["FPS"], minimum_metrics={"AP": 58}, limit=1
+            c, benchmark="COCO", require_metrics=["FPS"], minimum_metrics={"AP": 58}, limit=1
         ),
     )
     payload = answer.payload
@@ -142,7 +154,9 @@ def test_thresholds_and_required_metrics_filter_rows() -> None:
 def test_unknown_metric_falls_back_to_the_plain_leaderboard() -> None:
     answer, seen = run_against(
         coco_routes(),
-        lambda c: get_benchmark(c, "COCO", limit=2, require_metrics=["BLEU"], sort_metric="FPS"),
+        lambda c: get_benchmark(
+            c, benchmark="COCO", limit=2, require_metrics=["BLEU"], sort_metric="FPS"
+        ),
     )
     assert answer.metric_note == (
         "unknown metric(s): BLEU; available metrics: FPS, mAP; the leaderboard was returned "
@@ -186,7 +200,8 @@ SIZED = [
 
 def test_size_limit_uses_the_evaluations_endpoint() -> None:
     answer, seen = run_against(
-        size_routes(SIZED), lambda c: get_benchmark(c, "COCO", max_parameters="1.5B", is_open=False)
+        size_routes(SIZED),
+        lambda c: get_benchmark(c, benchmark="COCO", max_parameters="1.5B", is_open=False),
     )
     assert paths(seen) == ["datasets/", "evaluations/"]
     assert seen[1].params == {
@@ -211,7 +226,8 @@ def test_size_limit_uses_the_evaluations_endpoint() -> None:
 def test_size_limit_fails_closed_without_coverage_counts(coverage: dict) -> None:
     with pytest.raises(InvalidResponse, match="compatible"):
         run_against(
-            size_routes(SIZED, **coverage), lambda c: get_benchmark(c, "COCO", max_parameters="2B")
+            size_routes(SIZED, **coverage),
+            lambda c: get_benchmark(c, benchmark="COCO", max_parameters="2B"),
         )
 
 
@@ -229,14 +245,16 @@ def test_size_limit_fails_closed_without_coverage_counts(coverage: dict) -> None
 )
 def test_size_limit_rejects_rows_it_cannot_vouch_for(rows: list[dict]) -> None:
     with pytest.raises(InvalidResponse, match="parameter limit"):
-        run_against(size_routes(rows), lambda c: get_benchmark(c, "COCO", max_parameters="2B"))
+        run_against(
+            size_routes(rows), lambda c: get_benchmark(c, benchmark="COCO", max_parameters="2B")
+        )
 
 
 def test_size_limited_scan_follows_next_page() -> None:
     rows = [row(f"M{i:03}", i, {"mAP": i}, num_parameters=1000 + i) for i in range(1, 151)]
     answer, seen = run_against(
         size_routes(rows),
-        lambda c: get_benchmark(c, "COCO", max_parameters="2000", sort_metric="mAP"),
+        lambda c: get_benchmark(c, benchmark="COCO", max_parameters="2000", sort_metric="mAP"),
     )
     assert [s.params["page"] for s in seen[1:]] == ["1", "2"]
     assert answer.payload["results"][0]["model_name"] == "M150"
@@ -256,7 +274,8 @@ def test_size_limited_scan_rejects_non_advancing_pages() -> None:
     routes = {"datasets/": COCO_SEARCH, "evaluations/": stuck}
     with pytest.raises(InvalidResponse, match="pagination"):
         run_against(
-            routes, lambda c: get_benchmark(c, "COCO", max_parameters="9", sort_metric="mAP")
+            routes,
+            lambda c: get_benchmark(c, benchmark="COCO", max_parameters="9", sort_metric="mAP"),
         )
 
 
@@ -270,19 +289,21 @@ def test_scan_stops_at_the_row_safety_limit() -> None:
 
     routes = {"datasets/": COCO_SEARCH, "datasets/6/evaluations/": endless}
     with pytest.raises(InvalidResponse, match="safety limit"):
-        run_against(routes, lambda c: get_benchmark(c, "COCO", sort_metric="mAP"))
+        run_against(routes, lambda c: get_benchmark(c, benchmark="COCO", sort_metric="mAP"))
 
 
 def test_scan_rejects_an_empty_page_below_the_count() -> None:
     rows = [row("A", 1, {"mAP": 1})]
     routes = {"datasets/": COCO_SEARCH, "datasets/6/evaluations/": paged(rows, count=10)}
     with pytest.raises(InvalidResponse, match="empty"):
-        run_against(routes, lambda c: get_benchmark(c, "COCO", sort_metric="mAP"))
+        run_against(routes, lambda c: get_benchmark(c, benchmark="COCO", sort_metric="mAP"))
 
 
 def test_scan_with_unknown_total_reads_one_page() -> None:
     routes = {"datasets/": COCO_SEARCH, "datasets/6/evaluations/": COCO_ROWS}
-    answer, seen = run_against(routes, lambda c: get_benchmark(c, "COCO", sort_metric="FPS:asc"))
+    answer, seen = run_against(
+        routes, lambda c: get_benchmark(c, benchmark="COCO", sort_metric="FPS:asc")
+    )
     assert len(seen) == 2
     assert [r["model_name"] for r in answer.payload["results"]] == ["Accurate", "Dominated", "Fast"]
     assert answer.payload["count"] == 3
@@ -291,10 +312,10 @@ def test_scan_with_unknown_total_reads_one_page() -> None:
 def test_leaderboard_shape_errors_are_invalid_responses() -> None:
     routes = {"datasets/": COCO_SEARCH, "datasets/6/evaluations/": {"results": "none"}}
     with pytest.raises(InvalidResponse):
-        run_against(routes, lambda c: get_benchmark(c, "COCO"))
+        run_against(routes, lambda c: get_benchmark(c, benchmark="COCO"))
     routes = {"datasets/": {"results": [{"name": "COCO"}]}}
     with pytest.raises(InvalidResponse, match="no id"):
-        run_against(routes, lambda c: get_benchmark(c, "COCO"))
+        run_against(routes, lambda c: get_benchmark(c, benchmark="COCO"))
 
 
 # -- list_benchmarks -------------------------------------------------------------------
@@ -500,7 +521,7 @@ def test_list_endpoint_errors_propagate() -> None:
 
 def test_leaderboard_404_is_benchmark_not_found() -> None:
     with pytest.raises(NotFound, match=r"^Benchmark not found: coco$"):
-        run_against({"datasets/": COCO_SEARCH}, lambda c: get_benchmark(c, "coco"))
+        run_against({"datasets/": COCO_SEARCH}, lambda c: get_benchmark(c, benchmark="coco"))
 
 
 # -- against the loopback fake ---------------------------------------------------------
@@ -517,7 +538,7 @@ def on_fake(fake, action):
 
 
 def test_fake_plain_leaderboard_is_lookup_plus_one_page(fake_catalog) -> None:
-    answer = on_fake(fake_catalog, lambda c: get_benchmark(c, "coco", limit=3))
+    answer = on_fake(fake_catalog, lambda c: get_benchmark(c, benchmark="coco", limit=3))
     requests = fake_catalog.requests
     assert requests.paths() == ["datasets/", "datasets/6/evaluations/"]
     assert requests[0].query == {"q": ["coco"], "page": ["1"], "page_size": ["100"]}
@@ -535,7 +556,9 @@ def test_fake_plain_leaderboard_is_lookup_plus_one_page(fake_catalog) -> None:
 def test_fake_coco_pareto_fixture(fake_catalog) -> None:
     answer = on_fake(
         fake_catalog,
-        lambda c: get_benchmark(c, "COCO", pareto=["mAP:higher", "FPS:higher"], sort_metric="FPS"),
+        lambda c: get_benchmark(
+            c, benchmark="COCO", pareto=["mAP:higher", "FPS:higher"], sort_metric="FPS"
+        ),
     )
     assert [row["model_name"] for row in answer.payload["results"]] == ["Fast", "Accurate"]
     assert answer.payload["matched_count"] == 2
@@ -544,7 +567,7 @@ def test_fake_coco_pareto_fixture(fake_catalog) -> None:
 
 
 def test_fake_swe_bench_rows_merge(fake_catalog) -> None:
-    answer = on_fake(fake_catalog, lambda c: get_benchmark(c, "swe-bench-pro"))
+    answer = on_fake(fake_catalog, lambda c: get_benchmark(c, benchmark="swe-bench-pro"))
     (agent,) = [row for row in answer.payload["results"] if row["model_name"] == "Agent | One"]
     assert agent["metrics"] == {"Resolved": 55.5, "Pass@1": 50}
     assert agent["best_rank"] == 1
@@ -553,7 +576,8 @@ def test_fake_swe_bench_rows_merge(fake_catalog) -> None:
 
 def test_fake_imagenet_scan_reads_every_page(fake_catalog) -> None:
     answer = on_fake(
-        fake_catalog, lambda c: get_benchmark(c, "ImageNet-1k", sort_metric="top1", limit=5)
+        fake_catalog,
+        lambda c: get_benchmark(c, benchmark="ImageNet-1k", sort_metric="top1", limit=5),
     )
     scans = fake_catalog.requests.with_path("datasets/72/evaluations/")
     assert [r.param("page") for r in scans] == ["1", "2", "3"]
@@ -566,7 +590,8 @@ def test_fake_imagenet_scan_reads_every_page(fake_catalog) -> None:
 
 def test_fake_size_limit(fake_catalog) -> None:
     answer = on_fake(
-        fake_catalog, lambda c: get_benchmark(c, "imagenet-1k", max_parameters="100M", limit=25)
+        fake_catalog,
+        lambda c: get_benchmark(c, benchmark="imagenet-1k", max_parameters="100M", limit=25),
     )
     (request,) = fake_catalog.requests.with_path("evaluations/")
     assert request.param("dataset_id") == "72"
@@ -578,11 +603,13 @@ def test_fake_size_limit(fake_catalog) -> None:
 def test_fake_old_server_fails_closed_on_size_limit(fake_catalog) -> None:
     fake_catalog.faults.old_server(prefix="evaluations/")
     with pytest.raises(InvalidResponse, match="compatible"):
-        on_fake(fake_catalog, lambda c: get_benchmark(c, "imagenet-1k", max_parameters="1B"))
+        on_fake(
+            fake_catalog, lambda c: get_benchmark(c, benchmark="imagenet-1k", max_parameters="1B")
+        )
 
 
 def test_fake_unknown_metric_note_names_real_metrics(fake_catalog) -> None:
-    answer = on_fake(fake_catalog, lambda c: get_benchmark(c, "COCO", sort_metric="BLEU"))
+    answer = on_fake(fake_catalog, lambda c: get_benchmark(c, benchmark="COCO", sort_metric="BLEU"))
     assert answer.metric_note.startswith("unknown metric(s): BLEU; available metrics: ")
     assert "mAP" in answer.metric_note and "FPS" in answer.metric_note
     assert answer.payload["results"]

@@ -19,7 +19,7 @@ from mcp import Client
 from pwc_local import __version__
 from pwc_local.config import Settings
 from pwc_local.server.app import build_server
-from pwc_local.server.contract import TOOLS, names
+from pwc_local.server.contract import BY_NAME, TOOLS, names
 from tests.installed import InstalledServer
 
 # The contract lives in the shared spec next to the repository; a copy is kept in the
@@ -319,8 +319,8 @@ def test_table_entry_fits_its_query_function(spec: Any) -> None:
     """Forwarding is derived, so a renamed or misspelt parameter must fail here, not in use.
 
     The query function takes the entry's services positionally, then every
-    parameter marked `query=True` by name; where it states a default of its own
-    for direct callers, that default must be the table's.
+    parameter marked `query=True` by name, with no default of its own: the
+    table states each default once (direct callers use `tools.call_query`).
     """
     import inspect
 
@@ -333,15 +333,42 @@ def test_table_entry_fits_its_query_function(spec: Any) -> None:
     for param in spec.params:
         if not param.query:
             continue
+        where = f"{spec.query} {param.name}"
         assert param.name in by_name, f"{spec.query} takes no {param.name}"
-        own = by_name[param.name].default
-        if own is not inspect.Parameter.empty and not param.required:
-            assert own == param.default, f"{spec.name}.{param.name}"
+        parameter = by_name[param.name]
+        assert parameter.default is inspect.Parameter.empty, (
+            f"{where}: a default besides the table's"
+        )
+        if not param.required:
+            assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, f"{where}: not keyword-only"
     forwarded = {param.name for param in spec.params if param.query}
     missing = [
         p.name for p in accepted if p.default is inspect.Parameter.empty and p.name not in forwarded
     ]
     assert missing == [], f"{spec.query} needs {missing}"
+
+
+def test_call_query_fills_the_table_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Direct callers get the table's defaults, only the query's parameters, and hooks as given."""
+    import anyio
+
+    from pwc_local.server import tools
+
+    seen: list[Any] = []
+
+    async def query(*services: Any, **arguments: Any) -> str:
+        seen.append((services, arguments))
+        return "answer"
+
+    monkeypatch.setitem(tools._queries, BY_NAME["get_paper_info"].query, query)
+
+    async def calls() -> str:
+        with pytest.raises(TypeError, match="needs the parameter paper"):
+            await tools.call_query("get_paper_info", "catalog")
+        return await tools.call_query("get_paper_info", "catalog", paper="755", repo_limit=2, now=1)
+
+    assert anyio.run(calls) == "answer"
+    assert seen == [(("catalog",), {"paper": "755", "include_evaluations": False, "now": 1})]
 
 
 # What the query layer leaves to the schema (pwc_local/catalog/arguments.py says which

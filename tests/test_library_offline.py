@@ -7,6 +7,7 @@ is refused, and the cache is emptied, so only the library can answer.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +15,17 @@ import anyio
 import pytest
 
 from pwc_local.catalog.library_search import search_library
-from pwc_local.catalog.public import paper_info_or_public
-from pwc_local.catalog.reading import read_paper
 from pwc_local.config import load_settings
 from pwc_local.runtime import Runtime, build_runtime
 from pwc_local.server.errors import error_message
+from pwc_local.server.tools import call_query
 from pwc_local.store.cache import DiskCache
 from pwc_local.store.saving import ALREADY, SAVED, save_paper
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, NO_MARKDOWN_ARXIV_ID, big_document
+
+# The query functions, called as a tools/call calls them: the contract table's defaults.
+paper_info_or_public = partial(call_query, "get_paper_info")
+read_paper = partial(call_query, "read_paper")
 
 SMALL = "1706.03762"
 OUTSIDE = "1301.3781"  # public record only: not in the catalog
@@ -45,10 +49,10 @@ def runtime_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 async def whole(runtime: Runtime, paper: str, cursor: str | None = None) -> tuple[str, Any]:
     codec = runtime.cursor_codec()
-    result = await read_paper(runtime.catalog, codec, paper, cursor)
+    result = await read_paper(runtime.catalog, codec, paper=paper, cursor=cursor)
     pieces = [result.markdown]
     while result.next_cursor:
-        result = await read_paper(runtime.catalog, codec, paper, result.next_cursor)
+        result = await read_paper(runtime.catalog, codec, paper=paper, cursor=result.next_cursor)
         pieces.append(result.markdown)
     return "".join(pieces), result
 
@@ -83,7 +87,7 @@ def test_saved_papers_are_read_found_and_described_with_no_network(
                 text, last = await whole(offline, paper)
                 assert text.encode() == online[paper].encode(), paper
                 assert last.in_catalog is (paper != OUTSIDE)
-                info = await paper_info_or_public(offline.catalog, paper)
+                info = await paper_info_or_public(offline.catalog, paper=paper)
                 assert info.paper["title"] and info.in_catalog is (paper != OUTSIDE)
             # A passage deep in the big paper, then reading on from its cursor.
             assert offline.library is not None
@@ -96,10 +100,10 @@ def test_saved_papers_are_read_found_and_described_with_no_network(
             rest, _ = await whole(offline, BIG_MARKDOWN_ARXIV_ID, hit.cursor)
             assert rest.encode() == big_document().encode()[hit.offset :]
             with pytest.raises(Exception) as caught:
-                await read_paper(offline.catalog, codec, NO_MARKDOWN_ARXIV_ID)
+                await read_paper(offline.catalog, codec, paper=NO_MARKDOWN_ARXIV_ID)
             assert error_message(caught.value).startswith("no_markdown:")
             with pytest.raises(Exception) as caught:
-                await read_paper(offline.catalog, codec, "2401.00001")
+                await read_paper(offline.catalog, codec, paper="2401.00001")
             assert error_message(caught.value).startswith("upstream_error:")
         finally:
             await offline.aclose()

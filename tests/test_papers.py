@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from pwc_local.catalog.errors import (
@@ -12,17 +14,17 @@ from pwc_local.catalog.errors import (
     UsageError,
 )
 from pwc_local.catalog.http import HttpCatalog
-from pwc_local.catalog.papers import (
-    get_paper_evaluations,
-    get_paper_info,
-    get_paper_lineage,
-    get_related_papers,
-    list_papers,
-    list_recent_papers,
-    list_trending_papers,
-    search_papers,
-)
+from pwc_local.catalog.papers import get_paper_info, get_related_papers
+from pwc_local.server.tools import call_query
 from tests.scripted_catalog import ScriptedCatalog, error, json_response, paper_row, search_page
+
+# The query functions, called as a tools/call calls them: the contract table's defaults.
+search_papers = partial(call_query, "search_papers")
+list_papers = partial(call_query, "list_papers")
+list_recent_papers = partial(call_query, "list_recent_papers")
+list_trending_papers = partial(call_query, "list_trending_papers")
+get_paper_evaluations = partial(call_query, "get_paper_evaluations")
+get_paper_lineage = partial(call_query, "get_paper_lineage")
 
 pytestmark = pytest.mark.anyio
 
@@ -42,7 +44,7 @@ async def test_search_sends_the_documented_parameters(scripted: ScriptedCatalog)
     scripted.on("papers/search", document)
     async with scripted.client() as catalog:
         answer = await search_papers(
-            catalog, " attention ", page=2, limit=5, published_after="2017-01-01"
+            catalog, query=" attention ", page=2, limit=5, published_after="2017-01-01"
         )
     assert answer == document
     assert scripted.requests[0].multi == {
@@ -61,7 +63,9 @@ async def test_official_filter_passes_when_echoed(scripted: ScriptedCatalog, ech
         search_page([ATTENTION], applied_filters={"has_official_implementation": echo}),
     )
     async with scripted.client() as catalog:
-        answer = await search_papers(catalog, "x", mode="keyword", has_official_implementation=True)
+        answer = await search_papers(
+            catalog, query="x", mode="keyword", has_official_implementation=True
+        )
     assert answer["results"] == [ATTENTION]
     assert scripted.requests[0].multi["has_official_implementation"] == ["true"]
 
@@ -73,7 +77,7 @@ async def test_official_filter_fails_closed(scripted: ScriptedCatalog, applied: 
         with pytest.raises(
             NotFound, match=r"^Papers API did not confirm has_official_implementation"
         ):
-            await search_papers(catalog, "x", has_official_implementation=True)
+            await search_papers(catalog, query="x", has_official_implementation=True)
 
 
 @pytest.mark.parametrize(
@@ -91,7 +95,7 @@ async def test_bad_dates_fail_before_any_request(
 ) -> None:
     async with scripted.client() as catalog:
         with pytest.raises(UsageError) as caught:
-            await search_papers(catalog, "x", published_after=after, published_before=before)
+            await search_papers(catalog, query="x", published_after=after, published_before=before)
         with pytest.raises(UsageError):
             await list_papers(catalog, published_after=after, published_before=before)
     assert fragment in str(caught.value)
@@ -102,9 +106,9 @@ async def test_same_day_range_and_empty_dates_are_fine(scripted: ScriptedCatalog
     scripted.on("papers/search", search_page([]))
     async with scripted.client() as catalog:
         await search_papers(
-            catalog, "x", published_after="2024-01-01", published_before="2024-01-01"
+            catalog, query="x", published_after="2024-01-01", published_before="2024-01-01"
         )
-        await search_papers(catalog, "x", published_after="", published_before=None)
+        await search_papers(catalog, query="x", published_after="", published_before=None)
     assert "start_date" not in scripted.requests[1].multi
 
 
@@ -112,7 +116,7 @@ async def test_search_rejects_a_blank_query(scripted: ScriptedCatalog) -> None:
     # Modes, pages and limits are the input schema's to check (tests/test_contract.py).
     async with scripted.client() as catalog:
         with pytest.raises(UsageError, match=r"^query must not be empty$"):
-            await search_papers(catalog, "  ")
+            await search_papers(catalog, query="  ")
     assert scripted.requests == []
 
 
@@ -338,7 +342,9 @@ async def test_paper_info_asks_for_resources(scripted: ScriptedCatalog) -> None:
     record = {"id": "755", "arxiv_id": "1706.03762", "title": "Attention Is All You Need"}
     scripted.on("papers/1706.03762", record)
     async with scripted.client() as catalog:
-        answer = await get_paper_info(catalog, "https://arxiv.org/abs/1706.03762v7")
+        answer = await get_paper_info(
+            catalog, "https://arxiv.org/abs/1706.03762v7", include_evaluations=False
+        )
     assert answer == record
     assert scripted.requests[0].multi == {"include_resources": ["true"]}
 
@@ -394,7 +400,7 @@ async def test_paper_without_id_cannot_list_evaluations(scripted: ScriptedCatalo
 async def test_missing_paper_detail_is_a_paper_miss(scripted: ScriptedCatalog) -> None:
     async with scripted.client() as catalog:
         with pytest.raises(PaperMissing, match=r"^Paper not found: 2308\.10195v2$"):
-            await get_paper_info(catalog, " 2308.10195v2 ")
+            await get_paper_info(catalog, " 2308.10195v2 ", include_evaluations=False)
 
 
 async def test_paper_evaluations_merges_one_page(scripted: ScriptedCatalog) -> None:
@@ -407,7 +413,7 @@ async def test_paper_evaluations_merges_one_page(scripted: ScriptedCatalog) -> N
     scripted.on("papers/1706.03762", {"id": "755"})
     scripted.on("evaluations/", {"count": 3, "next_page": 2, "results": rows})
     async with scripted.client() as catalog:
-        answer = await get_paper_evaluations(catalog, "1706.03762", limit=3)
+        answer = await get_paper_evaluations(catalog, paper="1706.03762", limit=3)
     assert scripted.requests[0].multi == {"include_resources": ["false"]}
     assert scripted.requests[1].multi == {
         "page": ["1"],
@@ -425,7 +431,7 @@ async def test_paper_evaluations_count_falls_back_to_rows(scripted: ScriptedCata
     scripted.on("papers/1706.03762", {"id": "755"})
     scripted.on("evaluations/", {"count": 0, "next_page": None, "results": [evaluation(1)]})
     async with scripted.client() as catalog:
-        answer = await get_paper_evaluations(catalog, "1706.03762")
+        answer = await get_paper_evaluations(catalog, paper="1706.03762")
     assert answer["count"] == 1 and answer["next_page"] is None
 
 
@@ -440,28 +446,28 @@ async def test_related_papers_accept_objects_and_bare_arrays(scripted: ScriptedC
             "results": [ATTENTION],
             "count": 1,
         }
-        assert await get_related_papers(catalog, "2006.16236") == {"results": [ATTENTION]}
+        assert await get_related_papers(catalog, "2006.16236", limit=4) == {"results": [ATTENTION]}
     assert scripted.requests[0].multi == {"limit": ["2"]}
 
 
 async def test_related_papers_of_a_missing_paper(scripted: ScriptedCatalog) -> None:
     async with scripted.client() as catalog:
         with pytest.raises(PaperMissing, match=r"^Paper not found: 2308\.10195$"):
-            await get_related_papers(catalog, "2308.10195")
+            await get_related_papers(catalog, "2308.10195", limit=4)
 
 
 async def test_lineage_uses_the_encoded_legacy_id(scripted: ScriptedCatalog) -> None:
     document = {"paper": {"id": 900, "reference": "math.GT/0309136"}, "predecessors": []}
     scripted.on("research/papers/math.GT%2F0309136/lineage", document)
     async with scripted.client() as catalog:
-        assert await get_paper_lineage(catalog, "math.GT/0309136") == document
+        assert await get_paper_lineage(catalog, paper="math.GT/0309136") == document
 
 
 async def test_lineage_without_a_paper_object_is_invalid(scripted: ScriptedCatalog) -> None:
     scripted.on("research/papers/1706.03762/lineage", {"predecessors": []})
     async with scripted.client() as catalog:
         with pytest.raises(InvalidResponse):
-            await get_paper_lineage(catalog, "1706.03762")
+            await get_paper_lineage(catalog, paper="1706.03762")
 
 
 # -- against the loopback fake -----------------------------------------------------------
@@ -477,7 +483,7 @@ async def test_fake_search_with_confirmed_filters(fake) -> None:
     _server, catalog = fake
     answer = await search_papers(
         catalog,
-        "attention",
+        query="attention",
         mode="keyword",
         published_after="2017-01-01",
         published_before="2017-12-31",
@@ -490,7 +496,7 @@ async def test_fake_old_server_fails_closed(fake) -> None:
     server, catalog = fake
     server.faults.old_server()
     with pytest.raises(NotFound, match=r"^Papers API did not confirm has_official"):
-        await search_papers(catalog, "attention", has_official_implementation=True)
+        await search_papers(catalog, query="attention", has_official_implementation=True)
     with pytest.raises(NotFound, match=r"^Papers API did not confirm the requested catalog"):
         await list_papers(catalog, task="Image Classification")
 
@@ -538,7 +544,7 @@ async def test_fake_paper_info_with_every_evaluation(fake) -> None:
 async def test_fake_paper_evaluations_merge_rows(fake) -> None:
     _server, catalog = fake
     answer = await get_paper_evaluations(
-        catalog, "SWE-bench: Can Language Models Resolve Real-World GitHub Issues?"
+        catalog, paper="SWE-bench: Can Language Models Resolve Real-World GitHub Issues?"
     )
     [agent_one] = [row for row in answer["results"] if row["model_name"] == "Agent | One"]
     assert agent_one["metrics"] == {"Resolved": 55.5, "Pass@1": 50}
@@ -555,7 +561,7 @@ async def test_fake_related_and_lineage(fake) -> None:
         "2010.13154",
     ]
     lineage = await get_paper_lineage(
-        catalog, "Llama 2: Open Foundation and Fine-Tuned Chat Models"
+        catalog, paper="Llama 2: Open Foundation and Fine-Tuned Chat Models"
     )
     assert lineage["predecessors"][0]["reference"] == "2302.13971"
 
@@ -563,6 +569,6 @@ async def test_fake_related_and_lineage(fake) -> None:
 async def test_fake_missing_paper(fake) -> None:
     _server, catalog = fake
     with pytest.raises(PaperMissing, match=r"^Paper not found: 2308\.10195$"):
-        await get_paper_info(catalog, "2308.10195")
+        await get_paper_info(catalog, "2308.10195", include_evaluations=False)
     with pytest.raises(PaperMissing):
-        await get_paper_lineage(catalog, "2308.10195")
+        await get_paper_lineage(catalog, paper="2308.10195")

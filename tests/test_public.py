@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import httpx
 import pytest
 
@@ -12,13 +14,11 @@ from pwc_local.catalog.public import (
     PublicMiss,
     PublicRecord,
     lookup_public,
-    paper_info_or_public,
     public_markdown,
     public_note,
-    related_or_public,
 )
-from pwc_local.catalog.reading import read_paper
 from pwc_local.server.errors import error_message
+from pwc_local.server.tools import call_query
 from pwc_local.store.cache import DiskCache
 from pwc_local.store.cached_catalog import CachingCatalog
 from tests.fake_catalog import (
@@ -37,6 +37,11 @@ from tests.scripted_catalog import (
     paper_row,
     search_page,
 )
+
+# The query functions, called as a tools/call calls them: the contract table's defaults.
+paper_info_or_public = partial(call_query, "get_paper_info")
+related_or_public = partial(call_query, "get_related_papers")
+read_paper = partial(call_query, "read_paper")
 
 pytestmark = pytest.mark.anyio
 
@@ -173,7 +178,7 @@ async def test_record_fields_are_cleaned(scripted: ScriptedCatalog) -> None:
 async def test_catalog_paper_needs_no_public_lookup(scripted: ScriptedCatalog) -> None:
     scripted.on("papers/1706.03762", {"id": "755", "title": "Attention Is All You Need"})
     async with scripted.client() as catalog:
-        answer = await paper_info_or_public(catalog, "1706.03762")
+        answer = await paper_info_or_public(catalog, paper="1706.03762")
     assert answer.in_catalog and answer.payload == answer.paper
     assert answer.note is None and answer.available_at == []
     assert scripted.paths() == ["papers/1706.03762"]
@@ -184,7 +189,7 @@ async def test_paper_outside_the_catalog_answers_from_public_metadata(
 ) -> None:
     scripted.on("public-metadata", UNCATALOGUED)
     async with scripted.client() as catalog:
-        answer = await paper_info_or_public(catalog, "2401.00001v2")
+        answer = await paper_info_or_public(catalog, paper="2401.00001v2")
     assert not answer.in_catalog and answer.payload is None
     assert answer.paper["title"] == "An Uncatalogued Paper"
     assert answer.paper["tasks"] == [] and answer.paper["code_repository_count"] == 0
@@ -199,7 +204,7 @@ async def test_in_catalog_record_retries_with_its_ids(scripted: ScriptedCatalog)
     scripted.on("papers/1706.03762", {"id": "755", "title": "Attention Is All You Need"})
     url = "https://doi.org/10.48550/arXiv.1706.03762"
     async with scripted.client() as catalog:
-        answer = await paper_info_or_public(catalog, url)
+        answer = await paper_info_or_public(catalog, paper=url)
     assert answer.in_catalog and answer.paper["id"] == "755"
     assert scripted.paths() == ["public-metadata", "papers/1706.03762"]
 
@@ -208,7 +213,7 @@ async def test_failed_retries_keep_the_original_miss(scripted: ScriptedCatalog) 
     scripted.on("public-metadata", CATALOGUED)
     async with scripted.client() as catalog:
         with pytest.raises(PaperMissing, match=r"^Paper not found: 2401\.00009$"):
-            await paper_info_or_public(catalog, "2401.00009")
+            await paper_info_or_public(catalog, paper="2401.00009")
     # arXiv ID first, then the catalog ID (whose canonicalisation also misses).
     assert scripted.paths() == [
         "papers/2401.00009",
@@ -222,7 +227,7 @@ async def test_public_miss_extends_the_original_error(scripted: ScriptedCatalog)
     scripted.on("public-metadata", lambda params: error(404, "nothing"))
     async with scripted.client() as catalog:
         with pytest.raises(NotFound) as caught:
-            await paper_info_or_public(catalog, "2401.00009")
+            await paper_info_or_public(catalog, paper="2401.00009")
     assert str(caught.value) == (
         "Paper not found: 2401.00009; it is not indexed on Papers With Code and no public "
         "record for this identifier was found on Hugging Face Papers, arXiv or Crossref"
@@ -232,7 +237,7 @@ async def test_public_miss_extends_the_original_error(scripted: ScriptedCatalog)
 async def test_unsupported_url_miss_names_the_reason(scripted: ScriptedCatalog) -> None:
     async with scripted.client() as catalog:
         with pytest.raises(NotFound) as caught:
-            await paper_info_or_public(catalog, "https://aclanthology.org/2020.acl-main.1/")
+            await paper_info_or_public(catalog, paper="https://aclanthology.org/2020.acl-main.1/")
     message = str(caught.value)
     assert message.startswith("Paper URL not supported: https://aclanthology.org/")
     assert "; it is not indexed on Papers With Code and public records were not searched" in message
@@ -244,7 +249,7 @@ async def test_ambiguous_titles_do_not_fall_back(scripted: ScriptedCatalog) -> N
     scripted.on("papers/search", search_page(twins))
     async with scripted.client() as catalog:
         with pytest.raises(Ambiguous):
-            await paper_info_or_public(catalog, "Same")
+            await paper_info_or_public(catalog, paper="Same")
     assert "public-metadata/search" not in scripted.paths()
 
 
@@ -255,7 +260,7 @@ async def test_title_miss_uses_the_title_search_and_explains_a_different_title(
     record = dict(UNCATALOGUED, title="Gait: Walking Far", requested_title="Gait: Running")
     scripted.on("public-metadata/search", record)
     async with scripted.client() as catalog:
-        answer = await paper_info_or_public(catalog, "Gait: Running")
+        answer = await paper_info_or_public(catalog, paper="Gait: Running")
     assert scripted.requests[-1].multi == {"title": ["Gait: Running"]}
     assert (answer.note or "").startswith(
         'No paper is titled exactly "Gait: Running"; this is the paper with the same name: '
@@ -273,7 +278,7 @@ async def test_related_falls_back_to_a_search_on_the_public_title(
     scripted.on("public-metadata", UNCATALOGUED)
     scripted.on("papers/search", hits)
     async with scripted.client() as catalog:
-        answer = await related_or_public(catalog, "2401.00001", limit=3)
+        answer = await related_or_public(catalog, paper="2401.00001", limit=3)
     assert not answer.in_catalog and answer.payload == hits
     assert scripted.requests[-1].multi == {
         "q": ["An Uncatalogued Paper"],
@@ -290,7 +295,7 @@ async def test_related_falls_back_to_a_search_on_the_public_title(
 async def test_related_for_a_catalog_paper(scripted: ScriptedCatalog) -> None:
     scripted.on("papers/1706.03762/related", {"results": []})
     async with scripted.client() as catalog:
-        answer = await related_or_public(catalog, "1706.03762")
+        answer = await related_or_public(catalog, paper="1706.03762")
     assert answer.in_catalog and answer.note is None and answer.payload == {"results": []}
 
 
@@ -327,7 +332,7 @@ EXPECTED_MARKDOWN = (
 async def test_read_of_a_paper_outside_the_catalog(scripted: ScriptedCatalog) -> None:
     scripted.on("public-metadata", UNCATALOGUED)
     async with scripted.client() as catalog:
-        result = await read_paper(catalog, CursorCodec("k"), "2401.00001", now=0.0)
+        result = await read_paper(catalog, CursorCodec("k"), paper="2401.00001", now=0.0)
     assert result.markdown == EXPECTED_MARKDOWN
     assert (result.paper, result.truncated, result.next_cursor) == ("2401.00001", False, None)
     assert not result.in_catalog and len(result.available_at) == 3
@@ -340,9 +345,11 @@ async def test_read_retry_names_the_catalog_paper_it_followed(scripted: Scripted
     codec = CursorCodec("k")
     async with scripted.client() as catalog:
         url = "https://doi.org/10.48550/arXiv.1706.03762"
-        first = await read_paper(catalog, codec, url, now=0.0, chunk_limit=50)
+        first = await read_paper(catalog, codec, paper=url, now=0.0, chunk_limit=50)
         assert first.paper == "1706.03762" and first.in_catalog
-        second = await read_paper(catalog, codec, first.paper, first.next_cursor, now=1.0)
+        second = await read_paper(
+            catalog, codec, paper=first.paper, cursor=first.next_cursor, now=1.0
+        )
     assert text.startswith(first.markdown + second.markdown)
 
 
@@ -352,7 +359,7 @@ async def test_read_retry_moves_past_a_paper_without_markdown(scripted: Scripted
     scripted.on("papers/755", {"id": "755", "arxiv_id": "1706.03762"})
     async with scripted.client() as catalog:
         with pytest.raises(PaperMissing, match=r"^Paper not found: 2401\.00009$"):
-            await read_paper(catalog, CursorCodec("k"), "2401.00009", now=0.0)
+            await read_paper(catalog, CursorCodec("k"), paper="2401.00009", now=0.0)
 
 
 def test_markdown_without_optional_parts() -> None:
@@ -388,10 +395,10 @@ async def fake(fake_catalog):
 
 async def test_fake_arxiv_paper_outside_the_catalog(fake) -> None:
     server, catalog = fake
-    info = await paper_info_or_public(catalog, f"https://arxiv.org/abs/{PUBLIC_ARXIV_ID}v2")
+    info = await paper_info_or_public(catalog, paper=f"https://arxiv.org/abs/{PUBLIC_ARXIV_ID}v2")
     assert not info.in_catalog and info.paper["arxiv_id"] == PUBLIC_ARXIV_ID
     assert info.paper["title"] == "Efficient Estimation of Word Representations in Vector Space"
-    read = await read_paper(catalog, CursorCodec("k"), PUBLIC_ARXIV_ID, now=0.0)
+    read = await read_paper(catalog, CursorCodec("k"), paper=PUBLIC_ARXIV_ID, now=0.0)
     assert read.markdown.startswith(
         "# Efficient Estimation of Word Representations in Vector Space\n\n> This paper is "
         "not indexed on Papers With Code"
@@ -401,7 +408,7 @@ async def test_fake_arxiv_paper_outside_the_catalog(fake) -> None:
         ("arXiv", f"https://arxiv.org/abs/{PUBLIC_ARXIV_ID}"),
         ("PDF", f"https://arxiv.org/pdf/{PUBLIC_ARXIV_ID}"),
     ]
-    related = await related_or_public(catalog, PUBLIC_ARXIV_ID, limit=2)
+    related = await related_or_public(catalog, paper=PUBLIC_ARXIV_ID, limit=2)
     assert not related.in_catalog and len(related.payload["results"]) <= 2
     search = server.requests.with_path("papers/search")[-1]
     assert search.param("q") == "Efficient Estimation of Word Representations in Vector Space"
@@ -410,10 +417,10 @@ async def test_fake_arxiv_paper_outside_the_catalog(fake) -> None:
 
 async def test_fake_crossref_records_by_doi_and_by_title(fake) -> None:
     server, catalog = fake
-    by_doi = await paper_info_or_public(catalog, f"https://doi.org/{PUBLIC_DOI}")
+    by_doi = await paper_info_or_public(catalog, paper=f"https://doi.org/{PUBLIC_DOI}")
     assert by_doi.public is not None and by_doi.public.metadata_source == "crossref"
     assert "public Crossref records" in (by_doi.note or "")
-    by_title = await paper_info_or_public(catalog, PUBLIC_TITLE.upper())
+    by_title = await paper_info_or_public(catalog, paper=PUBLIC_TITLE.upper())
     assert by_title.paper["title"] == PUBLIC_TITLE
     assert "No paper is titled exactly" not in (by_title.note or "")  # only case differs
     assert server.requests.with_path("public-metadata/search")[0].param("title") == (
@@ -423,7 +430,7 @@ async def test_fake_crossref_records_by_doi_and_by_title(fake) -> None:
 
 async def test_fake_same_name_title_explains_itself(fake) -> None:
     _server, catalog = fake
-    info = await paper_info_or_public(catalog, "Mamba: A Different Subtitle")
+    info = await paper_info_or_public(catalog, paper="Mamba: A Different Subtitle")
     note = info.note or ""
     assert note.startswith('No paper is titled exactly "Mamba: A Different Subtitle"')
     assert "public Hugging Face Papers records" in note
@@ -431,19 +438,19 @@ async def test_fake_same_name_title_explains_itself(fake) -> None:
 
 async def test_fake_doi_of_a_catalog_paper_answers_from_the_catalog(fake) -> None:
     _server, catalog = fake
-    info = await paper_info_or_public(catalog, PUBLIC_IN_CATALOG_DOI)
+    info = await paper_info_or_public(catalog, paper=PUBLIC_IN_CATALOG_DOI)
     assert info.in_catalog and info.paper["id"] == "755"
-    read = await read_paper(catalog, CursorCodec("k"), PUBLIC_IN_CATALOG_DOI, now=0.0)
+    read = await read_paper(catalog, CursorCodec("k"), paper=PUBLIC_IN_CATALOG_DOI, now=0.0)
     assert read.in_catalog and read.paper == "1706.03762"
 
 
 async def test_fake_public_miss_and_unavailable_sources(fake) -> None:
     server, catalog = fake
     with pytest.raises(NotFound, match="no public record for this identifier"):
-        await paper_info_or_public(catalog, MISSING_ARXIV_ID)
+        await paper_info_or_public(catalog, paper=MISSING_ARXIV_ID)
     server.faults.service_unavailable(prefix="public-metadata")
     with pytest.raises(NotFound, match="could not be consulted just now"):
-        await related_or_public(catalog, MISSING_ARXIV_ID)
+        await related_or_public(catalog, paper=MISSING_ARXIV_ID)
 
 
 # -- unusable answers are not cached ------------------------------------------------------
@@ -473,7 +480,7 @@ async def test_an_unusable_public_answer_is_asked_again_next_time(
     scripted.on("public-metadata", lambda params: next(answers))
     async with scripted.client() as catalog:
         failure, answer = await _twice(
-            catalog, tmp_path, lambda source: paper_info_or_public(source, "2401.00001")
+            catalog, tmp_path, lambda source: paper_info_or_public(source, paper="2401.00001")
         )
     assert error_message(failure).startswith("not_found: Paper not found: 2401.00001; it is not")
     assert "could not be consulted" in str(failure)
@@ -491,7 +498,9 @@ async def test_an_unusable_catalog_retry_is_asked_again_next_time(
     scripted.on("papers/1706.03762", lambda params: next(details))
     async with scripted.client() as catalog:
         failure, answer = await _twice(
-            catalog, tmp_path, lambda source: paper_info_or_public(source, PUBLIC_IN_CATALOG_DOI)
+            catalog,
+            tmp_path,
+            lambda source: paper_info_or_public(source, paper=PUBLIC_IN_CATALOG_DOI),
         )
     assert str(failure).startswith(f"Paper title not found: {PUBLIC_IN_CATALOG_DOI}")
     assert answer.in_catalog and answer.paper["title"] == "Attention Is All You Need"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from pwc_local.catalog.cursors import CursorCodec
@@ -16,7 +18,8 @@ from pwc_local.catalog.errors import (
     PaperMissing,
 )
 from pwc_local.catalog.http import HttpCatalog, MarkdownChunk
-from pwc_local.catalog.reading import ReadResult, read_paper
+from pwc_local.catalog.reading import ReadResult
+from pwc_local.server.tools import call_query
 from tests.fake_catalog import (
     BIG_MARKDOWN_ARXIV_ID,
     BIGGERGAIT_ID,
@@ -27,6 +30,9 @@ from tests.fake_catalog import (
     big_document,
 )
 from tests.scripted_catalog import ScriptedCatalog, error, markdown_pages
+
+# The query functions, called as a tools/call calls them: the contract table's defaults.
+read_paper = partial(call_query, "read_paper")
 
 pytestmark = pytest.mark.anyio
 
@@ -56,16 +62,16 @@ def scripted() -> ScriptedCatalog:
 
 
 async def read_all(catalog, codec, reference, *, limit=40, now=NOW) -> list[ReadResult]:
-    results = [await read_paper(catalog, codec, reference, now=now, chunk_limit=limit)]
+    results = [await read_paper(catalog, codec, paper=reference, now=now, chunk_limit=limit)]
     while results[-1].truncated:
         cursor = results[-1].next_cursor
-        results.append(await read_paper(catalog, codec, reference, cursor, now=now))
+        results.append(await read_paper(catalog, codec, paper=reference, cursor=cursor, now=now))
     return results
 
 
 async def test_whole_document_in_one_chunk(scripted: ScriptedCatalog, codec: CursorCodec) -> None:
     async with scripted.client() as catalog:
-        result = await read_paper(catalog, codec, " 1706.03762v2 ", now=NOW)
+        result = await read_paper(catalog, codec, paper=" 1706.03762v2 ", now=NOW)
     assert result == ReadResult("1706.03762v2", DOCUMENT, False, None)
     assert scripted.requests[0].multi == {"offset": ["0"], "limit": ["65536"]}
 
@@ -90,7 +96,9 @@ async def test_placeholder_cursors_start_at_the_beginning(
 ) -> None:
     async with scripted.client() as catalog:
         for placeholder in ["next", " NULL ", "", "0", "1", "start", "None"]:
-            result = await read_paper(catalog, codec, "1706.03762", placeholder, now=NOW)
+            result = await read_paper(
+                catalog, codec, paper="1706.03762", cursor=placeholder, now=NOW
+            )
             assert result.markdown == DOCUMENT
     assert all(request.one("offset") == "0" for request in scripted.requests)
 
@@ -98,9 +106,11 @@ async def test_placeholder_cursors_start_at_the_beginning(
 async def test_cursor_continues_with_a_rotated_key(scripted: ScriptedCatalog) -> None:
     old = CursorCodec("old-key", ttl=3600)
     async with scripted.client() as catalog:
-        first = await read_paper(catalog, old, "1706.03762", now=NOW, chunk_limit=40)
+        first = await read_paper(catalog, old, paper="1706.03762", now=NOW, chunk_limit=40)
         rotated = CursorCodec("new-key", "old-key", ttl=3600)
-        second = await read_paper(catalog, rotated, "1706.03762", first.next_cursor, now=NOW)
+        second = await read_paper(
+            catalog, rotated, paper="1706.03762", cursor=first.next_cursor, now=NOW
+        )
     assert DOCUMENT.startswith(first.markdown + second.markdown)
     # The next cursor is signed with the new key only.
     with pytest.raises(InvalidCursor):
@@ -111,17 +121,21 @@ async def test_cursor_errors_make_no_catalog_request(
     scripted: ScriptedCatalog, codec: CursorCodec
 ) -> None:
     async with scripted.client() as catalog:
-        first = await read_paper(catalog, codec, "1706.03762", now=NOW, chunk_limit=40)
+        first = await read_paper(catalog, codec, paper="1706.03762", now=NOW, chunk_limit=40)
         scripted.requests.clear()
         token = first.next_cursor or ""
         with pytest.raises(InvalidCursor, match=r"^invalid continuation cursor"):
-            await read_paper(catalog, codec, "1706.03762", token[:-4] + "AAAA", now=NOW)
+            await read_paper(
+                catalog, codec, paper="1706.03762", cursor=token[:-4] + "AAAA", now=NOW
+            )
         with pytest.raises(InvalidCursor):
-            await read_paper(catalog, CursorCodec("other"), "1706.03762", token, now=NOW)
+            await read_paper(
+                catalog, CursorCodec("other"), paper="1706.03762", cursor=token, now=NOW
+            )
         with pytest.raises(ExpiredCursor, match=r"^expired continuation cursor"):
-            await read_paper(catalog, codec, "1706.03762", token, now=NOW + 3600)
+            await read_paper(catalog, codec, paper="1706.03762", cursor=token, now=NOW + 3600)
         with pytest.raises(CursorMismatch, match="different paper"):
-            await read_paper(catalog, codec, "2006.16236", token, now=NOW)
+            await read_paper(catalog, codec, paper="2006.16236", cursor=token, now=NOW)
     assert scripted.requests == []  # the arXiv ID of the other paper resolves offline
 
 
@@ -129,9 +143,13 @@ async def test_another_spelling_of_the_same_paper_continues(
     scripted: ScriptedCatalog, codec: CursorCodec
 ) -> None:
     async with scripted.client() as catalog:
-        first = await read_paper(catalog, codec, "1706.03762", now=NOW, chunk_limit=40)
-        second = await read_paper(catalog, codec, "755", first.next_cursor, now=NOW + 1)
-        third = await read_paper(catalog, codec, "755", second.next_cursor, now=NOW + 2)
+        first = await read_paper(catalog, codec, paper="1706.03762", now=NOW, chunk_limit=40)
+        second = await read_paper(
+            catalog, codec, paper="755", cursor=first.next_cursor, now=NOW + 1
+        )
+        third = await read_paper(
+            catalog, codec, paper="755", cursor=second.next_cursor, now=NOW + 2
+        )
     assert DOCUMENT.startswith(first.markdown + second.markdown + third.markdown)
     assert second.paper == "755"
     # The new cursor is bound to the new spelling.
@@ -142,10 +160,14 @@ async def test_expiry_is_fixed_at_the_first_read(
     scripted: ScriptedCatalog, codec: CursorCodec
 ) -> None:
     async with scripted.client() as catalog:
-        first = await read_paper(catalog, codec, "1706.03762", now=NOW, chunk_limit=40)
-        second = await read_paper(catalog, codec, "1706.03762", first.next_cursor, now=NOW + 3000)
+        first = await read_paper(catalog, codec, paper="1706.03762", now=NOW, chunk_limit=40)
+        second = await read_paper(
+            catalog, codec, paper="1706.03762", cursor=first.next_cursor, now=NOW + 3000
+        )
         shorter = CursorCodec("secret-one", ttl=60)
-        third = await read_paper(catalog, shorter, "1706.03762", second.next_cursor, now=NOW + 3001)
+        third = await read_paper(
+            catalog, shorter, paper="1706.03762", cursor=second.next_cursor, now=NOW + 3001
+        )
     state = codec.verify(second.next_cursor or "", reference="1706.03762", now=NOW)
     assert state.exp == int(NOW) + 3600
     # A lifetime shortened by configuration applies to live reads too, never lengthens them.
@@ -159,10 +181,10 @@ async def test_changed_paper_fails_with_restart_advice(codec: CursorCodec) -> No
     current = {"text": DOCUMENT}
     scripted.on(READ, lambda params: markdown_pages(current["text"], params))
     async with scripted.client() as catalog:
-        first = await read_paper(catalog, codec, "1706.03762", now=NOW, chunk_limit=40)
+        first = await read_paper(catalog, codec, paper="1706.03762", now=NOW, chunk_limit=40)
         current["text"] = DOCUMENT + "erratum\n"
         with pytest.raises(PaperChanged, match=r"^paper changed.*without cursor"):
-            await read_paper(catalog, codec, "1706.03762", first.next_cursor, now=NOW)
+            await read_paper(catalog, codec, paper="1706.03762", cursor=first.next_cursor, now=NOW)
 
 
 async def test_paper_without_markdown(codec: CursorCodec) -> None:
@@ -171,7 +193,7 @@ async def test_paper_without_markdown(codec: CursorCodec) -> None:
     scripted.on("papers/1706.03762", {"id": "755"})
     async with scripted.client() as catalog:
         with pytest.raises(NoMarkdown):
-            await read_paper(catalog, codec, "1706.03762", now=NOW)
+            await read_paper(catalog, codec, paper="1706.03762", now=NOW)
     assert scripted.paths() == [READ, "papers/1706.03762"]
     assert scripted.requests[1].multi == {}  # the existence probe sends no parameters
 
@@ -180,7 +202,7 @@ async def test_missing_paper_on_a_first_read_tries_public_metadata(codec: Cursor
     scripted = ScriptedCatalog()
     async with scripted.client() as catalog:
         with pytest.raises(NotFound) as caught:
-            await read_paper(catalog, codec, "2308.10195", now=NOW)
+            await read_paper(catalog, codec, paper="2308.10195", now=NOW)
     assert not isinstance(caught.value, PaperMissing)
     assert str(caught.value).startswith(
         "Paper not found: 2308.10195; it is not indexed on Papers With Code and "
@@ -196,11 +218,11 @@ async def test_missing_paper_on_a_continuation_is_not_found(codec: CursorCodec) 
     scripted = ScriptedCatalog()
     scripted.on(READ, lambda params: markdown_pages(DOCUMENT, params))
     async with scripted.client() as catalog:
-        first = await read_paper(catalog, codec, "1706.03762", now=NOW, chunk_limit=40)
+        first = await read_paper(catalog, codec, paper="1706.03762", now=NOW, chunk_limit=40)
         del scripted.routes[READ]  # the paper is withdrawn between calls
         scripted.requests.clear()
         with pytest.raises(NotFound, match=r"^Paper not found: 1706\.03762") as caught:
-            await read_paper(catalog, codec, "1706.03762", first.next_cursor, now=NOW)
+            await read_paper(catalog, codec, paper="1706.03762", cursor=first.next_cursor, now=NOW)
     assert not isinstance(caught.value, PaperMissing)
     assert "public-metadata" not in scripted.paths()
 
@@ -210,7 +232,7 @@ async def test_other_read_failures_pass_through(codec: CursorCodec) -> None:
     scripted.on(READ, lambda params: error(503, "busy"))
     async with scripted.client() as catalog:
         with pytest.raises(HTTPStatusError) as caught:
-            await read_paper(catalog, codec, "1706.03762", now=NOW)
+            await read_paper(catalog, codec, paper="1706.03762", now=NOW)
     assert caught.value.status == 503
 
 
@@ -221,8 +243,8 @@ async def test_numeric_and_external_references(codec: CursorCodec) -> None:
     scripted.on("research/papers/2505.18132/read", lambda p: markdown_pages("gait " * 20, p))
     scripted.on("research/papers/4242/read", lambda p: markdown_pages("external " * 20, p))
     async with scripted.client() as catalog:
-        gait = await read_paper(catalog, codec, "86122", now=NOW, chunk_limit=30)
-        external = await read_paper(catalog, codec, "4242", now=NOW, chunk_limit=30)
+        gait = await read_paper(catalog, codec, paper="86122", now=NOW, chunk_limit=30)
+        external = await read_paper(catalog, codec, paper="4242", now=NOW, chunk_limit=30)
     assert codec.verify(gait.next_cursor or "", reference="86122", now=NOW).paper == "2505.18132"
     state = codec.verify(external.next_cursor or "", reference="4242", now=NOW)
     assert (state.paper, state.source) == ("4242", "external")
@@ -251,14 +273,14 @@ class DriftingSource:
 
 async def test_chunk_version_drift_is_a_changed_paper(codec: CursorCodec) -> None:
     source = DriftingSource()
-    first = await read_paper(source, codec, "1706.03762", now=NOW)
+    first = await read_paper(source, codec, paper="1706.03762", now=NOW)
     with pytest.raises(PaperChanged):
-        await read_paper(source, codec, "1706.03762", first.next_cursor, now=NOW)
+        await read_paper(source, codec, paper="1706.03762", cursor=first.next_cursor, now=NOW)
 
 
 async def test_empty_reference(codec: CursorCodec) -> None:
     with pytest.raises(NotFound, match=r"^Paper reference cannot be empty"):
-        await read_paper(DriftingSource(), codec, "   ", now=NOW)
+        await read_paper(DriftingSource(), codec, paper="   ", now=NOW)
 
 
 # -- against the loopback fake -----------------------------------------------------------
@@ -286,21 +308,23 @@ async def test_fake_big_document_reads_back_byte_for_byte(fake, codec: CursorCod
 
 async def test_fake_swapped_document_is_a_changed_paper(fake, codec: CursorCodec) -> None:
     server, catalog = fake
-    first = await read_paper(catalog, codec, BIG_MARKDOWN_ARXIV_ID, now=NOW)
+    first = await read_paper(catalog, codec, paper=BIG_MARKDOWN_ARXIV_ID, now=NOW)
     server.set_markdown(BIG_MARKDOWN_ARXIV_ID, "# Rewritten\n")
     with pytest.raises(PaperChanged):
-        await read_paper(catalog, codec, BIG_MARKDOWN_ARXIV_ID, first.next_cursor, now=NOW)
+        await read_paper(
+            catalog, codec, paper=BIG_MARKDOWN_ARXIV_ID, cursor=first.next_cursor, now=NOW
+        )
     # Starting over works and reads the new text.
-    again = await read_paper(catalog, codec, BIG_MARKDOWN_ARXIV_ID, None, now=NOW)
+    again = await read_paper(catalog, codec, paper=BIG_MARKDOWN_ARXIV_ID, cursor=None, now=NOW)
     assert again.markdown == "# Rewritten\n" and not again.truncated
 
 
 async def test_fake_no_markdown_and_missing_paper(fake, codec: CursorCodec) -> None:
     _server, catalog = fake
     with pytest.raises(NoMarkdown):
-        await read_paper(catalog, codec, NO_MARKDOWN_ARXIV_ID, now=NOW)
+        await read_paper(catalog, codec, paper=NO_MARKDOWN_ARXIV_ID, now=NOW)
     with pytest.raises(NotFound, match="not indexed on Papers With Code"):
-        await read_paper(catalog, codec, MISSING_ARXIV_ID, now=NOW)
+        await read_paper(catalog, codec, paper=MISSING_ARXIV_ID, now=NOW)
 
 
 async def test_fake_external_legacy_and_numeric_papers(fake, codec: CursorCodec) -> None:

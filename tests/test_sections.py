@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from pwc_local.catalog.cursors import CursorCodec
@@ -17,11 +19,16 @@ from pwc_local.catalog.errors import (
 )
 from pwc_local.catalog.http import MarkdownChunk
 from pwc_local.catalog.outline import PREAMBLE_ID, parse_outline
-from pwc_local.catalog.reading import read_paper
-from pwc_local.catalog.sections import cut_point, get_paper_outline, read_paper_section
+from pwc_local.catalog.sections import cut_point
 from pwc_local.catalog.whole_markdown import Document, slice_chunk
+from pwc_local.server.tools import call_query
 from tests.fake_catalog import big_document
 from tests.scripted_catalog import ScriptedCatalog, error, markdown_pages
+
+# The query functions, called as a tools/call calls them: the contract table's defaults.
+get_paper_outline = partial(call_query, "get_paper_outline")
+read_paper_section = partial(call_query, "read_paper_section")
+read_paper = partial(call_query, "read_paper")
 
 pytestmark = pytest.mark.anyio
 
@@ -139,7 +146,7 @@ def test_slice_chunk_matches_the_catalog_rule() -> None:
 
 async def test_outline_query(scripted: ScriptedCatalog) -> None:
     async with scripted.client() as catalog:
-        result = await get_paper_outline(catalog, "1706.03762")
+        result = await get_paper_outline(catalog, paper="1706.03762")
     assert result.paper == "1706.03762"
     assert len(result.version) == 64
     assert [s.id for s in result.outline.sections][:2] == ["s0", "s1"]
@@ -151,21 +158,25 @@ async def test_outline_without_markdown() -> None:
     scripted.on("papers/1706.03762", {"id": "755", "arxiv_id": "1706.03762"})
     async with scripted.client() as catalog:
         with pytest.raises(NoMarkdown):
-            await get_paper_outline(catalog, "1706.03762")
+            await get_paper_outline(catalog, paper="1706.03762")
 
 
 async def test_section_by_id_and_heading(scripted: ScriptedCatalog, codec: CursorCodec) -> None:
     data = DOCUMENT.encode()
     outline = parse_outline(DOCUMENT)
     async with scripted.client() as catalog:
-        abstract = await read_paper_section(catalog, codec, "1706.03762", "ABSTRACT", now=NOW)
-        front = await read_paper_section(catalog, codec, "1706.03762", "s0", now=NOW)
+        abstract = await read_paper_section(
+            catalog, codec, paper="1706.03762", section="ABSTRACT", now=NOW
+        )
+        front = await read_paper_section(catalog, codec, paper="1706.03762", section="s0", now=NOW)
         with pytest.raises(Ambiguous, match=r"s1\.2\.2 .*s1\.3"):
-            await read_paper_section(catalog, codec, "1706.03762", "results", now=NOW)
+            await read_paper_section(catalog, codec, paper="1706.03762", section="results", now=NOW)
         with pytest.raises(NotFound, match="Section not found"):
-            await read_paper_section(catalog, codec, "1706.03762", "Nope", now=NOW)
+            await read_paper_section(catalog, codec, paper="1706.03762", section="Nope", now=NOW)
         with pytest.raises(UsageError, match="max_bytes"):
-            await read_paper_section(catalog, codec, "1706.03762", "s1", max_bytes=10, now=NOW)
+            await read_paper_section(
+                catalog, codec, paper="1706.03762", section="s1", max_bytes=10, now=NOW
+            )
     section = outline.sections[2]
     assert abstract.markdown.encode() == data[section.offset : section.end]
     assert not abstract.truncated and abstract.next_cursor is None
@@ -177,18 +188,20 @@ async def test_cut_section_continues_with_read_paper(
 ) -> None:
     data = DOCUMENT.encode()
     async with scripted.client() as catalog:
-        part = await read_paper_section(catalog, codec, "1706.03762", "s1", max_bytes=1024, now=NOW)
+        part = await read_paper_section(
+            catalog, codec, paper="1706.03762", section="s1", max_bytes=1024, now=NOW
+        )
         assert part.truncated and part.next_cursor
         assert len(part.markdown.encode()) <= 1024
         pieces = [part.markdown]
         cursor: str | None = part.next_cursor
         while cursor:
-            chunk = await read_paper(catalog, codec, "1706.03762", cursor, now=NOW)
+            chunk = await read_paper(catalog, codec, paper="1706.03762", cursor=cursor, now=NOW)
             pieces.append(chunk.markdown)
             cursor = chunk.next_cursor
         tampered = part.next_cursor[:-2] + ("A" if part.next_cursor[-2] != "A" else "B") + "x"
         with pytest.raises(InvalidCursor):
-            await read_paper(catalog, codec, "1706.03762", tampered, now=NOW)
+            await read_paper(catalog, codec, paper="1706.03762", cursor=tampered, now=NOW)
     offset = parse_outline(DOCUMENT).sections[1].offset
     assert "".join(pieces).encode() == data[offset:]
 
@@ -217,10 +230,12 @@ async def test_section_cursor_continues_from_cached_chunks_in_an_outage(
             return chunk
 
     flaky = Flaky()
-    part = await read_paper_section(flaky, codec, "1706.03762", "s1", max_bytes=1024, now=NOW)
+    part = await read_paper_section(
+        flaky, codec, paper="1706.03762", section="s1", max_bytes=1024, now=NOW
+    )
     flaky.online = False
     assert part.next_cursor
-    rest = await read_paper(flaky, codec, "1706.03762", part.next_cursor, now=NOW)
+    rest = await read_paper(flaky, codec, paper="1706.03762", cursor=part.next_cursor, now=NOW)
     assert (part.markdown + rest.markdown).encode() == DOCUMENT.encode()[
         parse_outline(DOCUMENT).sections[1].offset :
     ]
@@ -232,10 +247,14 @@ async def test_section_cursors_get_read_papers_checks(codec: CursorCodec) -> Non
     scripted = ScriptedCatalog()
     scripted.on(READ, lambda params: markdown_pages(current["text"], params))
     async with scripted.client() as catalog:
-        part = await read_paper_section(catalog, codec, "1706.03762", "s1", max_bytes=1024, now=NOW)
+        part = await read_paper_section(
+            catalog, codec, paper="1706.03762", section="s1", max_bytes=1024, now=NOW
+        )
         assert part.next_cursor
         with pytest.raises(ExpiredCursor):
-            await read_paper(catalog, codec, "1706.03762", part.next_cursor, now=NOW + 3601)
+            await read_paper(
+                catalog, codec, paper="1706.03762", cursor=part.next_cursor, now=NOW + 3601
+            )
         current["text"] = DOCUMENT.replace("BLEU 28.4", "BLEU 41.8")
         with pytest.raises(PaperChanged):
-            await read_paper(catalog, codec, "1706.03762", part.next_cursor, now=NOW)
+            await read_paper(catalog, codec, paper="1706.03762", cursor=part.next_cursor, now=NOW)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import signal
 import socket
 import sys
@@ -33,6 +34,7 @@ from pwc_local.server.framing import (
     MAX_LINE_BYTES,
     OVERSIZED_ANSWER,
     Accepted,
+    LineSplitter,
     LineTooLong,
     Rejected,
     encode_message,
@@ -75,8 +77,8 @@ class RecordingReader(io.BytesIO):
 
     largest = 0
 
-    def readline(self, size: int | None = -1) -> bytes:
-        data = super().readline(size)
+    def read1(self, size: int | None = -1) -> bytes:
+        data = super().read1(size)
         self.largest = max(self.largest, len(data))
         return data
 
@@ -97,6 +99,42 @@ def test_iter_lines_at_and_just_over_the_limit() -> None:
     source = RecordingReader(b"z" * 10 + b"\n" + b"w" * 11 + b"\n" + b"v" * 11)
     items = shown(list(iter_lines(source, limit=10)))
     assert items == [b"z" * 10 + b"\n", "too long", "too long"]
+
+
+def reference_lines(stream: bytes, limit: int) -> list[bytes | str]:
+    """What splitting `stream` must give, written the obvious way (whole input in memory)."""
+    pieces = stream.split(b"\n")
+    lines: list[bytes | str] = []
+    for index, piece in enumerate(pieces):
+        last = index == len(pieces) - 1
+        if last and not piece:
+            break
+        if len(piece) > limit:
+            lines.append("too long")
+        else:
+            lines.append(piece if last else piece + b"\n")
+    return lines
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_line_splitter_gives_the_same_lines_however_the_input_is_cut(seed: int) -> None:
+    generator = random.Random(seed)
+    limit = 12
+    stream = b"".join(
+        generator.choice([b"\n", b"x" * generator.randint(0, 30), b"ab", b"\n\n"])
+        for _ in range(40)
+    )
+    splitter = LineSplitter(limit)
+    lines: list[bytes | LineTooLong] = []
+    position = 0
+    while position < len(stream):
+        size = generator.randint(1, 9)
+        lines += splitter.feed(stream[position : position + size])
+        position += size
+        # Never more of a line held than the limit, however long the line.
+        assert len(splitter._pending) <= limit
+    lines += splitter.end()
+    assert shown(lines) == reference_lines(stream, limit)
 
 
 PROTOCOL_ERROR_CASES: list[tuple[str, bytes, int, Any]] = [

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import anyio
 import httpx
 import pytest
 
 from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
 from pwc_local.catalog.http import HttpCatalog
-from pwc_local.catalog.taxonomy import (
-    get_conference,
-    get_framework,
-    get_method,
-    get_organization,
-    get_task,
-    list_conferences,
-    list_frameworks,
-    list_methods,
-    list_organizations,
-    list_tasks,
-)
+from pwc_local.server.tools import call_query
 from tests.scripted_catalog import run_against
+
+# The query functions, called as a tools/call calls them: the contract table's defaults.
+get_conference = partial(call_query, "get_conference")
+get_framework = partial(call_query, "get_framework")
+get_method = partial(call_query, "get_method")
+get_organization = partial(call_query, "get_organization")
+get_task = partial(call_query, "get_task")
+list_conferences = partial(call_query, "list_conferences")
+list_frameworks = partial(call_query, "list_frameworks")
+list_methods = partial(call_query, "list_methods")
+list_organizations = partial(call_query, "list_organizations")
+list_tasks = partial(call_query, "list_tasks")
 
 AREAS = {
     "count": 3,
@@ -111,7 +114,7 @@ def task_routes(**overrides) -> dict:
 
 
 def test_get_task_composes_the_task_page() -> None:
-    payload, seen = run_against(task_routes(), lambda c: get_task(c, "scene text recognition"))
+    payload, seen = run_against(task_routes(), lambda c: get_task(c, task="scene text recognition"))
     assert seen[0].path == "tasks/"
     assert seen[0].params == {"q": "scene text recognition", "page": "1", "page_size": "100"}
     assert sorted(s.path for s in seen[1:]) == [
@@ -158,7 +161,7 @@ def test_get_task_composes_the_task_page() -> None:
 
 
 def test_numeric_task_skips_the_search() -> None:
-    payload, seen = run_against(task_routes(), lambda c: get_task(c, "17"))
+    payload, seen = run_against(task_routes(), lambda c: get_task(c, task="17"))
     assert "tasks/" not in [s.path for s in seen]
     assert seen[0].path == "tasks/17"
     assert payload["task"]["name"] == "Scene Text Recognition"
@@ -166,12 +169,12 @@ def test_numeric_task_skips_the_search() -> None:
 
 def test_unknown_numeric_task_is_task_not_found() -> None:
     with pytest.raises(NotFound, match=r"^Task not found: 404404$"):
-        run_against(task_routes(), lambda c: get_task(c, "404404"))
+        run_against(task_routes(), lambda c: get_task(c, task="404404"))
 
 
 def test_unknown_task_suggests_close_names() -> None:
     with pytest.raises(NotFound) as caught:
-        run_against(task_routes(), lambda c: get_task(c, "Scene Text"))
+        run_against(task_routes(), lambda c: get_task(c, task="Scene Text"))
     assert str(caught.value) == (
         "Task not found: Scene Text; closest results: "
         "Scene Text Recognition, Scene Text Recognition (old), OCR"
@@ -179,13 +182,13 @@ def test_unknown_task_suggests_close_names() -> None:
 
 
 def test_task_slug_matches() -> None:
-    payload, _ = run_against(task_routes(), lambda c: get_task(c, "SCENE-TEXT-RECOGNITION"))
+    payload, _ = run_against(task_routes(), lambda c: get_task(c, task="SCENE-TEXT-RECOGNITION"))
     assert payload["task"]["id"] == "17"
 
 
 def test_task_paper_count_falls_back_to_rows() -> None:
     routes = task_routes(**{"tasks/17/papers": [paper(1, CNN)], "areas/": {"results": []}})
-    payload, _ = run_against(routes, lambda c: get_task(c, "17"))
+    payload, _ = run_against(routes, lambda c: get_task(c, task="17"))
     assert (payload["paper_count"], payload["paper_sample_size"]) == (1, 1)
     assert payload["area"] is None
 
@@ -202,13 +205,13 @@ def test_task_paper_count_falls_back_to_rows() -> None:
 )
 def test_malformed_task_documents_are_invalid(overrides: dict) -> None:
     with pytest.raises(InvalidResponse):
-        run_against(task_routes(**overrides), lambda c: get_task(c, "17"))
+        run_against(task_routes(**overrides), lambda c: get_task(c, task="17"))
 
 
 def test_a_failing_concurrent_request_surfaces_as_itself() -> None:
     routes = task_routes(**{"tasks/17/papers": httpx.Response(503, json={"detail": "busy"})})
     with pytest.raises(HTTPStatusError) as caught:
-        run_against(routes, lambda c: get_task(c, "17"))
+        run_against(routes, lambda c: get_task(c, task="17"))
     assert caught.value.status == 503
 
 
@@ -344,23 +347,23 @@ def method_routes() -> dict:
 
 
 def test_get_method_by_full_name() -> None:
-    payload, seen = run_against(method_routes(), lambda c: get_method(c, "WAV2VEC 2.0 FULL"))
+    payload, seen = run_against(method_routes(), lambda c: get_method(c, method="WAV2VEC 2.0 FULL"))
     assert payload == {"method": WAV2VEC2, "area": {"id": "6", "name": "Audio"}}
     assert seen[0].params == {"q": "WAV2VEC 2.0 FULL", "page": "1", "page_size": "100"}
     assert sorted(s.path for s in seen[1:]) == ["areas/", "methods/20"]
 
 
 def test_get_method_by_numeric_id() -> None:
-    payload, seen = run_against(method_routes(), lambda c: get_method(c, "20"))
+    payload, seen = run_against(method_routes(), lambda c: get_method(c, method="20"))
     assert "methods/" not in [s.path for s in seen]
     assert payload["method"]["slug"] == "wav2vec-2"
 
 
 def test_get_method_not_found() -> None:
     with pytest.raises(NotFound, match=r"^Method not found: wav2vec 3"):
-        run_against(method_routes(), lambda c: get_method(c, "wav2vec 3"))
+        run_against(method_routes(), lambda c: get_method(c, method="wav2vec 3"))
     with pytest.raises(NotFound, match=r"^Method not found: 77$"):
-        run_against(method_routes(), lambda c: get_method(c, "77"))
+        run_against(method_routes(), lambda c: get_method(c, method="77"))
 
 
 def test_list_methods_parameters() -> None:
@@ -394,7 +397,7 @@ def test_get_conference_fetches_the_record_by_slug() -> None:
         "conferences/": CONFERENCES,
         "conferences/cvpr-2026": {"slug": "cvpr-2026", "tier": "a*"},
     }
-    payload, seen = run_against(routes, lambda c: get_conference(c, "7"))
+    payload, seen = run_against(routes, lambda c: get_conference(c, conference="7"))
     assert payload == {"slug": "cvpr-2026", "tier": "a*"}
     assert [(s.path, s.params) for s in seen] == [
         ("conferences/", {}),
@@ -404,18 +407,22 @@ def test_get_conference_fetches_the_record_by_slug() -> None:
 
 def test_get_conference_not_found_suggests_similar_names_only() -> None:
     with pytest.raises(NotFound) as caught:
-        run_against({"conferences/": CONFERENCES}, lambda c: get_conference(c, "CVPR 2027"))
+        run_against(
+            {"conferences/": CONFERENCES}, lambda c: get_conference(c, conference="CVPR 2027")
+        )
     assert (
         str(caught.value)
         == "Conference not found: CVPR 2027; closest results: CVPR 2025, CVPR 2026"
     )
     with pytest.raises(NotFound, match=r"^Conference not found: ICML$"):
-        run_against({"conferences/": CONFERENCES}, lambda c: get_conference(c, "ICML"))
+        run_against({"conferences/": CONFERENCES}, lambda c: get_conference(c, conference="ICML"))
 
 
 def test_conference_record_404_is_not_found() -> None:
     with pytest.raises(NotFound, match=r"^Conference not found: cvpr-2025$"):
-        run_against({"conferences/": CONFERENCES}, lambda c: get_conference(c, "cvpr-2025"))
+        run_against(
+            {"conferences/": CONFERENCES}, lambda c: get_conference(c, conference="cvpr-2025")
+        )
 
 
 def test_list_conferences_filters_on_integer_year() -> None:
@@ -435,11 +442,11 @@ def test_get_organization() -> None:
         "organizations/": ORGANIZATIONS,
         "organizations/nvidia": {"slug": "nvidia", "hf_url": "x"},
     }
-    payload, seen = run_against(routes, lambda c: get_organization(c, "Nvidia"))
+    payload, seen = run_against(routes, lambda c: get_organization(c, organization="Nvidia"))
     assert payload["hf_url"] == "x"
     assert seen[0].params == {"featured_only": "false"}
     with pytest.raises(NotFound, match=r"^Organization not found: NVIDA; closest results: NVIDIA$"):
-        run_against(routes, lambda c: get_organization(c, "NVIDA"))
+        run_against(routes, lambda c: get_organization(c, organization="NVIDA"))
 
 
 def test_list_organizations_passes_the_document_through() -> None:
@@ -493,7 +500,7 @@ FRAMEWORKS = {
 
 def test_get_framework_returns_the_flattened_row() -> None:
     payload, seen = run_against(
-        {"frameworks/": FRAMEWORKS}, lambda c: get_framework(c, "LLAMA-CPP")
+        {"frameworks/": FRAMEWORKS}, lambda c: get_framework(c, framework="LLAMA-CPP")
     )
     assert payload == {
         "id": "9",
@@ -507,7 +514,7 @@ def test_get_framework_returns_the_flattened_row() -> None:
     }
     assert len(seen) == 1
     with pytest.raises(NotFound, match=r"^Framework not found: vllmx; closest results: vLLM$"):
-        run_against({"frameworks/": FRAMEWORKS}, lambda c: get_framework(c, "vllmx"))
+        run_against({"frameworks/": FRAMEWORKS}, lambda c: get_framework(c, framework="vllmx"))
 
 
 @pytest.mark.parametrize(
@@ -534,16 +541,16 @@ def test_framework_catalogue_must_have_domains() -> None:
 
 
 def test_blank_entity_names_are_usage_errors() -> None:
-    for command in (get_task, get_method, get_conference, get_organization, get_framework):
+    for kind in ("task", "method", "conference", "organization", "framework"):
         with pytest.raises(UsageError):
-            run_against({}, lambda c, command=command: command(c, "  "))
+            run_against({}, lambda c, kind=kind: call_query(f"get_{kind}", c, **{kind: "  "}))
 
 
 def test_task_page_404_is_task_not_found() -> None:
     routes = task_routes()
     del routes["tasks/17/page"]
     with pytest.raises(NotFound, match=r"^Task not found: scene-text-recognition$"):
-        run_against(routes, lambda c: get_task(c, "scene-text-recognition"))
+        run_against(routes, lambda c: get_task(c, task="scene-text-recognition"))
 
 
 # -- against the loopback fake ---------------------------------------------------------
@@ -560,7 +567,7 @@ def on_fake(fake, action):
 
 
 def test_fake_get_task_by_slug(fake_catalog) -> None:
-    payload = on_fake(fake_catalog, lambda c: get_task(c, "Scene-Text-Recognition"))
+    payload = on_fake(fake_catalog, lambda c: get_task(c, task="Scene-Text-Recognition"))
     assert payload["task"]["id"] == "17"
     assert payload["area"]["name"] == "Vision"
     assert [parent["slug"] for parent in payload["parents"]] == ["ocr"]
@@ -574,7 +581,7 @@ def test_fake_get_task_by_slug(fake_catalog) -> None:
 
 
 def test_fake_get_task_by_id_ranks_benchmarks_and_methods(fake_catalog) -> None:
-    payload = on_fake(fake_catalog, lambda c: get_task(c, "10"))
+    payload = on_fake(fake_catalog, lambda c: get_task(c, task="10"))
     assert fake_catalog.requests.count_path("tasks/") == 0
     assert payload["task"]["slug"] == "image-classification"
     assert payload["benchmarks"][0]["name"] == "ImageNet-1k"
@@ -586,11 +593,11 @@ def test_fake_get_task_by_id_ranks_benchmarks_and_methods(fake_catalog) -> None:
 
 def test_fake_unknown_task(fake_catalog) -> None:
     with pytest.raises(NotFound, match=r"^Task not found: Image Classifier"):
-        on_fake(fake_catalog, lambda c: get_task(c, "Image Classifier"))
+        on_fake(fake_catalog, lambda c: get_task(c, task="Image Classifier"))
 
 
 def test_fake_methods(fake_catalog) -> None:
-    payload = on_fake(fake_catalog, lambda c: get_method(c, "transformer"))
+    payload = on_fake(fake_catalog, lambda c: get_method(c, method="transformer"))
     assert payload["method"]["source_url"] == "/paper/1706.03762"
     assert payload["area"]["name"] == "General"
     assert len(fake_catalog.requests) == 3
@@ -610,14 +617,14 @@ def test_fake_list_tasks_flat_and_grouped(fake_catalog) -> None:
 
 
 def test_fake_conferences_organizations_frameworks(fake_catalog) -> None:
-    conference = on_fake(fake_catalog, lambda c: get_conference(c, "CVPR 2026"))
+    conference = on_fake(fake_catalog, lambda c: get_conference(c, conference="CVPR 2026"))
     assert (conference["id"], conference["year"]) == ("7", 2026)
     listed = on_fake(fake_catalog, lambda c: list_conferences(c, year=2025))
     assert listed["count"] > 0
     assert {row["year"] for row in listed["results"]} == {2025}
-    organization = on_fake(fake_catalog, lambda c: get_organization(c, "nvidia"))
+    organization = on_fake(fake_catalog, lambda c: get_organization(c, organization="nvidia"))
     assert organization["is_featured"] is True
-    framework = on_fake(fake_catalog, lambda c: get_framework(c, "11"))
+    framework = on_fake(fake_catalog, lambda c: get_framework(c, framework="11"))
     assert (framework["slug"], framework["domain_slug"]) == ("vllm", "llm")
     apple = on_fake(fake_catalog, lambda c: list_frameworks(c, platform="APPLE"))
     assert "llama-cpp" in [row["slug"] for row in apple["results"]]
@@ -626,7 +633,7 @@ def test_fake_conferences_organizations_frameworks(fake_catalog) -> None:
 def test_fake_upstream_failures_surface_typed(fake_catalog) -> None:
     fake_catalog.faults.service_unavailable(prefix="tasks/17/papers")
     with pytest.raises(HTTPStatusError) as caught:
-        on_fake(fake_catalog, lambda c: get_task(c, "17"))
+        on_fake(fake_catalog, lambda c: get_task(c, task="17"))
     assert caught.value.status == 503
     fake_catalog.faults.reset()
     fake_catalog.faults.invalid_json(prefix="frameworks/")

@@ -4,8 +4,12 @@
 catalog page as stored (ordered by best rank) or, when metric options are given, the
 whole leaderboard scanned, merged and selected locally (`leaderboard.py`):
 
-    answer = await get_benchmark(catalog, "COCO", pareto=["mAP:higher", "FPS:higher"])
+    answer = await call_query("get_benchmark", catalog, benchmark="COCO",
+                              pareto=["mAP:higher", "FPS:higher"])
     [row["model_name"] for row in answer.payload["results"]]   # the Pareto frontier
+
+(The query functions take every tool parameter, with no defaults of their own: the
+contract table states them. `pwc_local.server.tools.call_query` fills them in.)
 
 A metric the leaderboard does not report does not fail the call: the plain leaderboard
 comes back and `answer.metric_note` says which metrics exist.
@@ -53,8 +57,6 @@ from pwc_local.catalog.lookup import (
 )
 
 __all__ = [
-    "DEFAULT_BENCHMARKS_PER_TASK",
-    "DEFAULT_LEADERBOARD_LIMIT",
     "SCAN_PAGE_SIZE",
     "SCAN_ROW_LIMIT",
     "BenchmarkAnswer",
@@ -64,9 +66,7 @@ __all__ = [
     "list_benchmarks",
 ]
 
-DEFAULT_LEADERBOARD_LIMIT = 20
 DEFAULT_LIST_LIMIT = 25  # MCP rows-per-response default for the flat listing
-DEFAULT_BENCHMARKS_PER_TASK = 3
 GROUPED_MIN_EVALUATIONS = 2  # the grouped endpoint's own default minimum
 SCAN_PAGE_SIZE = 100
 SCAN_ROW_LIMIT = 1000  # a metric scan stops with an error rather than read more rows
@@ -140,15 +140,15 @@ async def get_benchmark(
     catalog: CatalogSource,
     benchmark: str,
     *,
-    page: int = 1,
-    limit: int = DEFAULT_LEADERBOARD_LIMIT,
-    is_open: bool | None = None,
-    max_parameters: str | None = None,
-    require_metrics: list[str] | None = None,
-    minimum_metrics: dict[str, float] | None = None,
-    maximum_metrics: dict[str, float] | None = None,
-    sort_metric: str | None = None,
-    pareto: list[str] | None = None,
+    page: int,
+    limit: int,
+    is_open: bool | None,
+    max_parameters: str | None,
+    require_metrics: list[str] | None,
+    minimum_metrics: dict[str, float] | None,
+    maximum_metrics: dict[str, float] | None,
+    sort_metric: str | None,
+    pareto: list[str] | None,
 ) -> BenchmarkAnswer:
     """One benchmark and a page of its leaderboard.
 
@@ -430,18 +430,18 @@ def _normalise(
 async def list_benchmarks(
     catalog: CatalogSource,
     *,
-    search: str | None = None,
-    task: str | None = None,
-    include_descendants: bool = False,
-    minimum_evaluations: int | None = None,
-    is_open: bool | None = None,
-    group_by_area: bool = False,
-    area: str | None = None,
-    benchmarks_per_task: int = DEFAULT_BENCHMARKS_PER_TASK,
-    order_by: str | None = None,
-    order_direction: str = "asc",
-    page: int = 1,
-    limit: int | None = None,
+    search: str | None,
+    task: str | None,
+    include_descendants: bool,
+    minimum_evaluations: int | None,
+    is_open: bool | None,
+    group_by_area: bool,
+    area: str | None,
+    benchmarks_per_task: int,
+    order_by: str | None,
+    order_direction: str,
+    page: int,
+    limit: int | None,
 ) -> BenchmarkListAnswer:
     """List benchmarks in one of three modes, chosen from the arguments.
 

@@ -34,7 +34,7 @@ class Citation:
     in_catalog: bool
 
 
-async def cite_paper(catalog: CatalogSource, paper: str, format: str = "bibtex") -> Citation:
+async def cite_paper(catalog: CatalogSource, paper: str, *, format: str) -> Citation:
     """The citation of `paper` in `format` (`bibtex`, `ris` or `csl-json`).
 
     Raises `UsageError` for another format, before any request, and the errors of
@@ -43,7 +43,7 @@ async def cite_paper(catalog: CatalogSource, paper: str, format: str = "bibtex")
     chosen = format.strip().casefold() if isinstance(format, str) else ""
     if chosen not in FORMATS:
         raise UsageError(f"format must be one of {', '.join(FORMATS)}")
-    answer = await paper_info_or_public(catalog, paper)
+    answer = await paper_info_or_public(catalog, paper, include_evaluations=False)
     detail = answer.paper
     fields = citation_fields(detail)
     ident = next(

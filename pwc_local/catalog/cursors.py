@@ -210,7 +210,7 @@ class CursorCodec:
         return state
 
     def _sign(self, kid: str, body: str) -> bytes:
-        return hmac.new(self._keys[kid], body.encode("ascii"), hashlib.sha256).digest()
+        return hmac.digest(self._keys[kid], body.encode("ascii"), "sha256")
 
 
 def _state_from_payload(payload: dict[str, Any]) -> CursorState | None:

@@ -58,12 +58,12 @@ async def search_papers(
     catalog: CatalogSource,
     query: str,
     *,
-    mode: str = "hybrid",
-    page: int = 1,
-    limit: int = 10,
-    published_after: str | None = None,
-    published_before: str | None = None,
-    has_official_implementation: bool = False,
+    mode: str,
+    page: int,
+    limit: int,
+    published_after: str | None,
+    published_before: str | None,
+    has_official_implementation: bool,
 ) -> dict[str, Any]:
     """`papers/search`: relevance-ranked search; the catalog document as is.
 
@@ -92,22 +92,22 @@ async def search_papers(
 async def list_papers(
     catalog: CatalogSource,
     *,
-    search: str | None = None,
-    task: str | None = None,
-    method: str | None = None,
-    conference: str | None = None,
-    framework: str | None = None,
-    organization: str | None = None,
-    authors: Sequence[str] | None = None,
-    published_after: str | None = None,
-    published_before: str | None = None,
-    all_versions: bool = False,
-    order_by: str = "trending",
-    order_direction: str = "desc",
-    include_resources: bool = False,
-    has_official_implementation: bool = False,
-    page: int = 1,
-    limit: int = 20,
+    search: str | None,
+    task: str | None,
+    method: str | None,
+    conference: str | None,
+    framework: str | None,
+    organization: str | None,
+    authors: Sequence[str] | None,
+    published_after: str | None,
+    published_before: str | None,
+    all_versions: bool,
+    order_by: str,
+    order_direction: str,
+    include_resources: bool,
+    has_official_implementation: bool,
+    page: int,
+    limit: int,
 ) -> dict[str, Any]:
     """`papers/`: deterministic, filtered listing; the catalog document as is.
 
@@ -159,7 +159,7 @@ async def list_papers(
     return document
 
 
-async def list_recent_papers(catalog: CatalogSource, *, limit: int = 10) -> list[dict[str, Any]]:
+async def list_recent_papers(catalog: CatalogSource, *, limit: int) -> list[dict[str, Any]]:
     """`papers/recent`: the most recently added papers, as a list of rows."""
     return await catalog.get_json(
         "papers/recent", {"limit": limit}, accept=rows_of("recent papers response")
@@ -169,9 +169,9 @@ async def list_recent_papers(catalog: CatalogSource, *, limit: int = 10) -> list
 async def list_trending_papers(
     catalog: CatalogSource,
     *,
-    limit: int = 20,
-    max_age_days: int = 180,
-    min_velocity: float | None = None,
+    limit: int,
+    max_age_days: int,
+    min_velocity: float | None,
 ) -> list[dict[str, Any]]:
     """`papers/trending`: papers ranked by repository velocity, as a list of rows."""
     check_finite(min_velocity, "min_velocity")
@@ -186,7 +186,7 @@ async def list_trending_papers(
 
 
 async def get_paper_info(
-    catalog: CatalogSource, paper: str, *, include_evaluations: bool = False
+    catalog: CatalogSource, paper: str, *, include_evaluations: bool
 ) -> dict[str, Any]:
     """`papers/<id>` with resources, plus every evaluation row when asked.
 
@@ -206,7 +206,7 @@ async def get_paper_info(
 
 
 async def get_paper_evaluations(
-    catalog: CatalogSource, paper: str, *, page: int = 1, limit: int = 20
+    catalog: CatalogSource, paper: str, *, page: int, limit: int
 ) -> dict[str, Any]:
     """One page of a paper's evaluations: `{count, page, next_page, results}`.
 
@@ -234,9 +234,7 @@ async def get_paper_evaluations(
     }
 
 
-async def get_related_papers(
-    catalog: CatalogSource, paper: str, *, limit: int = 4
-) -> dict[str, Any]:
+async def get_related_papers(catalog: CatalogSource, paper: str, *, limit: int) -> dict[str, Any]:
     """`papers/<id>/related`: catalog papers related to one paper, as `{results, ...}`.
 
     A bare array from the catalog is wrapped as `{"results": [...]}`.

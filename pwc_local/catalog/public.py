@@ -442,7 +442,7 @@ class RelatedAnswer:
 
 
 async def paper_info_or_public(
-    catalog: CatalogSource, paper: str, *, include_evaluations: bool = False
+    catalog: CatalogSource, paper: str, *, include_evaluations: bool
 ) -> PaperInfoAnswer:
     """`papers.get_paper_info`, answering from public metadata on a catalog miss."""
 
@@ -458,7 +458,7 @@ async def paper_info_or_public(
     )
 
 
-async def related_or_public(catalog: CatalogSource, paper: str, *, limit: int = 4) -> RelatedAnswer:
+async def related_or_public(catalog: CatalogSource, paper: str, *, limit: int) -> RelatedAnswer:
     """`papers.get_related_papers`; outside the catalog, a search on the public title."""
 
     async def from_catalog(reference: str) -> RelatedAnswer:
@@ -468,7 +468,16 @@ async def related_or_public(catalog: CatalogSource, paper: str, *, limit: int = 
     if isinstance(outcome, RelatedAnswer):
         return outcome
     query = (outcome.title or paper.strip())[:MAX_QUERY_CHARS]
-    document = await search_papers(catalog, query, mode="hybrid", page=1, limit=limit)
+    document = await search_papers(
+        catalog,
+        query,
+        mode="hybrid",
+        page=1,
+        limit=limit,
+        published_after=None,
+        published_before=None,
+        has_official_implementation=False,
+    )
     return RelatedAnswer(
         document,
         note=related_note(outcome),

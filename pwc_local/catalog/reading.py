@@ -106,8 +106,8 @@ async def read_paper(
     catalog: CatalogSource,
     codec: CursorCodec,
     paper: str,
-    cursor: str | None = None,
     *,
+    cursor: str | None,
     now: float | None = None,
     chunk_limit: int = DEFAULT_CHUNK_LIMIT,
 ) -> ReadResult:

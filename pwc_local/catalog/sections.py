@@ -43,7 +43,6 @@ from pwc_local.catalog.whole_markdown import Document, char_boundary, read_docum
 
 MIN_SECTION_BYTES = 1024
 MAX_SECTION_BYTES = 65536
-DEFAULT_SECTION_BYTES = 16384
 MAX_SECTION_QUERY_CHARS = 500
 MAX_CANDIDATES = 10
 
@@ -91,7 +90,7 @@ async def read_paper_section(
     paper: str,
     section: str,
     *,
-    max_bytes: int = DEFAULT_SECTION_BYTES,
+    max_bytes: int,
     now: float | None = None,
 ) -> SectionRead:
     """One section of `paper`, by section ID (`s2.1`) or heading text, within `max_bytes`.

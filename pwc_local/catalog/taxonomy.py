@@ -293,15 +293,15 @@ def _task_sort_key(order_by: str) -> Callable[[Mapping[str, Any]], tuple[int, in
 async def list_tasks(
     catalog: CatalogSource,
     *,
-    search: str | None = None,
-    area: str | None = None,
-    level: int | None = None,
-    visible_only: bool = False,
-    group_by_area: bool = False,
-    order_by: str = "name",
-    order_direction: str = "asc",
-    page: int = 1,
-    limit: int | None = None,
+    search: str | None,
+    area: str | None,
+    level: int | None,
+    visible_only: bool,
+    group_by_area: bool,
+    order_by: str,
+    order_direction: str,
+    page: int,
+    limit: int | None,
 ) -> dict[str, Any]:
     """List research tasks, flat and paged, or grouped by area.
 
@@ -397,13 +397,13 @@ async def get_method(catalog: CatalogSource, method: str) -> dict[str, Any]:
 async def list_methods(
     catalog: CatalogSource,
     *,
-    search: str | None = None,
-    area: str | None = None,
-    introduced_year: int | None = None,
-    order_by: str = "name",
-    order_direction: str = "asc",
-    page: int = 1,
-    limit: int = DEFAULT_LIMIT,
+    search: str | None,
+    area: str | None,
+    introduced_year: int | None,
+    order_by: str,
+    order_direction: str,
+    page: int,
+    limit: int,
 ) -> dict[str, Any]:
     """One page of `methods/`, optionally searched, in one area, or from one year.
 
@@ -460,7 +460,7 @@ async def get_conference(catalog: CatalogSource, conference: str) -> dict[str, A
     )
 
 
-async def list_conferences(catalog: CatalogSource, *, year: int | None = None) -> dict[str, Any]:
+async def list_conferences(catalog: CatalogSource, *, year: int | None) -> dict[str, Any]:
     """Every conference with imported papers, or those of one `year`: `{count, results}`.
 
     The catalog sends the complete list; the year filter keeps rows whose `year` is
@@ -492,9 +492,7 @@ async def get_organization(catalog: CatalogSource, organization: str) -> dict[st
     )
 
 
-async def list_organizations(
-    catalog: CatalogSource, *, featured_only: bool = False
-) -> dict[str, Any]:
+async def list_organizations(catalog: CatalogSource, *, featured_only: bool) -> dict[str, Any]:
     """The catalog's organization list (only curated featured ones when asked)."""
     return await catalog.get_json(
         "organizations/", {"featured_only": featured_only}, accept=payload_of("organization list")
@@ -558,9 +556,9 @@ async def get_framework(catalog: CatalogSource, framework: str) -> dict[str, Any
 async def list_frameworks(
     catalog: CatalogSource,
     *,
-    domain: str | None = None,
-    category: str | None = None,
-    platform: str | None = None,
+    domain: str | None,
+    category: str | None,
+    platform: str | None,
 ) -> dict[str, Any]:
     """Flattened frameworks, filtered exactly and case-insensitively: `{count, results}`.
 

@@ -45,6 +45,7 @@ from mcp_types import (
 )
 
 from pwc_local.runtime import LazyRuntime
+from pwc_local.server.tools import call_query
 
 if TYPE_CHECKING:  # the HTTP client is imported on first use, not at start-up
     from pwc_local.catalog.http import CatalogSource
@@ -159,26 +160,21 @@ def matching(names: Iterable[Name], prefix: str, *, loose: bool = False) -> list
 
 
 # -- the catalog's listings ----------------------------------------------------------------
+# Through `call_query`, as a tools/call would: the table's defaults fill in the rest.
 
 
 async def _tasks(catalog: CatalogSource, prefix: str) -> list[Name]:
-    from pwc_local.catalog.taxonomy import list_tasks
-
-    document = await list_tasks(catalog, search=prefix, limit=MAX_VALUES)
+    document = await call_query("list_tasks", catalog, search=prefix, limit=MAX_VALUES)
     return _names(document.get("results"), "name", ("slug", "id"))
 
 
 async def _benchmarks(catalog: CatalogSource, prefix: str) -> list[Name]:
-    from pwc_local.catalog.benchmarks import list_benchmarks
-
-    answer = await list_benchmarks(catalog, search=prefix, limit=MAX_VALUES)
+    answer = await call_query("list_benchmarks", catalog, search=prefix, limit=MAX_VALUES)
     return _names(answer.payload.get("results"), "name", ("slug", "id"))
 
 
 async def _papers(catalog: CatalogSource, prefix: str) -> list[Name]:
-    from pwc_local.catalog.papers import search_papers
-
-    document = await search_papers(catalog, prefix, limit=MAX_VALUES)
+    document = await call_query("search_papers", catalog, query=prefix, limit=MAX_VALUES)
     return _names(document.get("results"), "title", ("arxiv_id", "id"))
 
 

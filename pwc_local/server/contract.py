@@ -10,8 +10,9 @@ query function, the error mapping and stale labelling of every call; `doctor`
 derives its expected tool count and `tests/test_contract.py` its expectations.
 
 Adding a tool: write its query function (catalog logic, no MCP; it receives the
-services named in `needs`, then its arguments as keywords), then add one entry
-below, in the group it belongs to. Nothing else lists tools.
+services named in `needs`, then its arguments as keywords, and states no defaults:
+each `Param` here holds its one default), then add one entry below, in the group
+it belongs to. Nothing else lists tools.
 
 Start-up stays light: query functions are named as `"module:function"` strings
 and imported on the first call, so importing this table loads no HTTP client,

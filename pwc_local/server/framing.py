@@ -4,8 +4,8 @@ writing messages as lines.
 Everything here is pure (no I/O beyond the stream handed in), so each rule of the
 MCP stdio framing can be tested on its own:
 
-* `iter_lines` splits a byte stream into lines of at most `MAX_LINE_BYTES`, skipping
-  an oversized line without holding it in memory;
+* `LineSplitter` (and `iter_lines` over a blocking stream) splits a byte stream into
+  lines of at most `MAX_LINE_BYTES`, skipping an oversized line without holding it;
 * `inspect_line` decides what a line is: a message for the SDK (`Accepted`), a
   malformed one that gets a JSON-RPC error answer (`Rejected`), a tool call refused
   with a tool error (`ToolRefusal`: arguments that are not valid Unicode), or nothing;
@@ -17,7 +17,7 @@ MCP stdio framing can be tested on its own:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, TypeGuard
 
@@ -54,7 +54,7 @@ OVERSIZED_ANSWER = (
     "narrower request."
 )
 
-_DISCARD_CHUNK = 64 * 1024  # read size while skipping the rest of an oversized line
+READ_SIZE = 64 * 1024  # bytes asked of stdin per read
 
 # Valid JSON, but str.splitlines()-based readers would break a line at these code
 # points, so they are written as escapes (legal anywhere they can occur: in strings).
@@ -76,25 +76,60 @@ class LineTooLong:
         return "LineTooLong()"
 
 
+class LineSplitter:
+    """Cuts a byte stream, fed in pieces, into lines of at most `limit` bytes each.
+
+    `feed` returns the lines a piece completes (line ending included), with
+    `LineTooLong` in place of any line whose bytes before its newline exceed
+    `limit`; `end` returns what is left at end of input (a last line without a
+    newline, as it is). Of a line being assembled at most `limit` bytes are held:
+    once it is known to be too long, the rest is dropped as it arrives.
+    """
+
+    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
+        self._limit = limit
+        self._pending = bytearray()  # the start of a line not yet ended
+        self._discarding = False  # inside a line already known to be too long
+
+    def feed(self, data: bytes) -> list[bytes | LineTooLong]:
+        lines: list[bytes | LineTooLong] = []
+        start = 0
+        while (newline := data.find(b"\n", start)) >= 0:
+            if self._discarding or len(self._pending) + newline - start > self._limit:
+                lines.append(LineTooLong())
+            elif self._pending:
+                lines.append(bytes(self._pending) + data[start : newline + 1])
+            else:
+                lines.append(data[start : newline + 1])
+            self._pending.clear()
+            self._discarding = False
+            start = newline + 1
+        if not self._discarding and start < len(data):
+            if len(self._pending) + len(data) - start > self._limit:
+                self._pending.clear()
+                self._discarding = True
+            else:
+                self._pending += data[start:]
+        return lines
+
+    def end(self) -> list[bytes | LineTooLong]:
+        if self._discarding:
+            return [LineTooLong()]
+        return [bytes(self._pending)] if self._pending else []
+
+
 def iter_lines(source: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | LineTooLong]:
     """Yield each line of `source` (line ending included), or `LineTooLong` in its place.
 
-    Blocks on `source`; ends at end of file. At most `limit + 1` bytes of any line are
-    ever held: the rest of a longer line is skipped in small reads. A last line without
-    a newline is yielded as it is.
+    Blocks on `source`; ends at end of file. Reads at most `READ_SIZE` bytes at a
+    time, and holds at most `limit` bytes of a line (`LineSplitter`).
     """
-    while True:
-        line = source.readline(limit + 1)
-        if not line:
-            return
-        if len(line) <= limit or line.endswith(b"\n"):
-            yield line
-            continue
-        while True:
-            rest = source.readline(_DISCARD_CHUNK)
-            if not rest or rest.endswith(b"\n"):
-                break
-        yield LineTooLong()
+    splitter = LineSplitter(limit)
+    # read1: what is there now, up to the size (a plain read would wait for all of it).
+    read: Callable[[int], bytes] = getattr(source, "read1", source.read)
+    while piece := read(READ_SIZE):
+        yield from splitter.feed(piece)
+    yield from splitter.end()
 
 
 @dataclass(frozen=True)
@@ -274,7 +309,9 @@ def _text_problem(doc: dict[str, Any]) -> Rejected | ToolRefusal | None:
 def encode_message(message: JSONRPCMessage) -> bytes:
     """Serialise an outgoing message as one line of UTF-8 bytes ending in b"\\n"."""
     try:
-        data = message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+        # The serializer's own bytes: model_dump_json would decode them to a str that
+        # we would encode again, two copies of every 64 KiB chunk.
+        data = message.__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
     except Exception:
         # Lone surrogates (e.g. from undecodable file names) cannot be UTF-8; as JSON
         # escapes they still can travel.

@@ -85,9 +85,7 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def task(task: str) -> str:
-        return _compact(
-            await _answer(tools.call("get_task", task=_checked(task), benchmark_limit=10))
-        )
+        return _compact(await _answer(tools.call("get_task", task=_checked(task))))
 
     @server.resource(
         "pwc://benchmarks/{benchmark}",
@@ -98,11 +96,7 @@ def register_resources(server: MCPServer, tools: CatalogTools) -> None:
         security=REFERENCES,
     )
     async def benchmark(benchmark: str) -> str:
-        return _compact(
-            await _answer(
-                tools.call("get_benchmark", benchmark=_checked(benchmark), page=1, limit=20)
-            )
-        )
+        return _compact(await _answer(tools.call("get_benchmark", benchmark=_checked(benchmark))))
 
 
 def _checked(reference: str) -> str:

@@ -6,8 +6,15 @@ without a word, abandons running requests when stdin closes and writes `\\r\\n` 
 Windows. This module owns the wire instead and feeds the SDK's low-level server a pair
 of in-memory streams:
 
-    stdin ─ reader thread ─▶ guard ─▶ SDK server ─▶ forwarder ─▶ writer thread ─ stdout
-                               └──── protocol errors ───────────▶┘
+    stdin ─ reader ─▶ guard ─▶ SDK server ─▶ forwarder ─▶ writer ─ stdout
+                        └──── protocol errors ───────────▶┘
+
+* **The ends cost no thread hop where they can.** On POSIX, a stdin or stdout that
+  is a pipe or socket (what every MCP client gives) is made non-blocking and waited
+  on by the event loop itself: reading a request and writing its answer are plain
+  `os.read`/`os.write` calls, with no hand-over between threads per message. A
+  terminal, a file, a stdout that is also stderr, and Windows keep a thread
+  blocking on each end instead. A pipe made non-blocking is handed back blocking.
 
 * **stdout carries protocol messages only.** While serving, file descriptor 1 points
   at stderr and descriptor 0 at the null device; the real pipes live on as private
@@ -51,6 +58,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -72,7 +80,9 @@ from mcp_types import (
 from pwc_local.server.framing import (
     MAX_ANSWER_BYTES,
     MAX_LINE_BYTES,
+    READ_SIZE,
     Accepted,
+    LineSplitter,
     LineTooLong,
     Rejected,
     ToolRefusal,
@@ -114,10 +124,21 @@ _WRITE_BATCH_BYTES = 256 * 1024  # ... as long as the joined bytes stay this sma
 class _Session:
     """One client connection over a pair of binary streams."""
 
-    def __init__(self, lowlevel: Server, source: BinaryIO, sink: BinaryIO, drain_timeout: float):
+    def __init__(
+        self,
+        lowlevel: Server,
+        source: BinaryIO,
+        sink: BinaryIO,
+        drain_timeout: float,
+        *,
+        pipes: tuple[int | None, int | None] = (None, None),
+    ):
         self._lowlevel = lowlevel
         self._source = source
         self._sink = sink
+        # Non-blocking descriptors of the stdin and stdout pipes, when the event loop
+        # waits on them itself (`_Pipe`); None: a thread blocks on the stream instead.
+        self._pipe_in, self._pipe_out = pipes
         self._drain_timeout = drain_timeout
         # Request id -> the tool it calls (None for other methods), until its answer
         # leaves for stdout (or it is cancelled).
@@ -140,13 +161,22 @@ class _Session:
             try:
                 async with anyio.create_task_group() as tg:
                     self._scope = tg.cancel_scope
-                    _daemon("pwc-stdin", self._read, portal, lines_in)
-                    _daemon("pwc-stdout", self._write, portal, output_out, flushed)
+                    if self._pipe_in is None:
+                        _daemon("pwc-stdin", self._read, portal, lines_in)
+                    else:
+                        tg.start_soon(self._read_pipe, self._pipe_in, lines_in)
+                    if self._pipe_out is None:
+                        _daemon("pwc-stdout", self._write, portal, output_out, flushed)
+                    else:
+                        tg.start_soon(self._write_pipe, self._pipe_out, output_out, flushed)
                     tg.start_soon(self._serve_sdk, sdk_reads, sdk_writes)
                     tg.start_soon(self._forward, from_sdk, output.clone())
                     tg.start_soon(self._guard, lines, to_sdk, output.clone())
                     output.close()  # the stream ends once both clones are closed
                     await flushed.wait()
+                    # Everything is answered and written: a reader still waiting on an
+                    # open stdin has nothing left to feed.
+                    tg.cancel_scope.cancel()
             finally:
                 await portal.stop(cancel_remaining=True)
 
@@ -336,6 +366,53 @@ class _Session:
         if self._scope is not None:
             self._scope.cancel()
 
+    # -- pipes the event loop waits on ---------------------------------------------------
+    # No thread and no hand-over per message: the loop reads stdin and writes stdout
+    # when they are ready. Waiting on either can be cancelled, so a signal still ends
+    # a session whose client neither closes stdin nor reads stdout.
+
+    async def _read_pipe(self, fd: int, lines: MemoryObjectSendStream[Any]) -> None:
+        splitter = LineSplitter()
+        try:
+            async with lines:
+                while True:
+                    try:
+                        piece = os.read(fd, READ_SIZE)
+                    except BlockingIOError:
+                        await anyio.wait_readable(fd)
+                        continue
+                    if not piece:
+                        break
+                    # While the guard holds a request (back-pressure), nothing more is read.
+                    for line in splitter.feed(piece):
+                        await lines.send(line)
+                for line in splitter.end():
+                    await lines.send(line)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # the guard stopped reading: the session is ending
+        except OSError as exc:
+            logger.warning("reading stdin failed (%s); treating it as closed", type(exc).__name__)
+        finally:
+            self.reader_done.set()
+
+    async def _write_pipe(
+        self, fd: int, output: MemoryObjectReceiveStream[_Outgoing], flushed: anyio.Event
+    ) -> None:
+        try:
+            while (data := await self._next_output(output)) is not None:
+                view = memoryview(data)
+                while view:
+                    try:
+                        view = view[os.write(fd, view) :]
+                    except BlockingIOError:
+                        await anyio.wait_writable(fd)
+        except OSError as exc:
+            logger.info("stdout is closed (%s); ending the session", type(exc).__name__)
+            self._lost_output()
+        finally:
+            self.writer_done.set()
+            flushed.set()
+
     # -- threads ------------------------------------------------------------------------
     # Blocking reads and writes run on daemon threads so that a client which neither
     # closes stdin nor reads stdout can never keep the process alive after a signal.
@@ -409,6 +486,31 @@ class _ClaimedDescriptor:
         self.fd = fd
         self.private = private
         self.stream = stream
+        self._made_nonblocking = False
+
+    def pollable(self) -> int | None:
+        """The private descriptor, made non-blocking, if the event loop can wait on it.
+
+        Only pipes and sockets qualify (a terminal or a file keeps its thread), on
+        POSIX, and stdout only when it is not also stderr: non-blocking is a property
+        of the open pipe, and log lines written to a full one would be lost.
+        """
+        if sys.platform == "win32":
+            return None
+        try:
+            mode = os.fstat(self.private)
+            if not (stat.S_ISFIFO(mode.st_mode) or stat.S_ISSOCK(mode.st_mode)):
+                return None
+            if self.fd == 1:
+                err = os.fstat(2)
+                if (err.st_dev, err.st_ino) == (mode.st_dev, mode.st_ino):
+                    return None
+            if os.get_blocking(self.private):
+                os.set_blocking(self.private, False)
+                self._made_nonblocking = True
+        except OSError:
+            return None
+        return self.private
 
     @classmethod
     def take(cls, fd: int) -> _ClaimedDescriptor:
@@ -429,6 +531,9 @@ class _ClaimedDescriptor:
 
     def release(self, *, close: bool) -> None:
         """Point `fd` at the pipe again; close the duplicate unless a thread may use it."""
+        if self._made_nonblocking:
+            with suppress(OSError):  # the pipe is shared with whoever gave it to us
+                os.set_blocking(self.private, True)
         try:
             os.dup2(self.private, self.fd)
             _rebind_windows_handle(self.fd)
@@ -513,14 +618,17 @@ async def serve(
     claimed: list[_ClaimedDescriptor] = []
     session: _Session | None = None
     try:
+        pipe_in = pipe_out = None
         if stdin is None:
             claimed.append(_ClaimedDescriptor.take(0))
             stdin = claimed[-1].stream
+            pipe_in = claimed[-1].pollable()
         if stdout is None:
             claimed.append(_ClaimedDescriptor.take(1))
             stdout = claimed[-1].stream
             _flush_python_stdout()  # anything printed before now goes to stderr
-        session = _Session(lowlevel, stdin, stdout, drain_timeout)
+            pipe_out = claimed[-1].pollable()
+        session = _Session(lowlevel, stdin, stdout, drain_timeout, pipes=(pipe_in, pipe_out))
         await session.run()
     finally:
         _flush_python_stdout()

@@ -140,6 +140,28 @@ def with_defaults(spec: ToolSpec, given: Arguments) -> dict[str, Any]:
     return arguments
 
 
+def forwarded(spec: ToolSpec, arguments: Arguments) -> dict[str, Any]:
+    """What the query function receives of complete `arguments`: the `query=True` ones."""
+    return {param.name: arguments[param.name] for param in spec.params if param.query}
+
+
+async def call_query(name: str, *services: Any, **given: Any) -> Any:
+    """Tool `name`'s query answer for `given`, outside a tools/call (completions, tests).
+
+    The path `CatalogTools._run` takes: the declared defaults fill in the table's
+    parameters `given` leaves out (`with_defaults`; query functions state no
+    defaults of their own), and `forwarded` picks what the query function takes
+    after `services`. Keywords the table does not declare go to the function as
+    they are (test hooks such as `read_paper`'s `now`); a misspelt one fails there.
+    """
+    spec = BY_NAME[name]
+    declared = {param.name for param in spec.params}
+    table = {key: value for key, value in given.items() if key in declared}
+    hooks = {key: value for key, value in given.items() if key not in declared}
+    arguments = forwarded(spec, with_defaults(spec, table))
+    return await query_function(spec.query)(*services, **arguments, **hooks)
+
+
 def tool_result(model: ToolOutput, summary: str | None, freshness: Freshness) -> CallToolResult:
     """`structuredContent` = the model; one text block = `summary` or the model's JSON dump.
 
@@ -188,8 +210,7 @@ class CatalogTools:
                 else await SERVICES[need](runtime, freshness)
                 for need in spec.needs
             ]
-            forwarded = {p.name: arguments[p.name] for p in spec.params if p.query}
-            answer = await query_function(spec.query)(*services, **forwarded)
+            answer = await query_function(spec.query)(*services, **forwarded(spec, arguments))
             model = spec.project(answer, arguments)
             summary = spec.summary(model, answer) if spec.summary else None
             result = tool_result(model, summary, freshness)

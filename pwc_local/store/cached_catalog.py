@@ -206,7 +206,7 @@ class CachingCatalog:
         No request is made. Used to offer a `pwc://papers/{paper}/markdown` link only
         when that resource would resolve (it refuses documents longer than one chunk).
         """
-        seen = await _blocking(self.cache.get, KIND_VERSION, [self.namespace, paper])
+        seen = await _lookup(self.cache, KIND_VERSION, [self.namespace, paper])
         if seen is None or not isinstance(seen.value, str):
             return False
         chunk = await self._cached_chunk(paper, seen.value, 0, limit)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from pwc_local.catalog.http import CatalogSource
@@ -41,7 +41,6 @@ class Freshness:
             self.cached_at = cached_at
 
 
-@runtime_checkable
 class ServesStale(Protocol):
     """A source that can answer from expired entries, and so needs a per-call view."""
 
@@ -51,7 +50,11 @@ class ServesStale(Protocol):
 
 
 def for_call(source: CatalogSource, freshness: Freshness) -> CatalogSource:
-    """The view of `source` for one tool call whose staleness `freshness` records."""
-    if isinstance(source, ServesStale):
-        return source.for_call(freshness)
-    return source
+    """The view of `source` for one tool call whose staleness `freshness` records.
+
+    A source with a `for_call` method (`ServesStale`) gives its view; any other is
+    its own. (Not an `isinstance` check on the Protocol: that inspects every member,
+    on every tool call.)
+    """
+    view = getattr(source, "for_call", None)
+    return view(freshness) if view is not None else source

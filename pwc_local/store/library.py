@@ -296,6 +296,20 @@ class Library:
         with self._lock:
             self._db.close()
 
+    @contextlib.contextmanager
+    def unless_busy(self) -> Iterator[bool]:
+        """Hold the connection if no other thread is using it (True), else yield False at once.
+
+        Lets an event loop run one indexed read in place, where a worker-thread hop
+        would cost more than the read, without ever waiting behind a long write.
+        """
+        held = self._lock.acquire(blocking=False)
+        try:
+            yield held
+        finally:
+            if held:
+                self._lock.release()
+
     def __enter__(self) -> Library:
         return self
 
@@ -484,6 +498,17 @@ class Library:
                 db.execute(
                     "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)", (key, paper)
                 )
+
+    def saved_markdown_bytes(self, reference: str) -> int | None:
+        """The UTF-8 size of the saved Markdown `reference` names; `None` when there is none."""
+        with self._lock:
+            paper = self.resolve(reference)
+            if paper is None:
+                return None
+            row = self._db.execute(
+                "SELECT length(CAST(markdown AS BLOB)) FROM papers WHERE paper = ?", (paper,)
+            ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
 
     def is_saved(self, paper: str) -> bool:
         with self._lock:

@@ -20,9 +20,13 @@ layer still sees a plain catalog. Its jobs:
   before; when the catalog is unreachable, a continuation inside an indexed
   chunk is served from it, so a search hit's cursor can be followed offline.
 
-Library calls block on SQLite, so they run in worker threads. A library that
-fails (a locked or damaged database) never costs an answer: the failure is logged
-by class and the call goes on as if there were no library.
+Library calls block on SQLite, so they run in worker threads, except on the path
+every cached answer takes: what this process already wrote (`_learned`: spellings,
+query parameters, chunks indexed) is not written again, and the probes for a saved
+paper (behind resource links and every Markdown read) are one indexed read each,
+done in place when no other thread is using the library. A library that fails (a
+locked or damaged database) never costs an answer: the failure is logged by class
+and the call goes on as if there were no library.
 """
 
 from __future__ import annotations
@@ -62,14 +66,26 @@ _RECORD_PARAMS: tuple[Mapping[str, QueryValue] | None, ...] = (
 STATUS_KEY = "__pwc_status__"
 """A recorded answer that was an HTTP error is stored as `{STATUS_KEY: 404}`."""
 
+MAX_LEARNED = 10_000
+"""Facts (spellings, query parameters, chunks indexed) this process remembers writing."""
+
 
 class LibraryCatalog:
     """`CatalogSource` over `inner` with `library` answering first (see the module docstring)."""
 
-    def __init__(self, inner: CatalogSource, library: Library, *, namespace: str) -> None:
+    def __init__(
+        self,
+        inner: CatalogSource,
+        library: Library,
+        *,
+        namespace: str,
+        learned: set[str] | None = None,
+    ) -> None:
         self.inner = inner
         self.library = library
         self.namespace = namespace
+        # Shared by every per-call view: a fact written once needs no second visit.
+        self._learned: set[str] = set() if learned is None else learned
 
     async def aclose(self) -> None:
         close = getattr(self.inner, "aclose", None)
@@ -82,7 +98,10 @@ class LibraryCatalog:
     def for_call(self, freshness: Freshness) -> LibraryCatalog:
         """The view for one tool call: the cache below notes stale answers on `freshness`."""
         return LibraryCatalog(
-            for_call(self.inner, freshness), self.library, namespace=self.namespace
+            for_call(self.inner, freshness),
+            self.library,
+            namespace=self.namespace,
+            learned=self._learned,
         )
 
     async def whole_markdown_cached(self, paper: str, *, limit: int = 65536) -> bool:
@@ -91,9 +110,9 @@ class LibraryCatalog:
         A saved paper answers from the library, also after `cache clear`; anything
         else is the cache's to say.
         """
-        saved = await _quietly(self.library.get, paper)
-        if saved is not None and saved.markdown is not None:
-            return len(saved.markdown.encode("utf-8")) <= limit
+        size = await _in_place(self.library, self.library.saved_markdown_bytes, paper)
+        if size is not None:
+            return size <= limit
         probe = getattr(self.inner, "whole_markdown_cached", None)
         return bool(await probe(paper, limit=limit)) if probe is not None else False
 
@@ -191,7 +210,8 @@ class LibraryCatalog:
         key = _normalised_key(self.namespace, path, params)
         if key is not None:
             exact = json.dumps(sorted((params or {}).items()), separators=(",", ":"), default=str)
-            await _quietly(self.library.learn_query, key, exact)
+            if self._first_time(f"query {key} {exact}"):
+                await _quietly(self.library.learn_query, key, exact)
 
     async def _as_sent_before(
         self, path: str, params: Mapping[str, QueryValue] | None
@@ -225,12 +245,28 @@ class LibraryCatalog:
         aliases = [reference, own_id, title if isinstance(title, str) else ""]
         if arxiv_id:
             aliases.append(f"arXiv:{arxiv_id}")
-        await _quietly(self.library.learn_aliases, canonical, aliases)
+        if self._first_time(json.dumps(["aliases", canonical, aliases])):
+            await _quietly(self.library.learn_aliases, canonical, aliases)
+
+    def _first_time(self, fact: str) -> bool:
+        """Whether `fact` is new to this process (and now remembered, within MAX_LEARNED).
+
+        Another process may have cleared the library since; that costs only the
+        spellings it learns again after this process restarts.
+        """
+        if fact in self._learned:
+            return False
+        if len(self._learned) >= MAX_LEARNED:
+            self._learned.clear()
+        self._learned.add(fact)
+        return True
 
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
     ) -> MarkdownChunk:
-        saved = await _quietly(self.library.get, paper)
+        # Most papers read are not saved: one indexed read in place says so.
+        saved_as = await _in_place(self.library, self.library.resolve, paper)
+        saved = await _quietly(self.library.get, paper) if saved_as == paper else None
         if saved is not None and saved.paper == paper:
             # No catalog Markdown: a first read gets the catalog's 404, so read_paper
             # answers as it would online (public page, or no_markdown). A continuation
@@ -263,14 +299,15 @@ class LibraryCatalog:
             if indexed is None:
                 raise
             return _chunk(indexed)
-        await _quietly(
-            self.library.index_chunk,
-            paper,
-            chunk.content_version,
-            start=offset,
-            text=chunk.text,
-            final=not chunk.truncated,
-        )
+        if self._first_time(f"chunk {paper} {chunk.content_version} {offset} {len(chunk.text)}"):
+            await _quietly(
+                self.library.index_chunk,
+                paper,
+                chunk.content_version,
+                start=offset,
+                text=chunk.text,
+                final=not chunk.truncated,
+            )
         return chunk
 
 
@@ -315,6 +352,18 @@ def _chunk(local: LocalChunk) -> MarkdownChunk:
         truncated=local.truncated,
         next_offset=local.next_offset,
     )
+
+
+async def _in_place(library: Library, fn: Callable[..., T], *args: Any) -> T | None:
+    """`fn` (one indexed read) on the event loop when the library is idle, else `_quietly`."""
+    with library.unless_busy() as idle:
+        if idle:
+            try:
+                return fn(*args)
+            except Exception as exc:
+                log.warning("the library could not be used for this call (%s)", type(exc).__name__)
+                return None
+    return await _quietly(fn, *args)
 
 
 async def _quietly(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:

@@ -76,7 +76,7 @@ async def save_papers(
     return outcomes
 
 
-async def list_library(library: Library, *, page: int = 1, limit: int = 10) -> LibraryPage:
+async def list_library(library: Library, *, page: int, limit: int) -> LibraryPage:
     """One page of the saved papers."""
     count = await _blocking(library.count)
     entries = await _blocking(
@@ -91,8 +91,8 @@ async def search_library(
     codec: CursorCodec,
     *,
     query: str,
-    limit: int = 10,
-    paper: str | None = None,
+    limit: int,
+    paper: str | None,
 ) -> LibraryHits:
     """Passages of saved and read papers matching `query` (`catalog.library_search`)."""
     hits = await _blocking(

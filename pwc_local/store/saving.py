@@ -155,7 +155,7 @@ class FetchedPaper:
 async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str) -> FetchedPaper:
     """Everything `Library.save` needs for `reference`; raises the catalog's errors."""
     recorder = RecordingCatalog(catalog, namespace)
-    answer = await paper_info_or_public(recorder, reference)
+    answer = await paper_info_or_public(recorder, reference, include_evaluations=False)
     detail = answer.paper
     if answer.public is not None:
         record = answer.public

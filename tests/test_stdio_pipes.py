@@ -1,0 +1,121 @@
+"""How the installed server reads stdin and writes stdout, by what they are.
+
+On POSIX, pipes and sockets are waited on by the event loop itself (no thread per
+message; `stdio._ClaimedDescriptor.pollable`). Everything else keeps a thread
+blocking on it: a file given as stdin, a stdout that is also stderr (`2>&1`: a
+non-blocking pipe would lose log lines when full). Each way must serve the same
+session, and a pipe made non-blocking is handed back blocking.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_stdio_protocol import PWC_MCP_LOCAL, pwc_env, unused_port
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX descriptors"),
+]
+
+SESSION = b"".join(
+    json.dumps(message).encode() + b"\n"
+    for message in (
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "pipes", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+    )
+)
+
+
+def answered_ids(output: bytes) -> set[int]:
+    """Ids of the JSON-RPC results in `output`; other lines (logs) are skipped."""
+    ids = set()
+    for line in output.splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict) and "result" in message:
+            ids.add(message["id"])
+    return ids
+
+
+def test_a_file_as_stdin_and_stdout(tmp_path: Path) -> None:
+    requests, answers = tmp_path / "requests.jsonl", tmp_path / "answers.jsonl"
+    requests.write_bytes(SESSION)
+    with requests.open("rb") as stdin, answers.open("wb") as stdout:
+        done = subprocess.run(
+            [str(PWC_MCP_LOCAL)],
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            env=pwc_env(tmp_path, unused_port()),
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    assert answered_ids(answers.read_bytes()) == {1, 2, 3}
+
+
+def test_stdout_that_is_also_stderr(tmp_path: Path) -> None:
+    # The catalog port is closed: the call fails and the server logs a warning.
+    call = {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "tools/call",
+        "params": {"name": "get_paper_info", "arguments": {"paper": "1706.03762"}},
+    }
+    done = subprocess.run(
+        [str(PWC_MCP_LOCAL)],
+        input=SESSION + json.dumps(call).encode() + b"\n",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=pwc_env(tmp_path, unused_port()),
+        timeout=60,
+    )
+    assert done.returncode == 0
+    assert answered_ids(done.stdout) == {1, 2, 3, 4}
+    # The warning arrived too, as a whole line of its own between the answers.
+    warnings = [line for line in done.stdout.splitlines() if b" WARNING " in line]
+    assert len(warnings) == 1 and b"connection was refused" in warnings[0]
+
+
+def test_a_pipe_made_non_blocking_is_handed_back_blocking(tmp_path: Path) -> None:
+    # This process keeps the read end open: it shares the child's open pipe, so it
+    # sees the flag the child leaves on it.
+    read_end, write_end = os.pipe()
+    try:
+        child = subprocess.Popen(
+            [str(PWC_MCP_LOCAL)],
+            stdin=read_end,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=pwc_env(tmp_path, unused_port()),
+        )
+        os.write(write_end, SESSION)
+        os.close(write_end)
+        write_end = -1
+        stdout, stderr = child.communicate(timeout=60)
+        assert child.returncode == 0, stderr
+        assert answered_ids(stdout) == {1, 2, 3}
+        assert os.get_blocking(read_end)
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
