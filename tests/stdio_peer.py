@@ -15,14 +15,18 @@ the session ends normally, no stderr).
 from __future__ import annotations
 
 import contextlib
+import io
 import itertools
 import json
+import logging
 import os
 import queue
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from pwc_local.logs import LOG_FORMAT
 
 HANDSHAKE_TIMEOUT = 30.0  # generous: several engineers share two CPU cores
 REPLY_TIMEOUT = 30.0
@@ -262,15 +266,22 @@ class _ServingThread:
     """`stdio.serve(server)` in a thread over OS pipes, standing in for a child process.
 
     `stdin`, `stdout` and `stderr` are the client's ends, as on a `Popen`; `stderr`
-    stays empty (the server's log goes to the test process's logging). The exit status
-    is 0 when `serve` returned, 1 when it raised (kept in `error`).
+    carries the transport's log records (`pwc_local.server.stdio`, from level info, as
+    the tiny server logs them), written while the session runs. The exit status is 0
+    when `serve` returned, 1 when it raised (kept in `error`).
     """
 
     def __init__(self, server: Any, drain_timeout: float | None) -> None:
         to_server, self.stdin = _pipe()
         self.stdout, from_server = _pipe()
-        self.stderr, no_stderr = _pipe()
-        no_stderr.close()
+        self.stderr, log_out = _pipe()
+        self._log_stream = io.TextIOWrapper(log_out, encoding="utf-8", line_buffering=True)
+        self._handler = logging.StreamHandler(self._log_stream)
+        self._handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        self._logger = logging.getLogger("pwc_local.server.stdio")
+        self._level = self._logger.level
+        self._logger.setLevel(logging.INFO)
+        self._logger.addHandler(self._handler)
         self.returncode: int | None = None
         self.error: BaseException | None = None
         self._thread = threading.Thread(
@@ -295,6 +306,10 @@ class _ServingThread:
                 stdout.close()  # the client's end of stdout then reads EOF
             with contextlib.suppress(OSError):
                 stdin.close()
+            self._logger.removeHandler(self._handler)
+            self._logger.setLevel(self._level)
+            with contextlib.suppress(OSError):
+                self._log_stream.close()  # and stderr's
 
     def wait(self, timeout: float | None = None) -> int:
         self._thread.join(timeout)

@@ -464,9 +464,10 @@ def releaser() -> Iterator[Releaser]:
     releaser.close()
 
 
-@pytest.mark.e2e
 def test_eof_with_a_request_in_flight_still_answers_it(releaser: Releaser) -> None:
-    with StdioPeer(TINY_SERVER) as peer:
+    # In-process (the transport's drain); the installed server does it over real pipes
+    # in `test_installed_server_answers_a_request_in_flight_at_eof`.
+    with InProcessPeer(stdio_tiny_server.server) as peer:
         peer.initialize()
         releaser.start(peer, 5)
         peer.close_stdin()
@@ -478,11 +479,10 @@ def test_eof_with_a_request_in_flight_still_answers_it(releaser: Releaser) -> No
         peer.assert_clean_transcript()
 
 
-@pytest.mark.e2e
 def test_eof_drain_is_bounded_and_still_answers(releaser: Releaser) -> None:
     # Never released: after the 1 s drain bound the SDK cancels the call, and the
-    # client still gets an error answer for it rather than silence.
-    with StdioPeer([*TINY_SERVER, "--drain-timeout", "1"]) as peer:
+    # client still gets an error answer for it rather than silence. In-process.
+    with InProcessPeer(stdio_tiny_server.server, drain_timeout=1) as peer:
         peer.initialize()
         releaser.start(peer, 6)
         peer.close_stdin()
@@ -517,11 +517,11 @@ def test_duplicate_id_is_refused_while_the_first_continues(
     assert sum(1 for message in peer.messages[seen:] if message.get("id") == 7007) == 2
 
 
-@pytest.mark.e2e
 def test_cancelled_request_gets_no_answer_and_does_not_delay_exit(releaser: Releaser) -> None:
-    # With a drain bound far beyond the wait below, exiting at all proves the guard
-    # stopped waiting for the cancelled request.
-    with StdioPeer([*TINY_SERVER, "--drain-timeout", "600"]) as peer:
+    # With a drain bound far beyond the wait below, ending at all proves the guard
+    # stopped waiting for the cancelled request. In-process: the session's end is
+    # `serve` returning.
+    with InProcessPeer(stdio_tiny_server.server, drain_timeout=600) as peer:
         peer.initialize()
         releaser.start(peer, 9)
         peer.notify("notifications/cancelled", {"requestId": 9, "reason": "test"})
