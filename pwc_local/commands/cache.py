@@ -7,6 +7,7 @@ transactions, so a server at worst sees a miss and fetches again.
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -98,16 +99,45 @@ def table(rows: list[tuple[str, ...]], *, right: tuple[int, ...] = ()) -> list[s
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 def clear(store: DiskCache, kinds: tuple[str, ...], as_json: bool) -> None:
-    """Remove cached entries (all of them, or those of the given kinds)."""
+    """Remove cached entries (all of them, or those of the given kinds).
+
+    Clearing everything, or the markdown kind, also makes the library forget the
+    passages of papers that were read but not saved; saved papers stay.
+    """
     chosen = sorted(set(kinds)) if kinds else None
     removed = _run(lambda: store.clear(chosen))
+    forgotten = _forget_reading() if chosen is None or "markdown" in chosen else 0
     if as_json:
         _print_json(
-            {"location": str(store.directory), "removed": removed, "kinds": chosen or "all"}
+            {
+                "location": str(store.directory),
+                "removed": removed,
+                "kinds": chosen or "all",
+                "read_papers_forgotten": forgotten,
+            }
         )
         return
     which = ", ".join(chosen) if chosen else "all kinds"
     click.echo(f"Removed {removed} entries ({which}) from {store.directory}.")
+    if forgotten:
+        click.echo(
+            f"The library forgot the passages of {forgotten} papers read but not saved "
+            "(saved papers stay)."
+        )
+
+
+def _forget_reading() -> int:
+    """Drop the library's memory of papers only read; 0 when there is no library."""
+    from pwc_local.store.library import DB_FILE_NAME, Library, LibraryError, default_library_dir
+
+    if not (default_library_dir() / DB_FILE_NAME).exists():
+        return 0  # never create a library just to clear it
+    try:
+        with Library.open() as library:
+            return library.forget_reading()
+    except (LibraryError, OSError, sqlite3.Error) as exc:
+        click.echo(f"pwc-mcp-local: the cache was cleared, but not the library: {exc}", err=True)
+        sys.exit(1)
 
 
 @cache.command(context_settings=CONTEXT_SETTINGS)

@@ -194,7 +194,8 @@ class CachingCatalog:
                 raise
             self._note_stale(Entry(cached, seen.cached_at, seen.expires_at), exc)
             return cached
-        await self._store_chunk(paper, offset, limit, chunk)
+        if chunk != cached:  # an unchanged chunk is stored already, and kept for good
+            await self._store_chunk(paper, offset, limit, chunk)
         await _blocking(
             self.cache.put, KIND_VERSION, version_parts, chunk.content_version, ttl=VERSION_TTL
         )

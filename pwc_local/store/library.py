@@ -256,6 +256,7 @@ class Library:
         self.path = path
         self.has_fts = has_fts
         self._lock = threading.RLock()
+        self._data_version: int | None = None  # for changed_elsewhere
 
     # -- opening -------------------------------------------------------------------------
 
@@ -295,6 +296,21 @@ class Library:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another connection (a CLI command, another server) committed a change
+        since this was last asked. `True` too when this connection is busy in another
+        thread: then nothing can be assumed, and asking costs no wait."""
+        if not self._lock.acquire(blocking=False):
+            return True
+        try:
+            version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error:
+            return True
+        finally:
+            self._lock.release()
+        changed, self._data_version = version != self._data_version, version
+        return changed
 
     @contextlib.contextmanager
     def unless_busy(self) -> Iterator[bool]:
@@ -529,6 +545,19 @@ class Library:
             db.execute("DELETE FROM responses WHERE paper = ?", (paper,))
             db.execute("DELETE FROM documents WHERE paper = ? AND saved = 1", (paper,))
         return paper
+
+    def forget_reading(self) -> int:
+        """Drop what was learned from reading, not saving: passages, spellings, queries.
+
+        Saved papers (with their own passages and aliases) stay. Returns how many read
+        papers' passages were dropped. `cache clear` calls this: what a session read
+        is cache, not library.
+        """
+        with self._write() as db:
+            dropped = db.execute("DELETE FROM documents WHERE saved = 0").rowcount
+            db.execute("DELETE FROM known_aliases")
+            db.execute("DELETE FROM query_aliases")
+        return max(dropped, 0)
 
     def count(self) -> int:
         with self._lock:

@@ -249,15 +249,15 @@ class LibraryCatalog:
             await _quietly(self.library.learn_aliases, canonical, aliases)
 
     def _first_time(self, fact: str) -> bool:
-        """Whether `fact` is new to this process (and now remembered, within MAX_LEARNED).
+        """Whether `fact` is not known to be written (and now remembered, up to MAX_LEARNED).
 
-        Another process may have cleared the library since; that costs only the
-        spellings it learns again after this process restarts.
+        What was remembered is forgotten whenever another connection changed the
+        library (`cache clear` forgetting what was read, say), so it is written again.
         """
+        if self.library.changed_elsewhere() or len(self._learned) >= MAX_LEARNED:
+            self._learned.clear()
         if fact in self._learned:
             return False
-        if len(self._learned) >= MAX_LEARNED:
-            self._learned.clear()
         self._learned.add(fact)
         return True
 

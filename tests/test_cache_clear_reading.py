@@ -1,0 +1,77 @@
+"""`cache clear` also forgets what was only read; saved papers stay (end to end).
+
+What a session read is cache: clearing the cache must not leave the passages of
+those papers searchable in the library. A saved paper is the user's to remove.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.test_library_e2e import PASSAGES, SMALL, installed
+from tests.test_offline_e2e import call, pwc_command, read_through
+
+pytestmark = pytest.mark.e2e
+
+SAVED = "1911.02116"
+
+
+def test_cache_clear_forgets_papers_only_read(tmp_path: Path, fake_catalog: Any) -> None:
+    home = installed(tmp_path, fake_catalog.api_url)
+
+    async def search(query: str) -> list[str]:
+        async with home.session() as session:
+            found = await call(session, "search_library", query=query)
+        return [hit["paper"] for hit in found["results"]]
+
+    async def read_one_save_one() -> None:
+        async with home.session() as session:
+            await read_through(session, SMALL)  # read, not saved
+            await call(session, "save_papers", papers=[SAVED])
+
+    anyio.run(read_one_save_one)
+    assert SMALL in anyio.run(search, PASSAGES[SMALL])
+    assert SAVED in anyio.run(search, PASSAGES[SAVED])
+
+    cleared = pwc_command(home.env, "cache", "clear", "--json")
+    assert cleared.returncode == 0, cleared.stderr
+    assert json.loads(cleared.stdout)["read_papers_forgotten"] == 1
+
+    assert SMALL not in anyio.run(search, PASSAGES[SMALL])
+    assert SAVED in anyio.run(search, PASSAGES[SAVED])
+    # Saying it in words, too; nothing left to forget the second time.
+    again = pwc_command(home.env, "cache", "clear")
+    assert again.returncode == 0 and "forgot" not in again.stdout
+
+
+def test_cache_clear_creates_no_library(tmp_path: Path, fake_catalog: Any) -> None:
+    home = installed(tmp_path, fake_catalog.api_url)
+    cleared = pwc_command(home.env, "cache", "clear", "--json")
+    assert cleared.returncode == 0, cleared.stderr
+    assert json.loads(cleared.stdout)["read_papers_forgotten"] == 0
+    assert not list(tmp_path.rglob("library.sqlite3"))
+
+
+def test_a_running_server_indexes_again_what_was_forgotten(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    home = installed(tmp_path, fake_catalog.api_url)
+
+    async def scenario() -> None:
+        async with home.session() as session:
+            await read_through(session, SMALL)
+            cleared = pwc_command(home.env, "cache", "clear", "--json")
+            assert json.loads(cleared.stdout)["read_papers_forgotten"] == 1
+            gone = await call(session, "search_library", query=PASSAGES[SMALL])
+            assert SMALL not in [hit["paper"] for hit in gone["results"]]
+            # The same server reads it again: the library must learn it again.
+            await read_through(session, SMALL)
+            found = await call(session, "search_library", query=PASSAGES[SMALL])
+            assert SMALL in [hit["paper"] for hit in found["results"]]
+
+    anyio.run(scenario)
