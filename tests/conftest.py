@@ -18,12 +18,20 @@ Every test that starts a process (the installed server, the CLI, a helper script
 is marked `e2e`, which keeps `pytest -m "not e2e"` a fast lane of in-process tests.
 `_no_processes` holds the line: in a test without the marker, starting a process
 (in the test or in a fixture it sets up) fails the test with the reason.
+
+The suite runs in pytest-xdist workers (`-n auto --dist loadfile` in pyproject.toml),
+one more than there are cores: much of an e2e test is waiting for a spawned process,
+and a worker that waits leaves its core to another. A command line that names test
+files or node ids runs in one process: starting workers would take longer than those
+tests. `-n N` (or PYTEST_XDIST_AUTO_NUM_WORKERS) chooses the number.
 """
 
 from __future__ import annotations
 
 import multiprocessing.process
+import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +42,51 @@ import pytest
 from tests.fake_catalog import FakeCatalog
 from tests.installed import InstalledServer
 from tests.scripted_catalog import ScriptedCatalog
+
+# pytest rewrites the asserts of every test module as it imports them, after this file
+# (about 4 s of CPU for this suite), and caches the result as bytecode, unless
+# PYTHONDONTWRITEBYTECODE is set, as it is on some machines and CI runners: then every
+# run, and every xdist worker, rewrites them all again. The suite's bytecode goes to
+# __pycache__ directories (ignored by git) whatever that variable says.
+sys.dont_write_bytecode = False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """How many workers `-n auto` starts: see the module docstring."""
+    chosen = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
+    if chosen.isdigit():
+        return int(chosen)
+    if any(".py" in arg for arg in config.args):
+        return 0
+    return (os.cpu_count() or 1) + 1
+
+
+# The order in which test files start (only that; never what a file does). xdist hands
+# each of its 3 workers the next file in this order, and at the start two files each:
+# the longest files (seconds of CPU, one process, 2 cores) go first, paired so that the
+# longest first file gets the shortest second one (45 + 11, 37 + 19, 22 + 21). Then
+# every other file with e2e tests, then the in-process ones, each in its usual order.
+START_FIRST = (
+    "test_benchmark_run.py",  # 45
+    "test_install_sh.py",  # 37
+    "test_offline_e2e.py",  # 22
+    "test_exit_status.py",  # 11
+    "test_stdio_protocol.py",  # 19
+    "test_library_e2e.py",  # 21
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    has_e2e = {item.path for item in items if item.get_closest_marker("e2e") is not None}
+    first = {path: position for position, path in enumerate(dict.fromkeys(i.path for i in items))}
+
+    def start(item: pytest.Item) -> tuple[int, bool, int]:
+        name = item.path.name
+        rank = START_FIRST.index(name) if name in START_FIRST else len(START_FIRST)
+        return (rank, item.path not in has_e2e, first[item.path])
+
+    items.sort(key=start)  # stable: tests keep their order within a file
 
 
 @pytest.fixture

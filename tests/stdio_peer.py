@@ -4,19 +4,29 @@
 byte the child writes on stdout, so a test can check the transcript as well as the
 answers. Waiting is always for a message (or a stderr line), with a timeout that only
 bounds a failing test; nothing sleeps.
+
+`InProcessPeer` is the same client for a server served by `pwc_local.server.stdio.serve`
+in a thread of the test process, over OS pipes: the same transport and SDK session
+without a process start (about 1.5 s of CPU each, mostly importing the SDK), for tests
+whose subject is the protocol rather than the process (no signals, exit status 0 when
+the session ends normally, no stderr).
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import itertools
 import json
+import logging
 import os
 import queue
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from pwc_local.logs import LOG_FORMAT
 
 HANDSHAKE_TIMEOUT = 30.0  # generous: several engineers share two CPU cores
 REPLY_TIMEOUT = 30.0
@@ -29,6 +39,8 @@ class PeerError(AssertionError):
 class StdioPeer:
     """Spawn `argv` with piped stdio and talk JSON-RPC to it line by line."""
 
+    proc: subprocess.Popen[bytes] | _ServingThread
+
     def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None):
         self.proc = subprocess.Popen(
             list(argv),
@@ -37,6 +49,9 @@ class StdioPeer:
             stderr=subprocess.PIPE,
             env=dict(env) if env is not None else None,
         )
+        self._attach()
+
+    def _attach(self) -> None:
         self.stdout_bytes = bytearray()
         self.messages: list[dict[str, Any]] = []  # everything received, in order
         self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
@@ -195,7 +210,8 @@ class StdioPeer:
         """Clean-up for a failed test: end the child if it is still running."""
         if self.proc.poll() is None:
             self.proc.kill()
-            self.proc.wait()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(REPLY_TIMEOUT)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -244,3 +260,83 @@ def env_with(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(extra)
     return env
+
+
+class _ServingThread:
+    """`stdio.serve(server)` in a thread over OS pipes, standing in for a child process.
+
+    `stdin`, `stdout` and `stderr` are the client's ends, as on a `Popen`; `stderr`
+    carries the transport's log records (`pwc_local.server.stdio`, from level info, as
+    the tiny server logs them), written while the session runs. The exit status is 0
+    when `serve` returned, 1 when it raised (kept in `error`).
+    """
+
+    def __init__(self, server: Any, drain_timeout: float | None) -> None:
+        to_server, self.stdin = _pipe()
+        self.stdout, from_server = _pipe()
+        self.stderr, log_out = _pipe()
+        self._log_stream = io.TextIOWrapper(log_out, encoding="utf-8", line_buffering=True)
+        self._handler = logging.StreamHandler(self._log_stream)
+        self._handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        self._logger = logging.getLogger("pwc_local.server.stdio")
+        self._level = self._logger.level
+        self._logger.setLevel(logging.INFO)
+        self._logger.addHandler(self._handler)
+        self.returncode: int | None = None
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._serve, args=(server, drain_timeout, to_server, from_server), daemon=True
+        )
+        self._thread.start()
+
+    def _serve(self, server: Any, drain_timeout: float | None, stdin: Any, stdout: Any) -> None:
+        import anyio
+
+        from pwc_local.server import stdio
+
+        options = {} if drain_timeout is None else {"drain_timeout": drain_timeout}
+        try:
+            anyio.run(lambda: stdio.serve(server, stdin=stdin, stdout=stdout, **options))
+            self.returncode = 0
+        except BaseException as exc:
+            self.error = exc
+            self.returncode = 1
+        finally:
+            with contextlib.suppress(OSError):
+                stdout.close()  # the client's end of stdout then reads EOF
+            with contextlib.suppress(OSError):
+                stdin.close()
+            self._logger.removeHandler(self._handler)
+            self._logger.setLevel(self._level)
+            with contextlib.suppress(OSError):
+                self._log_stream.close()  # and stderr's
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._thread.join(timeout)
+        if self.returncode is None:
+            raise subprocess.TimeoutExpired("stdio.serve", timeout or 0)
+        return self.returncode
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def kill(self) -> None:
+        """End the session the way a client can: close its stdin (the serve thread drains)."""
+        with contextlib.suppress(OSError):
+            self.stdin.close()
+
+    def send_signal(self, signum: int) -> None:
+        raise NotImplementedError("a server served in-process gets no signals")
+
+
+def _pipe() -> tuple[Any, Any]:
+    read, write = os.pipe()
+    return open(read, "rb"), open(write, "wb")
+
+
+class InProcessPeer(StdioPeer):
+    """`StdioPeer` for `server` served in-process by `stdio.serve` (see the module doc)."""
+
+    def __init__(self, server: Any, *, drain_timeout: float | None = None):
+        self.proc = _ServingThread(server, drain_timeout)
+        self._attach()

@@ -24,26 +24,27 @@ SAVED = "1911.02116"
 def test_cache_clear_forgets_papers_only_read(tmp_path: Path, fake_catalog: Any) -> None:
     home = installed(tmp_path, fake_catalog.api_url)
 
-    async def search(query: str) -> list[str]:
-        async with home.session() as session:
-            found = await call(session, "search_library", query=query)
+    async def search(session: Any, query: str) -> list[str]:
+        found = await call(session, "search_library", query=query)
         return [hit["paper"] for hit in found["results"]]
 
     async def read_one_save_one() -> None:
         async with home.session() as session:
             await read_through(session, SMALL)  # read, not saved
             await call(session, "save_papers", papers=[SAVED])
+            assert SMALL in await search(session, PASSAGES[SMALL])
+            assert SAVED in await search(session, PASSAGES[SAVED])
+
+    async def search_after_clear() -> None:
+        async with home.session() as session:  # a new process: what the library file holds
+            assert SMALL not in await search(session, PASSAGES[SMALL])
+            assert SAVED in await search(session, PASSAGES[SAVED])
 
     anyio.run(read_one_save_one)
-    assert SMALL in anyio.run(search, PASSAGES[SMALL])
-    assert SAVED in anyio.run(search, PASSAGES[SAVED])
-
     cleared = pwc_command(home.env, "cache", "clear", "--json")
     assert cleared.returncode == 0, cleared.stderr
     assert json.loads(cleared.stdout)["read_papers_forgotten"] == 1
-
-    assert SMALL not in anyio.run(search, PASSAGES[SMALL])
-    assert SAVED in anyio.run(search, PASSAGES[SAVED])
+    anyio.run(search_after_clear)
     # Saying it in words, too; nothing left to forget the second time.
     again = pwc_command(home.env, "cache", "clear")
     assert again.returncode == 0 and "forgot" not in again.stdout

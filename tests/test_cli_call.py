@@ -1,14 +1,26 @@
-"""`pwc-mcp-local call` and `tools`: tools from a terminal, through the installed command."""
+"""`pwc-mcp-local call` and `tools`: tools from a terminal.
+
+The `e2e` tests run the installed command (exit status, stdout and stderr of a real
+process); the rest of the command's behaviour is checked with the same command line
+run in this process by click's test runner (`cli`), with the same private home. The
+command serves the tools in-process either way.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from pwc_local.cli import main
 from pwc_local.commands.tool_words import ArgumentError, build_arguments, describe_parameter
+from pwc_local.logs import QUIET_LOGGERS
 from tests.fake_catalog import FakeCatalog
 from tests.installed import EXECUTABLE, InstalledServer
 
@@ -123,17 +135,6 @@ def test_call_prints_the_text_summary(fake_catalog: FakeCatalog, tmp_path: Path)
 
 
 @pytest.mark.e2e
-def test_call_json_prints_the_structured_result(fake_catalog: FakeCatalog, tmp_path: Path) -> None:
-    result = _run(
-        fake_catalog, tmp_path, "call", "search_papers", "query=attention", "limit=2", "--json"
-    )
-    assert result.returncode == 0, result.stderr
-    document = json.loads(result.stdout)
-    assert document["schema_version"] == "v1"
-    assert 0 < len(document["data"]["results"]) <= 2
-
-
-@pytest.mark.e2e
 def test_a_tool_error_is_one_coded_line_on_stderr_and_exit_1(
     fake_catalog: FakeCatalog, tmp_path: Path
 ) -> None:
@@ -142,31 +143,68 @@ def test_a_tool_error_is_one_coded_line_on_stderr_and_exit_1(
     assert result.stdout == ""
     assert result.stderr.startswith("not_found: ")
     assert result.stderr.count("\n") == 1
-    result = _run(fake_catalog, tmp_path, "call", "search_papers", "query=a", "limit=30")
-    assert result.returncode == 1
+
+
+@pytest.fixture
+def cli(
+    fake_catalog: FakeCatalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., Result]]:
+    """`pwc-mcp-local WORDS...` in this process, with `_run`'s environment; the logging
+    set-up the command makes (handlers on the root logger) is undone afterwards."""
+    for name in list(os.environ):
+        if name.startswith("PWC_"):
+            monkeypatch.delenv(name)
+    for name, value in InstalledServer(tmp_path, api_url=fake_catalog.api_url).env.items():
+        if os.environ.get(name) != value:
+            monkeypatch.setenv(name, value)
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    quiet = {name: logging.getLogger(name).level for name in QUIET_LOGGERS}
+    yield lambda *words: CliRunner().invoke(main, list(words))
+    logging.captureWarnings(False)
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+        if handler not in handlers:
+            handler.close()
+    for handler in handlers:
+        root.addHandler(handler)
+    root.setLevel(level)
+    for name, quiet_level in quiet.items():
+        logging.getLogger(name).setLevel(quiet_level)
+
+
+def test_call_json_prints_the_structured_result(cli: Callable[..., Result]) -> None:
+    result = cli("call", "search_papers", "query=attention", "limit=2", "--json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["schema_version"] == "v1"
+    assert 0 < len(document["data"]["results"]) <= 2
+
+
+def test_an_argument_the_schema_refuses_is_a_coded_tool_error(cli: Callable[..., Result]) -> None:
+    result = cli("call", "search_papers", "query=a", "limit=30")
+    assert result.exit_code == 1
+    assert result.stdout == ""
     assert result.stderr.startswith("invalid_argument: limit must be at most 25")
+    assert result.stderr.count("\n") == 1
 
 
-@pytest.mark.e2e
 def test_unreadable_arguments_and_unknown_tools_are_usage_errors(
-    fake_catalog: FakeCatalog, tmp_path: Path
+    cli: Callable[..., Result],
 ) -> None:
-    result = _run(fake_catalog, tmp_path, "call", "search_papers", "query=a", "limit=x")
-    assert result.returncode == 2
+    result = cli("call", "search_papers", "query=a", "limit=x")
+    assert result.exit_code == 2
     assert "limit must be integer" in result.stderr
-    result = _run(fake_catalog, tmp_path, "call", "no_such_tool")
-    assert result.returncode == 2
+    result = cli("call", "no_such_tool")
+    assert result.exit_code == 2
     assert "unknown tool 'no_such_tool'" in result.stderr
 
 
-@pytest.mark.e2e
-def test_tools_lists_every_tool_with_its_parameters(
-    fake_catalog: FakeCatalog, tmp_path: Path
-) -> None:
-    result = _run(fake_catalog, tmp_path, "tools")
-    assert result.returncode == 0, result.stderr
+def test_tools_lists_every_tool_with_its_parameters(cli: Callable[..., Result]) -> None:
+    result = cli("tools")
+    assert result.exit_code == 0, result.stderr
     names = [line.split(":")[0] for line in result.stdout.splitlines() if not line.startswith(" ")]
     assert "search_papers" in names and "get_benchmark" in names
     assert "    limit: integer = 10 [1..25]" in result.stdout.splitlines()
-    listing = json.loads(_run(fake_catalog, tmp_path, "tools", "--json").stdout)
+    listing = json.loads(cli("tools", "--json").stdout)
     assert [tool["name"] for tool in listing] == names

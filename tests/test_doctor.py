@@ -85,9 +85,12 @@ def test_healthy_run_reports_every_check(
     assert checks["self-test"]["details"]["tools"] == len(TOOLS)
     assert checks["cache"]["status"] == "ok"
     assert checks["cursor key"]["status"] == "ok"
+    # The entry `install` wrote was started as the client would start it.
     desktop = checks["claude-desktop"]
     assert desktop["status"] == "ok"
     assert desktop["details"]["entries"]["pwc-local"]["runnable"] is True
+    assert f"handshake and {len(TOOLS)} tools" in desktop["summary"]  # every table entry
+    assert desktop["details"]["entries"]["pwc-local"]["probe"]["tools"] == len(TOOLS)
     assert checks["cursor"]["status"] == "skip"
 
 

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
 from mcp_types import CallToolResult, PromptReference, ResourceTemplateReference
 
 from tests.fake_catalog import (
@@ -23,7 +21,7 @@ from tests.fake_catalog import (
     NO_MARKDOWN_ARXIV_ID,
     big_document,
 )
-from tests.installed import EXECUTABLE, InstalledServer
+from tests.installed import EXECUTABLE
 from tests.live_session import LiveSession, serve_module
 
 ATTENTION_ARXIV_ID = "1706.03762"
@@ -381,19 +379,13 @@ def test_no_links_for_papers_outside_the_catalog(session: Session) -> None:
     ],
 )
 def test_the_tools_setting_decides_which_reading_tools_are_listed(
-    session: Session, tmp_path: Path, setting: str, expected: set[str]
+    setting: str, expected: set[str]
 ) -> None:
-    import anyio
-
+    # In-process; the installed server honours the setting in tests/test_library_e2e.py.
     from pwc_local.server.contract import names
+    from tests.test_library_e2e import listing_in_process
 
-    server = InstalledServer(tmp_path, session.fake.api_url, PWC_MCP_LOCAL_TOOLS=setting)
-
-    async def listed() -> set[str]:
-        async with Client(server.params(), mode="legacy", cache=None) as client:
-            return {tool.name for tool in (await client.list_tools()).tools}
-
-    tools = anyio.run(listed)
+    tools = {tool["name"] for tool in listing_in_process(setting)}
     assert tools & set(names("reading")) == expected
     if setting == "hosted":
         assert tools == set(names("hosted")) and len(tools) == 21

@@ -34,6 +34,18 @@ def catalog_of_frameworks() -> HttpCatalog:
     return ScriptedCatalog().on("frameworks/", FRAMEWORKS).client()
 
 
+def serving(runtime: LazyRuntime) -> PwcServer:
+    """A server set up as `run_stdio` sets it up: the listing prepared in the background.
+
+    The warm-up after `initialized` waits (up to 10 s) for that preparation, so a server
+    never prepared would only start warming up then.
+    """
+    server = build_server(SETTINGS, runtime=runtime)
+    assert isinstance(server, PwcServer)
+    server.prepare_in_background()
+    return server
+
+
 def test_the_runtime_is_built_after_initialized_without_any_tool_call() -> None:
     built = threading.Event()
     catalog = catalog_of_frameworks()
@@ -43,14 +55,16 @@ def test_the_runtime_is_built_after_initialized_without_any_tool_call() -> None:
         return Runtime(settings, catalog)
 
     runtime = LazyRuntime(SETTINGS, builder=builder)
+    server = serving(runtime)
 
     async def main() -> None:
-        async with Client(build_server(SETTINGS, runtime=runtime), mode="legacy") as client:
+        async with Client(server, mode="legacy") as client:
             await client.list_tools()
             assert await anyio.to_thread.run_sync(built.wait, 30)
             assert not (await client.call_tool("list_frameworks", {})).is_error
 
     anyio.run(main)
+    server.join_background(timeout=30)
     assert catalog._client.is_closed
 
 
@@ -67,15 +81,17 @@ def test_a_failed_warm_up_is_retried_by_the_first_call() -> None:
         return Runtime(settings, catalog)
 
     runtime = LazyRuntime(SETTINGS, builder=builder)
+    server = serving(runtime)
 
     async def main() -> None:
-        async with Client(build_server(SETTINGS, runtime=runtime), mode="legacy") as client:
+        async with Client(server, mode="legacy") as client:
             assert await anyio.to_thread.run_sync(failed.wait, 30)
             while runtime._pending is not None:  # the failed build is being forgotten
                 await anyio.lowlevel.checkpoint()
             assert not (await client.call_tool("list_frameworks", {})).is_error
 
     anyio.run(main)
+    server.join_background(timeout=30)
     assert len(attempts) == 2
 
 

@@ -155,19 +155,34 @@ def test_a_client_that_stops_reading_cannot_grow_the_server(
         client.kill()
 
 
-@pytest.fixture
-def peer(tmp_path: Path, fake: FakeCatalog) -> Iterator[StdioPeer]:
+@pytest.fixture(scope="module")
+def shared_fake() -> Iterator[FakeCatalog]:
+    catalog = FakeCatalog().start()
+    try:
+        yield catalog
+    finally:
+        catalog.stop()
+
+
+@pytest.fixture(scope="module")
+def peer(tmp_path_factory: pytest.TempPathFactory, shared_fake: FakeCatalog) -> Iterator[StdioPeer]:
+    """One session for the two tests below; each leaves no request in flight, and the
+    session must still end cleanly after both."""
     # A long catalog timeout: the held requests must not time out during the test.
-    with StdioPeer([str(EXECUTABLE)], env=server_env(tmp_path, fake, timeout=120)) as peer:
+    env = server_env(tmp_path_factory.mktemp("held"), shared_fake, timeout=120)
+    with StdioPeer([str(EXECUTABLE)], env=env) as peer:
         peer.initialize()
         yield peer
+        assert peer.finish(REPLY_TIMEOUT) == 0
 
 
 def fill_with_held_searches(peer: StdioPeer, fake: FakeCatalog) -> list[int]:
     fake.faults.slow(prefix="papers/search")
+    # Queries this session has not asked before: a cached answer would not be held.
+    first = peer.next_id()
     ids = [
         peer.send_request(
-            "tools/call", {"name": "search_papers", "arguments": {"query": f"held {n}"}}
+            "tools/call", {"name": "search_papers", "arguments": {"query": f"held {first} {n}"}}
         )
         for n in range(MAX_IN_FLIGHT)
     ]
@@ -175,7 +190,8 @@ def fill_with_held_searches(peer: StdioPeer, fake: FakeCatalog) -> list[int]:
     return ids
 
 
-def test_requests_past_the_cap_wait_for_a_slot(peer: StdioPeer, fake: FakeCatalog) -> None:
+def test_requests_past_the_cap_wait_for_a_slot(peer: StdioPeer, shared_fake: FakeCatalog) -> None:
+    fake = shared_fake
     ids = fill_with_held_searches(peer, fake)
     ping = peer.send_request("ping")
     peer.wait_for_stderr(PAUSED, timeout=REPLY_TIMEOUT)
@@ -186,20 +202,22 @@ def test_requests_past_the_cap_wait_for_a_slot(peer: StdioPeer, fake: FakeCatalo
         answers[message["id"]] = message
     assert answers[ping]["result"] == {}
     assert all(answers[i]["result"].get("isError") is not True for i in ids)
-    assert peer.finish(REPLY_TIMEOUT) == 0
+    assert peer.request("ping", timeout=REPLY_TIMEOUT)["result"] == {}  # reading again
 
 
-def test_a_cancellation_frees_its_slot(peer: StdioPeer, fake: FakeCatalog) -> None:
+def test_a_cancellation_frees_its_slot(peer: StdioPeer, shared_fake: FakeCatalog) -> None:
+    fake = shared_fake
+    logged = len(peer.stderr)
     ids = fill_with_held_searches(peer, fake)
     peer.notify("notifications/cancelled", {"requestId": ids[0], "reason": "changed my mind"})
     # With one slot free the ping is admitted and answered while the others still wait.
     assert peer.request("ping", timeout=REPLY_TIMEOUT)["result"] == {}
-    assert PAUSED not in peer.stderr
+    assert PAUSED not in peer.stderr[logged:]
     fake.faults.reset()
     answered = set()
     while len(answered) < len(ids) - 1:
         message = peer.next_message(REPLY_TIMEOUT)
         answered.add(message["id"])
     assert answered == set(ids[1:])
-    assert peer.finish(REPLY_TIMEOUT) == 0
+    assert peer.request("ping", timeout=REPLY_TIMEOUT)["result"] == {}  # none for ids[0] first
     assert all(message.get("id") != ids[0] for message in peer.messages)

@@ -118,6 +118,18 @@ def test_saved_papers_are_read_whole_and_searched_with_no_network(
     anyio.run(scenario)
 
 
+def listing_in_process(tools: str) -> list[dict[str, Any]]:
+    """The `tools/list` answer of a server built in this process for the `tools` setting
+    (as the value of PWC_MCP_LOCAL_TOOLS); the tests below see the setting through the
+    installed server too."""
+    from pwc_local.config import Settings, parse_tools
+    from pwc_local.server.app import build_server
+
+    server = build_server(Settings(tools=parse_tools(tools)))
+    listed = anyio.run(server.list_tools)
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed]
+
+
 def test_tools_setting_hosted_lists_exactly_the_21(tmp_path: Path, fake_catalog: Any) -> None:
     home = installed(tmp_path, fake_catalog.api_url)
     base = dict(home.env)
@@ -128,7 +140,7 @@ def test_tools_setting_hosted_lists_exactly_the_21(tmp_path: Path, fake_catalog:
             tools = (await session.list_tools()).tools
         return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
 
-    every = anyio.run(listed, base)
+    every = listing_in_process("all")  # the default: every e2e module's server lists it
     hosted = anyio.run(listed, {**base, "PWC_MCP_LOCAL_TOOLS": "hosted"})
     chosen = anyio.run(listed, {**base, "PWC_MCP_LOCAL_TOOLS": "read_paper, search_library"})
     assert [t["name"] for t in hosted] == list(names("hosted")) and len(hosted) == 21

@@ -2,8 +2,11 @@
 
 Most tests spawn `stdio_tiny_server.py` (a small MCPServer served through
 `pwc_local.server.stdio.run`) and talk raw lines to it; the `e2e` ones do the same
-with the installed `pwc-mcp-local`. Every wait is for a protocol message or a log
-line on stderr, bounded by a timeout that only matters when a test fails.
+with the installed `pwc-mcp-local`. Tests about the protocol rather than the process
+(version negotiation, `server/discover`) serve the same servers in-process over OS
+pipes (`tests.stdio_peer.InProcessPeer`); each such behaviour is also seen once
+through a spawned process. Every wait is for a protocol message or a log line on
+stderr, bounded by a timeout that only matters when a test fails.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ from pwc_local.server.framing import (
     inspect_line,
     iter_lines,
 )
-from tests.stdio_peer import StdioPeer, assert_jsonrpc_message, env_with
+from tests import stdio_tiny_server
+from tests.stdio_peer import InProcessPeer, StdioPeer, assert_jsonrpc_message, env_with
 
 TINY_SERVER = [sys.executable, str(Path(__file__).with_name("stdio_tiny_server.py"))]
 PWC_MCP_LOCAL = Path(sys.executable).parent / "pwc-mcp-local"
@@ -394,13 +398,14 @@ def test_stray_stdout_writes_and_children_cannot_touch_the_wire() -> None:
         assert peer.stdout_bytes.startswith(b'{"jsonrpc":"2.0","id":1000,')
 
 
-@pytest.mark.e2e
 @pytest.mark.parametrize("version", [*HANDSHAKE_VERSIONS, *OLD_VERSIONS, "1999-01-01"])
 def test_handshake_negotiates_each_version(version: str) -> None:
+    # In-process; the `tiny` fixture and the installed-server tests shake hands over a
+    # spawned process's pipes.
     expected = version if version in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
     assert HANDSHAKE_VERSIONS[0] == LATEST_HANDSHAKE_VERSION
     assert set(HANDSHAKE_VERSIONS) <= set(HANDSHAKE_PROTOCOL_VERSIONS)
-    with StdioPeer(TINY_SERVER) as peer:
+    with InProcessPeer(stdio_tiny_server.server) as peer:
         reply = peer.initialize(version)
         assert reply["result"]["protocolVersion"] == expected
         tools = peer.request("tools/list", {})
@@ -409,13 +414,13 @@ def test_handshake_negotiates_each_version(version: str) -> None:
         peer.assert_clean_transcript()
 
 
-@pytest.mark.e2e
 def test_modern_discover_passes_the_guard() -> None:
+    # In-process; `test_installed_server_in_the_modern_era` discovers over real pipes.
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
     }
-    with StdioPeer(TINY_SERVER) as peer:
+    with InProcessPeer(stdio_tiny_server.server) as peer:
         reply = peer.request("server/discover", {"_meta": meta})
         assert "2026-07-28" in reply["result"]["supportedVersions"]
         assert peer.finish() == 0
@@ -459,9 +464,10 @@ def releaser() -> Iterator[Releaser]:
     releaser.close()
 
 
-@pytest.mark.e2e
 def test_eof_with_a_request_in_flight_still_answers_it(releaser: Releaser) -> None:
-    with StdioPeer(TINY_SERVER) as peer:
+    # In-process (the transport's drain); the installed server does it over real pipes
+    # in `test_installed_server_answers_a_request_in_flight_at_eof`.
+    with InProcessPeer(stdio_tiny_server.server) as peer:
         peer.initialize()
         releaser.start(peer, 5)
         peer.close_stdin()
@@ -473,11 +479,10 @@ def test_eof_with_a_request_in_flight_still_answers_it(releaser: Releaser) -> No
         peer.assert_clean_transcript()
 
 
-@pytest.mark.e2e
 def test_eof_drain_is_bounded_and_still_answers(releaser: Releaser) -> None:
     # Never released: after the 1 s drain bound the SDK cancels the call, and the
-    # client still gets an error answer for it rather than silence.
-    with StdioPeer([*TINY_SERVER, "--drain-timeout", "1"]) as peer:
+    # client still gets an error answer for it rather than silence. In-process.
+    with InProcessPeer(stdio_tiny_server.server, drain_timeout=1) as peer:
         peer.initialize()
         releaser.start(peer, 6)
         peer.close_stdin()
@@ -489,31 +494,34 @@ def test_eof_drain_is_bounded_and_still_answers(releaser: Releaser) -> None:
 
 
 @pytest.mark.e2e
-def test_duplicate_id_is_refused_while_the_first_continues(releaser: Releaser) -> None:
-    with StdioPeer(TINY_SERVER) as peer:
-        peer.initialize()
-        releaser.start(peer, 7)
-        peer.send_request("ping", None, 7)
-        refusal = peer.response(None)
-        assert refusal["error"]["code"] == INVALID_REQUEST
-        assert refusal["error"]["data"] == {"id": 7}
-        peer.send_request("ping", None, "7")  # the SDK correlates "7" with 7 too
-        assert peer.response(None)["error"]["data"] == {"id": "7"}
-        assert peer.request("ping")["result"] == {}
-        releaser.release()
-        assert peer.response(7)["result"]["structuredContent"] == {"result": "released"}
-        peer.send_request("ping", None, 7)  # answered: the id is free again
-        assert peer.response(7)["result"] == {}
-        assert peer.finish() == 0
-        assert sum(1 for message in peer.messages if message.get("id") == 7) == 2
-        peer.assert_clean_transcript()
+def test_duplicate_id_is_refused_while_the_first_continues(
+    tiny: StdioPeer, releaser: Releaser
+) -> None:
+    # On the shared session (which checks its exit status and transcript at the end),
+    # with an id no other test there uses.
+    peer = tiny
+    seen = len(peer.messages)
+    releaser.start(peer, 7007)
+    peer.send_request("ping", None, 7007)
+    refusal = peer.response(None)
+    assert refusal["error"]["code"] == INVALID_REQUEST
+    assert refusal["error"]["data"] == {"id": 7007}
+    peer.send_request("ping", None, "7007")  # the SDK correlates "7007" with 7007 too
+    assert peer.response(None)["error"]["data"] == {"id": "7007"}
+    assert peer.request("ping")["result"] == {}
+    releaser.release()
+    assert peer.response(7007)["result"]["structuredContent"] == {"result": "released"}
+    peer.send_request("ping", None, 7007)  # answered: the id is free again
+    assert peer.response(7007)["result"] == {}
+    assert peer.request("ping")["result"] == {}  # nothing else for 7007 came before this
+    assert sum(1 for message in peer.messages[seen:] if message.get("id") == 7007) == 2
 
 
-@pytest.mark.e2e
 def test_cancelled_request_gets_no_answer_and_does_not_delay_exit(releaser: Releaser) -> None:
-    # With a drain bound far beyond the wait below, exiting at all proves the guard
-    # stopped waiting for the cancelled request.
-    with StdioPeer([*TINY_SERVER, "--drain-timeout", "600"]) as peer:
+    # With a drain bound far beyond the wait below, ending at all proves the guard
+    # stopped waiting for the cancelled request. In-process: the session's end is
+    # `serve` returning.
+    with InProcessPeer(stdio_tiny_server.server, drain_timeout=600) as peer:
         peer.initialize()
         releaser.start(peer, 9)
         peer.notify("notifications/cancelled", {"requestId": 9, "reason": "test"})
@@ -579,27 +587,56 @@ def pwc_env(tmp_path: Path, port: int, **extra: str) -> dict[str, str]:
     )
 
 
-@pytest.mark.e2e
+def check_handshake_and_listing(peer: StdioPeer, version: str) -> None:
+    """Shake hands with `version`, list the tools; the session goes on."""
+    expected = version if version in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
+    reply = peer.initialize(version)
+    assert reply["result"]["protocolVersion"] == expected
+    assert reply["result"]["instructions"]
+    tools = peer.request("tools/list", {})["result"]["tools"]
+    assert len(tools) == len(TOOLS)
+
+
+def check_clean_end(peer: StdioPeer) -> None:
+    """Exit status 0, and nothing but JSON-RPC on stdout from its first byte on."""
+    assert peer.finish() == 0
+    peer.assert_clean_transcript()
+    assert peer.stdout_bytes.startswith(b'{"jsonrpc":"2.0","id":1000,')
+
+
+@pytest.fixture(scope="module")
+def our_server() -> Iterator[Any]:
+    """The installed server's own build (`build_server`, prepared as `run_stdio` prepares
+    it), for in-process sessions one after another; no catalog behind it."""
+    from pwc_local.config import Settings
+    from pwc_local.runtime import LazyRuntime, Runtime
+    from pwc_local.server.app import PwcServer, build_server
+    from tests.scripted_catalog import ScriptedCatalog
+
+    settings = Settings(api_url=f"http://127.0.0.1:{unused_port()}/api/v1")
+    runtime = LazyRuntime(settings, builder=lambda s: Runtime(s, ScriptedCatalog().client()))
+    server = build_server(settings, runtime=runtime)
+    assert isinstance(server, PwcServer)
+    server.prepare_in_background()
+    yield server
+    server.join_background(timeout=30)
+
+
 @e2e
 @pytest.mark.parametrize("version", [*HANDSHAKE_VERSIONS, "1999-01-01"])
-def test_installed_server_handshake_and_tools_list(tmp_path: Path, version: str) -> None:
-    expected = version if version in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
-    with StdioPeer([str(PWC_MCP_LOCAL)], env=pwc_env(tmp_path, unused_port())) as peer:
-        reply = peer.initialize(version)
-        assert reply["result"]["protocolVersion"] == expected
-        assert reply["result"]["instructions"]
-        tools = peer.request("tools/list", {})["result"]["tools"]
-        assert len(tools) == len(TOOLS)
-        assert peer.finish() == 0
-        peer.assert_clean_transcript()
-        assert peer.stdout_bytes.startswith(b'{"jsonrpc":"2.0","id":1000,')
+def test_our_server_negotiates_each_version(our_server: Any, version: str) -> None:
+    # In-process; `test_installed_server_handshake_listing_and_protocol_error_table`
+    # shakes hands and lists through the installed command.
+    with InProcessPeer(our_server) as peer:
+        check_handshake_and_listing(peer, version)
+        check_clean_end(peer)
 
 
 @pytest.mark.e2e
 @e2e
-def test_installed_server_answers_the_protocol_error_table(tmp_path: Path) -> None:
+def test_installed_server_handshake_listing_and_protocol_error_table(tmp_path: Path) -> None:
     with StdioPeer([str(PWC_MCP_LOCAL)], env=pwc_env(tmp_path, unused_port())) as peer:
-        peer.initialize()
+        check_handshake_and_listing(peer, LATEST_HANDSHAKE_VERSION)
         for name, raw, code, request_id in PROTOCOL_ERROR_CASES:
             peer.send_raw(raw + b"\n")
             reply = peer.response(request_id)
@@ -610,8 +647,7 @@ def test_installed_server_answers_the_protocol_error_table(tmp_path: Path) -> No
         assert unknown["isError"] is True and "no_such_tool" in unknown["content"][0]["text"]
         unreachable = peer.request("tools/call", call("search_papers", {"query": "x"}))["result"]
         assert unreachable["isError"] is True
-        assert peer.finish() == 0
-        peer.assert_clean_transcript()
+        check_clean_end(peer)
 
 
 @pytest.mark.e2e

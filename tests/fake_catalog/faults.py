@@ -25,7 +25,9 @@ changes them.
 
 from __future__ import annotations
 
+import functools
 import json
+import struct
 import threading
 import zlib
 from collections.abc import Callable
@@ -347,15 +349,35 @@ def _compress(data: bytes, coding: str) -> bytes:
     return packer.compress(data) + packer.flush()
 
 
+@functools.cache
 def compressed_zeros(size: int, coding: str = "gzip") -> bytes:
-    """`size` zero bytes compressed with `coding`, built piecewise (a decompression bomb).
+    """`size` zero bytes compressed with `coding` (a decompression bomb), built once per
+    process without compressing them all.
 
-    1 GiB of zeros compresses to about 1 MB; the zeros are never held at once.
+    1 GiB of zeros compresses to about 1 MB. After a full flush the compressor starts
+    afresh, so every further 1 MiB of zeros compresses to the same bytes: the stream is
+    the first piece, that block repeated, the rest and the end, with the trailer's
+    checksum and length (which zlib computed over the pieces it saw) set for all of it.
     """
-    packer = zlib.compressobj(9, zlib.DEFLATED, CODINGS[coding])
     piece = bytes(1024 * 1024)
-    parts = []
-    for start in range(0, size, len(piece)):
-        parts.append(packer.compress(piece[: size - start]))
-    parts.append(packer.flush())
-    return b"".join(parts)
+    whole, rest = divmod(size, len(piece))
+    packer = zlib.compressobj(9, zlib.DEFLATED, CODINGS[coding], 9, zlib.Z_RLE)
+    if whole < 3:
+        return packer.compress(bytes(size)) + packer.flush()
+    first = packer.compress(piece) + packer.flush(zlib.Z_FULL_FLUSH)
+    block = packer.compress(piece) + packer.flush(zlib.Z_FULL_FLUSH)
+    again = packer.compress(piece) + packer.flush(zlib.Z_FULL_FLUSH)
+    assert again == block  # the premise above
+    end = packer.compress(piece[:rest]) + packer.flush()
+    if coding == "gzip":  # CRC-32 and length mod 2**32, little-endian
+        crc = 0
+        for _ in range(whole):
+            crc = zlib.crc32(piece, crc)
+        crc = zlib.crc32(piece[:rest], crc)
+        trailer = struct.pack("<II", crc, size & 0xFFFFFFFF)
+    else:  # zlib: Adler-32, big-endian
+        adler = 1
+        for _ in range(whole):
+            adler = zlib.adler32(piece, adler)
+        trailer = struct.pack(">I", zlib.adler32(piece[:rest], adler))
+    return first + block * (whole - 1) + end[: -len(trailer)] + trailer
