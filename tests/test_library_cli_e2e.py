@@ -132,7 +132,9 @@ def test_a_killed_add_lists_nothing_half_saved_and_a_rerun_resumes(
 
 
 def test_an_interrupted_add_says_how_to_resume(tmp_path: Path, fake_catalog: Any) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
+    # A catalog timeout long enough that only the interrupt can end the held request:
+    # with 5 s, a starved machine could time it out first (a failed save, exit 1).
+    env = {**command_env(tmp_path, fake_catalog.api_url), "PWC_MCP_LOCAL_TIMEOUT": "60"}
     fake_catalog.faults.slow(prefix=f"papers/{SMALL}")
     process = subprocess.Popen(
         [str(PWC_MCP_LOCAL), "library", "add", SMALL],
@@ -148,7 +150,7 @@ def test_an_interrupted_add_says_how_to_resume(tmp_path: Path, fake_catalog: Any
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 130
+    assert process.returncode == 130, err
     assert "run the same command again" in err and "Traceback" not in err
     assert listed(env) == []
 
