@@ -301,14 +301,13 @@ class Library:
         """Whether another connection (a CLI command, another server) committed a change
         since this was last asked. `True` too when this connection is busy in another
         thread: then nothing can be assumed, and asking costs no wait."""
-        if not self._lock.acquire(blocking=False):
-            return True
-        try:
-            version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        except sqlite3.Error:
-            return True
-        finally:
-            self._lock.release()
+        with self.unless_busy() as idle:
+            if not idle:
+                return True
+            try:
+                version = self._db.execute("PRAGMA data_version").fetchone()[0]
+            except sqlite3.Error:
+                return True
         changed, self._data_version = version != self._data_version, version
         return changed
 

@@ -361,7 +361,7 @@ async def _in_place(library: Library, fn: Callable[..., T], *args: Any) -> T | N
             try:
                 return fn(*args)
             except Exception as exc:
-                log.warning("the library could not be used for this call (%s)", type(exc).__name__)
+                _unusable(exc)
                 return None
     return await _quietly(fn, *args)
 
@@ -371,5 +371,10 @@ async def _quietly(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
     try:
         return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
     except Exception as exc:
-        log.warning("the library could not be used for this call (%s)", type(exc).__name__)
+        _unusable(exc)
         return None
+
+
+def _unusable(exc: Exception) -> None:
+    """A library that fails costs no answer: say so by class, and go on without it."""
+    log.warning("the library could not be used for this call (%s)", type(exc).__name__)
