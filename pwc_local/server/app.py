@@ -106,8 +106,9 @@ class PwcServer(MCPServer):
     tools (`ensure_tools`); the runtime (`on_initialized`); the resource templates
     and prompts (`ensure_templates`). So nothing competes with the answer to
     `initialize` for the interpreter. A request that needs any of it first waits
-    for that part or does it itself; without `prepare_after_initialize` (tests) the
-    first request that needs them does the work.
+    for that part or does it itself; `prepare_in_background()` prepares the listing
+    and tools at once instead, and without either (tests) the first request that
+    needs them does the work.
 
     For a tool returning `Annotated[CallToolResult, Model]` the listing publishes
     `listing.output_schema(Model)`, the compact schema clients validate
@@ -115,8 +116,9 @@ class PwcServer(MCPServer):
     `Model` itself, so a malformed result is an `internal_error` answer.
 
     Without `prepare_after_initialize`, `on_initialized` still runs in a thread
-    when the client says `notifications/initialized`, so the first tool call does
-    not pay for the HTTP client and the cache.
+    when the client says `notifications/initialized` (after the listing, when
+    `prepare_in_background` prepares it), so the first tool call does not pay for
+    the HTTP client and the cache.
     """
 
     def __init__(
@@ -144,6 +146,7 @@ class PwcServer(MCPServer):
         self._snapshot: Path | None = None  # where to save the listing once built
         self._prepare_when_initialized = False
         self._then: Callable[[], None] | None = None
+        self._prepared = threading.Event()
         self._on_initialized = on_initialized
         self._background: list[threading.Thread] = []
         super().__init__(*args, **kwargs)
@@ -200,13 +203,21 @@ class PwcServer(MCPServer):
         tool call needs (the tools, then `on_initialized`: the runtime), then the
         resource templates and prompts, and last `then()`. `snapshot_dir()` (called
         in that thread, or by the first `tools/list`) names the directory of the
-        saved listing snapshot: the listing is answered from this installation's
-        snapshot (for this `tools` setting) when there is one, and saved there when
-        there is not (`listing.snapshot_path`).
+        saved listing snapshot, as in `prepare_in_background`.
         """
         self._snapshot_at(snapshot_dir, tools)
         self._prepare_when_initialized = True
         self._then = then
+
+    def prepare_in_background(self, snapshot_dir: Path | None = None, tools: str = "all") -> None:
+        """Register the tools and build their output schemas in a daemon thread, now.
+
+        With `snapshot_dir`, the listing is answered from a saved snapshot of this
+        installation's listing (for this `tools` setting) when there is one, and saved
+        there when there is not (`listing.snapshot_path`).
+        """
+        self._snapshot_at(None if snapshot_dir is None else lambda: snapshot_dir, tools)
+        self._start_background(self._prepare, "pwc-listing")
 
     def _snapshot_at(self, snapshot_dir: Callable[[], Path] | None, tools: str) -> None:
         if snapshot_dir is None:
@@ -242,6 +253,8 @@ class PwcServer(MCPServer):
                 self.ensure_tools()  # (generates the compact output schemas when no snapshot)
         except Exception as exc:  # the first tools/list tries again and reports it
             logger.debug("preparing the tool listing failed: %s", type(exc).__name__)
+        finally:
+            self._prepared.set()
 
     def _load_saved_listing(self) -> None:
         """Take the listing from this installation's snapshot, if there is one (once)."""
@@ -272,6 +285,8 @@ class PwcServer(MCPServer):
         with _short_switch_interval():
             if prepare:
                 self._prepare()
+            elif self._register_tools is not None:  # prepare_in_background's thread
+                self._prepared.wait(timeout=10)
             if self._on_initialized is not None:
                 self._on_initialized()
             if prepare:
