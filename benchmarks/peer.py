@@ -36,6 +36,7 @@ class Peer:
             env=dict(env),
         )
         self._ids = itertools.count(1)
+        self.last_answer: dict[str, Any] = {}  # the `tools/list` answer of `handshake`
 
     def send(self, method: str, params: Mapping[str, Any] | None = None) -> int:
         """Write one request line; its id."""
@@ -77,7 +78,7 @@ class Peer:
         initialized = time.perf_counter() - self.started
         self.notify("notifications/initialized")
         self.send("tools/list")
-        _, size = self.receive()
+        self.last_answer, size = self.receive()
         return initialized, time.perf_counter() - self.started, size
 
     def cpu_seconds(self) -> float:

@@ -6,6 +6,12 @@ arguments and "installs" by linking the already installed `pwc-mcp-local` into
 script runs `pwc-mcp-local install CLIENT` and `pwc-mcp-local doctor --offline`,
 which starts the server for its self-test. `PATH` holds only the stand-ins, so the
 script can rely on nothing but the shell's built-ins and what it installs.
+
+The doctor runs for real in the first run of the first test. Elsewhere
+(`Sandbox(..., real_doctor=False)`, or `STUB_DOCTOR=1` before a run) the
+`pwc-mcp-local` that pipx "installs" is a wrapper that runs the real one for
+`install` and only records a `doctor` call: each real doctor starts an MCP client
+and two servers, about 5 s of CPU.
 """
 
 from __future__ import annotations
@@ -34,6 +40,17 @@ import json, os, shutil, sys
 
 REAL_PYTHON = {python!r}
 INSTALLED = {installed!r}
+# The console script pipx would link, except that `doctor` is only recorded.
+DOCTOR_STANDIN = f'''#!{{REAL_PYTHON}}
+import json, os, sys
+if sys.argv[1:2] == ["doctor"]:
+    with open(os.environ["STUB_LOG"], "a") as log:
+        log.write(json.dumps(["pwc-mcp-local", "doctor"]) + "\\\\n")
+    print("stand-in doctor: All good.")
+    sys.exit(0)
+from pwc_local.cli import main
+sys.exit(main())
+'''
 name = os.path.basename(sys.argv[0])
 args = sys.argv[1:]
 with open(os.environ["STUB_LOG"], "a") as log:
@@ -53,7 +70,12 @@ def pipx(args):
         link = os.path.join(bin_dir, "pwc-mcp-local")
         if os.path.lexists(link):
             os.unlink(link)
-        os.symlink(INSTALLED, link)
+        if os.environ.get("STUB_DOCTOR") == "1":
+            with open(link, "w") as wrapper:
+                wrapper.write(DOCTOR_STANDIN)
+            os.chmod(link, 0o755)
+        else:
+            os.symlink(INSTALLED, link)
         return 0
     print("stand-in pipx: unexpected arguments", args, file=sys.stderr)
     return 2
@@ -90,7 +112,9 @@ os.execv(REAL_PYTHON, [REAL_PYTHON, *args])
 
 
 class Sandbox:
-    def __init__(self, tmp_path: Path, tools: tuple[str, ...], **env: str) -> None:
+    def __init__(
+        self, tmp_path: Path, tools: tuple[str, ...], *, real_doctor: bool = True, **env: str
+    ) -> None:
         self.home = tmp_path / "home"
         self.home.mkdir()
         self.tools = tmp_path / "tools"
@@ -110,6 +134,7 @@ class Sandbox:
             "XDG_CACHE_HOME": str(self.home / ".cache"),
             "STUB_LOG": str(self.log),
             "STUB_PIPX_MARKER": str(tmp_path / "pipx-installed"),
+            "STUB_DOCTOR": "0" if real_doctor else "1",
             **env,
         }
 
@@ -152,16 +177,18 @@ def test_installs_registers_and_checks_and_is_safe_to_run_twice(tmp_path: Path):
     assert (box.home / ".cache" / "pwc-mcp-local").stat().st_mode & 0o777 == 0o700
     written = box.desktop_config.read_bytes()
 
+    box.env["STUB_DOCTOR"] = "1"  # the doctor has been seen for real; now only its call
     second = box.run("--from", str(ROOT), "claude-desktop")
     assert second.returncode == 0, second.stdout + second.stderr
     assert "Nothing to do" in second.stdout
     assert box.desktop_config.read_bytes() == written
     installs = [call for call in box.calls() if "install" in call]
     assert installs == [["pipx", "install", "--force", str(ROOT)]] * 2
+    assert box.calls()[-1] == ["pwc-mcp-local", "doctor"]
 
 
 def test_installs_pipx_with_the_users_python_when_missing(tmp_path: Path):
-    box = Sandbox(tmp_path, ("python3",))
+    box = Sandbox(tmp_path, ("python3",), real_doctor=False)
     result = box.run(
         "--from", str(ROOT), "cursor", "--env", "PWC_API_URL=http://127.0.0.1:9/api/v1"
     )
@@ -174,10 +201,11 @@ def test_installs_pipx_with_the_users_python_when_missing(tmp_path: Path):
     )
     cursor = json.loads((box.home / ".cursor" / "mcp.json").read_text())
     assert cursor["mcpServers"]["pwc-local"]["env"] == {"PWC_API_URL": "http://127.0.0.1:9/api/v1"}
+    assert box.calls()[-1] == ["pwc-mcp-local", "doctor"]
 
 
 def test_externally_managed_python_gets_a_private_pipx_venv(tmp_path: Path):
-    box = Sandbox(tmp_path, ("python3",), STUB_EXTERNALLY_MANAGED="1")
+    box = Sandbox(tmp_path, ("python3",), real_doctor=False, STUB_EXTERNALLY_MANAGED="1")
     venv = box.home / ".local" / "share" / "pwc-mcp-local" / "pipx-venv"
 
     first = box.run("--from", str(ROOT), "claude-desktop")
@@ -197,6 +225,7 @@ def test_externally_managed_python_gets_a_private_pipx_venv(tmp_path: Path):
     assert calls.count(["python3", "-m", "venv", str(venv)]) == 1
     assert calls.count(["python", "-m", "pip", "install", "--quiet", "pipx"]) == 1
     assert calls.count(["pipx", "install", "--force", str(ROOT)]) == 2
+    assert calls.count(["pwc-mcp-local", "doctor"]) == 2
 
 
 def test_without_pipx_or_python_it_stops_with_advice(tmp_path: Path):
@@ -208,11 +237,12 @@ def test_without_pipx_or_python_it_stops_with_advice(tmp_path: Path):
 
 
 def test_without_a_client_it_installs_and_checks_only(tmp_path: Path):
-    box = Sandbox(tmp_path, ("pipx",))
+    box = Sandbox(tmp_path, ("pipx",), real_doctor=False)
     result = box.run("--from", str(ROOT))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "register later with" in result.stderr
     assert not box.desktop_config.exists()
+    assert box.calls()[-1] == ["pwc-mcp-local", "doctor"]
 
 
 def test_unknown_option(tmp_path: Path):
