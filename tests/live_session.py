@@ -3,8 +3,9 @@
 `serve_module(root, **settings)` starts a fresh loopback fake catalog and the
 installed `pwc-mcp-local` (`tests.installed.InstalledServer`) against it, opens
 an SDK client session in a blocking portal, and yields a `LiveSession`. Modules
-that share one server for all their tests use it from a module-scoped fixture and
-add their own `ok()`, with the assertions every successful answer there must meet.
+that share one server for all their tests take its fixtures from `module_session`
+and add their own `ok()`, with the assertions every successful answer there must
+meet.
 
 The spawned server runs with `PWC_MCP_LOCAL_OUTAGE_HOLD=0`: one server serves many
 tests, and a refused connection or timeout provoked by one test must not hold the
@@ -18,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp_types import CallToolResult, PromptReference, ResourceTemplateReference
@@ -77,3 +79,29 @@ def serve_module(root: Path, session_class: type[LiveSession], **settings: str) 
                 yield session_class(portal, live, fake, server.env)
     finally:
         fake.stop()
+
+
+def module_session(session_class: type[LiveSession], home: str, **settings: str) -> tuple[Any, Any]:
+    """The fixtures `session` and `fresh_fake` for a module that shares one server.
+
+    `session` (module-scoped) is a `session_class` session from `serve_module`, the
+    server's home in a fresh directory named after `home`, `settings` in its
+    environment. `fresh_fake` (autouse) resets the fake (data, faults, request log)
+    before and after every test, so none sees what another left. pytest finds
+    fixtures among a module's names, so the module binds both:
+
+        session, fresh_fake = module_session(Session, "reading", PWC_MCP_LOCAL_TIMEOUT="3")
+    """
+
+    @pytest.fixture(scope="module", name="session")
+    def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSession]:
+        with serve_module(tmp_path_factory.mktemp(home), session_class, **settings) as live:
+            yield live
+
+    @pytest.fixture(autouse=True, name="fresh_fake")
+    def fresh_fake(session: LiveSession) -> Iterator[None]:
+        session.fake.reset()
+        yield
+        session.fake.reset()
+
+    return session, fresh_fake

@@ -9,7 +9,6 @@ answers from its cache.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,7 +21,7 @@ from tests.fake_catalog import (
     big_document,
 )
 from tests.installed import EXECUTABLE
-from tests.live_session import LiveSession, serve_module
+from tests.live_session import LiveSession, module_session
 
 ATTENTION_ARXIV_ID = "1706.03762"
 # Papers whose Markdown or title a test changes, one per test: the server's cache
@@ -47,19 +46,7 @@ class Session(LiveSession):
         return result.structured_content
 
 
-@pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    with serve_module(
-        tmp_path_factory.mktemp("reading"), Session, PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS)
-    ) as live:
-        yield live
-
-
-@pytest.fixture(autouse=True)
-def fresh_fake(session: Session) -> Iterator[None]:
-    session.fake.reset()
-    yield
-    session.fake.reset()
+session, fresh_fake = module_session(Session, "reading", PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS))
 
 
 # -- completions ------------------------------------------------------------------------

@@ -14,7 +14,6 @@ arguments no other test uses, so no cached answer can stand in for the failure.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -32,7 +31,7 @@ from tests.fake_catalog import (
     SAME_TITLE_ARXIV_IDS,
     big_document,
 )
-from tests.live_session import LiveSession, serve_module
+from tests.live_session import LiveSession, module_session
 
 pytestmark = pytest.mark.e2e
 
@@ -61,19 +60,7 @@ class Session(LiveSession):
         return self.message(name, result)
 
 
-@pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    with serve_module(
-        tmp_path_factory.mktemp("home"), Session, PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS)
-    ) as live:
-        yield live
-
-
-@pytest.fixture(autouse=True)
-def fresh_fake(session: Session) -> Iterator[None]:
-    session.fake.reset()
-    yield
-    session.fake.reset()
+session, fresh_fake = module_session(Session, "home", PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS))
 
 
 def _raw(session: Session, path: str) -> Any:

@@ -9,6 +9,7 @@ stub that raises the typed errors `HttpCatalog` would raise.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -533,27 +534,62 @@ def test_stale_answers_are_labelled(tmp_path: Path) -> None:
     _run(scenario, caching)
 
 
+class _HeldWarmUp(LazyRuntime):
+    """A `LazyRuntime` whose warm-up (`build_now`) waits, before it begins, for `release`.
+
+    While the warm-up is held only a request can build the runtime, so a build seen
+    then was caused by one; once released, the warm-up goes on as it always does.
+    """
+
+    def __init__(self, settings: Settings, builder: Callable[[Settings], Runtime]) -> None:
+        super().__init__(settings, builder=builder)
+        self.arrived = threading.Event()
+        self.release = threading.Event()
+        self.finished = threading.Event()
+
+    def build_now(self) -> None:
+        self.arrived.set()
+        self.release.wait(timeout=60)  # a bound, so a failed test leaves no thread stuck
+        try:
+            super().build_now()
+        finally:
+            self.finished.set()
+
+
 def test_runtime_is_built_once_and_closed_at_shutdown() -> None:
-    builds: list[Settings] = []
+    builds: list[str] = []  # the name of the thread each build ran in
     catalog = _scripted().client()
     settings = Settings(api_url="http://127.0.0.1:9")
 
     def builder(s: Settings) -> Runtime:
-        builds.append(s)
+        builds.append(threading.current_thread().name)
         return Runtime(s, catalog, codec=None)
 
-    runtime = LazyRuntime(settings, builder=builder)
+    runtime = _HeldWarmUp(settings, builder)
 
     async def main() -> None:
         async with Client(build_server(settings, runtime=runtime), mode="legacy") as client:
-            assert builds == []  # listing tools needs no runtime
-            await client.list_tools()
-            assert builds == []
-            async with anyio.create_task_group() as group:
-                for _ in range(5):
-                    group.start_soon(client.call_tool, "list_frameworks", {})
-            assert len(builds) == 1
-            assert not catalog._client.is_closed
+            try:
+                assert await anyio.to_thread.run_sync(runtime.arrived.wait, 30)
+                assert builds == []  # the session's start needs no runtime
+                await client.list_tools()
+                assert builds == []  # listing tools needs no runtime
+                results: list[CallToolResult] = []
+
+                async def call() -> None:
+                    results.append(await client.call_tool("list_frameworks", {}))
+
+                async with anyio.create_task_group() as group:
+                    for _ in range(5):
+                        group.start_soon(call)
+                assert [result.is_error for result in results] == [False] * 5
+                assert len(builds) == 1  # five first calls, one build
+                runtime.release.set()
+                assert await anyio.to_thread.run_sync(runtime.finished.wait, 30)
+                assert len(builds) == 1  # the warm-up found the runtime built
+                assert not catalog._client.is_closed
+            finally:
+                runtime.release.set()
 
     anyio.run(main)
     assert catalog._client.is_closed

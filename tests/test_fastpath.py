@@ -35,14 +35,10 @@ def catalog_of_frameworks() -> HttpCatalog:
 
 
 def serving(runtime: LazyRuntime) -> PwcServer:
-    """A server set up as `run_stdio` sets it up: the listing prepared in the background.
-
-    The warm-up after `initialized` waits (up to 10 s) for that preparation, so a server
-    never prepared would only start warming up then.
-    """
+    """A server set up as `run_stdio` sets it up: everything prepared after `initialized`."""
     server = build_server(SETTINGS, runtime=runtime)
     assert isinstance(server, PwcServer)
-    server.prepare_in_background()
+    server.prepare_after_initialize()
     return server
 
 
@@ -101,7 +97,6 @@ def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:
     SETTINGS = HOSTED
     server = build_server(SETTINGS)
     assert isinstance(server, PwcServer)
-    server.prepare_in_background()
     listed = anyio.run(server.list_tools)
     wire = ListToolsResult(tools=listed).model_dump(mode="json", by_alias=True, exclude_none=True)
     size = len(json.dumps({"jsonrpc": "2.0", "id": 1, "result": wire}, separators=(",", ":")))
@@ -118,7 +113,6 @@ def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:
             for name, spec in generated[tool.name]["properties"].items()
         }
         assert tool.input_schema == expected, tool.name
-    server.join_background(timeout=30)
 
 
 def _wire(tools: list[Any]) -> list[dict[str, Any]]:
@@ -130,7 +124,9 @@ def test_a_saved_listing_answers_the_next_server_and_a_damaged_one_is_ignored(
 ) -> None:
     first = build_server(SETTINGS)
     assert isinstance(first, PwcServer)
-    first.prepare_in_background(snapshot_dir=tmp_path / "cache")
+    first.prepare_after_initialize(lambda: tmp_path / "cache")
+    # No session, so no start-up thread: `tools/list` looks the snapshot up itself, as
+    # it does when it comes before that thread.
     built = _wire(anyio.run(first.list_tools))
     first.join_background(timeout=30)
     (saved,) = (tmp_path / "cache").glob("tools-list-*.json")
@@ -138,14 +134,14 @@ def test_a_saved_listing_answers_the_next_server_and_a_damaged_one_is_ignored(
 
     second = build_server(SETTINGS)
     assert isinstance(second, PwcServer)
-    second.prepare_in_background(snapshot_dir=tmp_path / "cache")
+    second.prepare_after_initialize(lambda: tmp_path / "cache")
     assert _wire(anyio.run(second.list_tools)) == built
     second.join_background(timeout=30)
 
     saved.write_text('{"tools": [{"name": 1}]}')
     third = build_server(SETTINGS)
     assert isinstance(third, PwcServer)
-    third.prepare_in_background(snapshot_dir=tmp_path / "cache")
+    third.prepare_after_initialize(lambda: tmp_path / "cache")
     assert _wire(anyio.run(third.list_tools)) == built  # rebuilt, and saved again
     third.join_background(timeout=30)
     assert json.loads(saved.read_text())["tools"] == built

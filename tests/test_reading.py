@@ -30,6 +30,7 @@ from tests.fake_catalog import (
     big_document,
 )
 from tests.scripted_catalog import ScriptedCatalog, error, markdown_pages
+from tests.scripted_reading import READ, reading_fixtures
 
 # The query functions, called as a tools/call calls them: the contract table's defaults.
 read_paper = partial(call_query, "read_paper")
@@ -39,26 +40,11 @@ pytestmark = pytest.mark.anyio
 NOW = 1_700_000_000.0
 # Multi-byte characters everywhere, so small chunks end inside them unless cut carefully.
 DOCUMENT = "# Attention\n\nα β γ — 注意力 🚀 ∑∫ " * 7 + "end\n"
-READ = "research/papers/1706.03762/read"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def codec() -> CursorCodec:
-    return CursorCodec("secret-one", ttl=3600)
-
-
-@pytest.fixture
-def scripted() -> ScriptedCatalog:
-    catalog = ScriptedCatalog()
-    catalog.on(READ, lambda params: markdown_pages(DOCUMENT, params))
-    catalog.on("papers/1706.03762", {"id": "755", "arxiv_id": "1706.03762"})
-    catalog.on("papers/755", {"id": "755", "arxiv_id": "1706.03762v7"})
-    return catalog
+anyio_backend, codec, scripted = reading_fixtures(
+    DOCUMENT, {"papers/755": {"id": "755", "arxiv_id": "1706.03762v7"}}
+)
 
 
 async def read_all(catalog, codec, reference, *, limit=40, now=NOW) -> list[ReadResult]:

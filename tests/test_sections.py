@@ -24,6 +24,7 @@ from pwc_local.catalog.whole_markdown import Document, slice_chunk
 from pwc_local.server.tools import call_query
 from tests.fake_catalog import big_document
 from tests.scripted_catalog import ScriptedCatalog, error, markdown_pages
+from tests.scripted_reading import READ, reading_fixtures
 
 # The query functions, called as a tools/call calls them: the contract table's defaults.
 get_paper_outline = partial(call_query, "get_paper_outline")
@@ -33,7 +34,6 @@ read_paper = partial(call_query, "read_paper")
 pytestmark = pytest.mark.anyio
 
 NOW = 1_700_000_000.0
-READ = "research/papers/1706.03762/read"
 
 DOCUMENT = (
     "Front matter before any heading.\n\n"
@@ -47,22 +47,7 @@ DOCUMENT = (
 )
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def codec() -> CursorCodec:
-    return CursorCodec("secret-one", ttl=3600)
-
-
-@pytest.fixture
-def scripted() -> ScriptedCatalog:
-    catalog = ScriptedCatalog()
-    catalog.on(READ, lambda params: markdown_pages(DOCUMENT, params))
-    catalog.on("papers/1706.03762", {"id": "755", "arxiv_id": "1706.03762"})
-    return catalog
+anyio_backend, codec, scripted = reading_fixtures(DOCUMENT)
 
 
 # -- the parser ------------------------------------------------------------------------

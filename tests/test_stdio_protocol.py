@@ -617,7 +617,7 @@ def our_server() -> Iterator[Any]:
     runtime = LazyRuntime(settings, builder=lambda s: Runtime(s, ScriptedCatalog().client()))
     server = build_server(settings, runtime=runtime)
     assert isinstance(server, PwcServer)
-    server.prepare_in_background()
+    server.prepare_after_initialize()
     yield server
     server.join_background(timeout=30)
 

@@ -106,19 +106,17 @@ class PwcServer(MCPServer):
     tools (`ensure_tools`); the runtime (`on_initialized`); the resource templates
     and prompts (`ensure_templates`). So nothing competes with the answer to
     `initialize` for the interpreter. A request that needs any of it first waits
-    for that part or does it itself; `prepare_in_background()` prepares the listing
-    and tools at once instead, and without either (tests) the first request that
-    needs them does the work.
+    for that part or does it itself.
+
+    Without `prepare_after_initialize` (tests), the first request that needs the
+    listing, the tools or the templates does that work, and `on_initialized` still
+    runs in a thread when the client says `notifications/initialized`, so the first
+    tool call does not pay for the HTTP client and the cache.
 
     For a tool returning `Annotated[CallToolResult, Model]` the listing publishes
     `listing.output_schema(Model)`, the compact schema clients validate
     `structuredContent` against; the SDK still checks every result against
     `Model` itself, so a malformed result is an `internal_error` answer.
-
-    Without `prepare_after_initialize`, `on_initialized` still runs in a thread
-    when the client says `notifications/initialized` (after the listing, when
-    `prepare_in_background` prepares it), so the first tool call does not pay for
-    the HTTP client and the cache.
     """
 
     def __init__(
@@ -146,7 +144,6 @@ class PwcServer(MCPServer):
         self._snapshot: Path | None = None  # where to save the listing once built
         self._prepare_when_initialized = False
         self._then: Callable[[], None] | None = None
-        self._prepared = threading.Event()
         self._on_initialized = on_initialized
         self._background: list[threading.Thread] = []
         super().__init__(*args, **kwargs)
@@ -203,21 +200,13 @@ class PwcServer(MCPServer):
         tool call needs (the tools, then `on_initialized`: the runtime), then the
         resource templates and prompts, and last `then()`. `snapshot_dir()` (called
         in that thread, or by the first `tools/list`) names the directory of the
-        saved listing snapshot, as in `prepare_in_background`.
+        saved listing snapshot: the listing is answered from this installation's
+        snapshot (for this `tools` setting) when there is one, and saved there when
+        there is not (`listing.snapshot_path`).
         """
         self._snapshot_at(snapshot_dir, tools)
         self._prepare_when_initialized = True
         self._then = then
-
-    def prepare_in_background(self, snapshot_dir: Path | None = None, tools: str = "all") -> None:
-        """Register the tools and build their output schemas in a daemon thread, now.
-
-        With `snapshot_dir`, the listing is answered from a saved snapshot of this
-        installation's listing (for this `tools` setting) when there is one, and saved
-        there when there is not (`listing.snapshot_path`).
-        """
-        self._snapshot_at(None if snapshot_dir is None else lambda: snapshot_dir, tools)
-        self._start_background(self._prepare, "pwc-listing")
 
     def _snapshot_at(self, snapshot_dir: Callable[[], Path] | None, tools: str) -> None:
         if snapshot_dir is None:
@@ -247,14 +236,12 @@ class PwcServer(MCPServer):
             thread.join(max(0.0, deadline - time.monotonic()))
 
     def _prepare(self) -> None:
+        """The listing and the tools; a failure is left for the first `tools/list`."""
         try:
-            with _short_switch_interval():
-                self._load_saved_listing()
-                self.ensure_tools()  # (generates the compact output schemas when no snapshot)
+            self._load_saved_listing()
+            self.ensure_tools()  # (generates the compact output schemas when no snapshot)
         except Exception as exc:  # the first tools/list tries again and reports it
             logger.debug("preparing the tool listing failed: %s", type(exc).__name__)
-        finally:
-            self._prepared.set()
 
     def _load_saved_listing(self) -> None:
         """Take the listing from this installation's snapshot, if there is one (once)."""
@@ -281,12 +268,10 @@ class PwcServer(MCPServer):
             self._start_background(lambda: self._start_up(prepare), "pwc-start-up")
 
     def _start_up(self, prepare: bool) -> None:
-        """The work `prepare_after_initialize` describes, or the warm-up alone."""
+        """The work `prepare_after_initialize` describes, or (unprepared) the warm-up alone."""
         with _short_switch_interval():
             if prepare:
                 self._prepare()
-            elif self._register_tools is not None:  # prepare_in_background's thread
-                self._prepared.wait(timeout=10)
             if self._on_initialized is not None:
                 self._on_initialized()
             if prepare:
@@ -450,9 +435,9 @@ def _without_titles(schema: dict[str, Any]) -> dict[str, Any]:
 def _short_switch_interval() -> Iterator[None]:
     """Let the event loop thread take the GIL back within 0.5 ms while a helper runs.
 
-    The listing and warm-up threads are CPU-bound Python; with the default 5 ms
-    switch interval, each time the event loop wants the GIL (to answer
-    `initialize`, say) it could wait up to 5 ms for them.
+    The start-up thread (listing, tools, runtime) is CPU-bound Python; with the
+    default 5 ms switch interval, each time the event loop wants the GIL (to answer
+    a request, say) it could wait up to 5 ms for it.
     """
     previous = sys.getswitchinterval()
     sys.setswitchinterval(min(previous, 0.0005))
