@@ -19,8 +19,8 @@ the same interpreter, spawned and driven the same way over raw stdio pipes
 | CPU per call                | `--calls` cached `get_paper_info`    | `echo`            |
 | chunk CPU                   | `--calls` cached 64 KiB continuation | 64 KiB `chunk`    |
 | throughput, 50 in flight    | 50 pipelined cached calls            | 50 `echo`         |
-| full read after restart     | all chunks of a cached paper, fresh  | as many `chunk`s  |
-|                             | server, 0.5 s after its listing      |                   |
+| full read after restart     | all chunks of a cached paper, on the | as many `chunk`s  |
+|                             | start-up spawns, 0.5 s after listing |                   |
 | prune / stats               | `--entries` entries, a third of the  | (absolute)        |
 |                             | pruneable ones expired               |                   |
 
@@ -81,7 +81,7 @@ LISTING_BUDGETS = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=7, help="spawns per server (start-up)")
+    parser.add_argument("--runs", type=int, default=7, help="spawns per server, timed")
     parser.add_argument("--calls", type=int, default=200, help="calls per CPU figure")
     parser.add_argument("--entries", type=int, default=100_000, help="cache entries to prune")
     args = parser.parse_args()
@@ -98,7 +98,6 @@ def main() -> None:
             cursor = warm_cache(env)
             rows += startup(env, args.runs)
             rows += session(env, args.calls, cursor)
-            rows += full_read(env, max(1, args.runs // 2))
     finally:
         fake.stop()
     with tempfile.TemporaryDirectory(prefix="pwc-prune-") as scratch:
@@ -158,25 +157,45 @@ def read_whole(peer: Peer) -> int:
 
 
 def startup(env: Mapping[str, str], runs: int) -> list[tuple[str, str, str, float | None]]:
-    # No untimed warm-up round: `warm_cache` has just run our server, which reads
-    # every file the bare server reads (the interpreter, the SDK) and more.
+    """Start-up figures, and on the same fresh servers the full read after restart.
+
+    No untimed warm-up round: `warm_cache` has just run our server, which reads
+    every file the bare server reads (the interpreter, the SDK) and more. Each
+    spawn is timed to `initialize` and `tools/list`, then, after a client's pause,
+    reads all of BIG_PAPER through its cursors (the bare server: as many chunks).
+    """
     ours: list[tuple[float, float, int]] = []
     bare: list[tuple[float, float, int]] = []
+    reads: dict[str, list[float]] = {"ours": [], "bare": []}
     listing: dict[str, Any] = {}
+    chunks = 5
     for _ in range(runs):
-        for argv, into in (([PWC_MCP_LOCAL], ours), (BARE, bare)):
-            peer = Peer(argv, env)
-            into.append(peer.handshake())
-            if argv == [PWC_MCP_LOCAL]:
-                listing = peer.last_answer
-            peer.close()
+        peer = Peer([PWC_MCP_LOCAL], env)
+        ours.append(peer.handshake())
+        listing = peer.last_answer
+        time.sleep(PAUSE)
+        started = time.perf_counter()
+        chunks = read_whole(peer)
+        reads["ours"].append(time.perf_counter() - started)
+        peer.close()
+        peer = Peer(BARE, env)
+        bare.append(peer.handshake())
+        time.sleep(PAUSE)
+        started = time.perf_counter()
+        for _ in range(chunks):
+            peer.call("chunk")
+        reads["bare"].append(time.perf_counter() - started)
+        peer.close()
     rows = []
     for index, label in ((0, "spawn -> initialize"), (1, "spawn -> tools/list")):
         mine = statistics.median(r[index] for r in ours)
         floor = statistics.median(r[index] for r in bare)
         rows.append((label, ms(mine), ms(floor), mine / floor))
     rows.append(("tools/list bytes, all tools", str(ours[0][2]), str(bare[0][2]), None))
-    return rows + listing_budgets(listing, ours[0][2])
+    rows += listing_budgets(listing, ours[0][2])
+    mine, floor = statistics.median(reads["ours"]), statistics.median(reads["bare"])
+    rows.append((f"full read after restart ({chunks} chunks)", ms(mine), ms(floor), mine / floor))
+    return rows
 
 
 def listing_budgets(
@@ -313,30 +332,6 @@ def measure(
         "chunk_cpu": chunk_cpu,
         "throughput": statistics.median(rates),
     }
-
-
-def full_read(env: Mapping[str, str], runs: int) -> list[tuple[str, str, str, float | None]]:
-    ours: list[float] = []
-    bare: list[float] = []
-    chunks = 5
-    for _ in range(runs):
-        peer = Peer([PWC_MCP_LOCAL], env)
-        peer.handshake()
-        time.sleep(PAUSE)
-        started = time.perf_counter()
-        chunks = read_whole(peer)
-        ours.append(time.perf_counter() - started)
-        peer.close()
-        peer = Peer(BARE, env)
-        peer.handshake()
-        time.sleep(PAUSE)
-        started = time.perf_counter()
-        for _ in range(chunks):
-            peer.call("chunk")
-        bare.append(time.perf_counter() - started)
-        peer.close()
-    mine, floor = statistics.median(ours), statistics.median(bare)
-    return [(f"full read after restart ({chunks} chunks)", ms(mine), ms(floor), mine / floor)]
 
 
 def report(rows: list[tuple[str, str, str, float | None]]) -> None:
