@@ -35,13 +35,19 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 from unittest import mock
 
 import pytest
 
 from tests.fake_catalog import FakeCatalog
-from tests.installed import InstalledServer
-from tests.scripted_catalog import ScriptedCatalog
+
+# The fixtures import the MCP client and the HTTP catalog when a test asks for them:
+# the xdist controller loads this file too and runs no test, and the SDK's import
+# alone is about 1.3 s of CPU.
+if TYPE_CHECKING:
+    from tests.installed import InstalledServer
+    from tests.scripted_catalog import ScriptedCatalog
 
 # pytest rewrites the asserts of every test module as it imports them, after this file
 # (about 4 s of CPU for this suite), and caches the result as bytecode, unless
@@ -63,17 +69,18 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 # The order in which test files start (only that; never what a file does). xdist hands
-# each of its 3 workers the next file in this order, and at the start two files each:
-# the longest files (seconds of CPU, one process, 2 cores) go first, paired so that the
-# longest first file gets the shortest second one (45 + 11, 37 + 19, 22 + 21). Then
-# every other file with e2e tests, then the in-process ones, each in its usual order.
+# each of its 3 workers the next file in this order, and at the start two files each
+# (the first and fourth to one worker, and so on). The longest files (seconds, in the
+# whole suite on an idle 2-core machine) go first, paired so that no worker starts with
+# much more than another (20 + 7, 9 + 25, 15 + 19). Then every other file with e2e
+# tests, then the in-process ones, each in its usual order.
 START_FIRST = (
-    "test_benchmark_run.py",  # 45
-    "test_install_sh.py",  # 37
-    "test_offline_e2e.py",  # 22
-    "test_exit_status.py",  # 11
-    "test_stdio_protocol.py",  # 19
-    "test_library_e2e.py",  # 21
+    "test_benchmark_run.py",  # 20
+    "test_install_sh.py",  # 9
+    "test_offline_e2e.py",  # 15
+    "test_exit_status.py",  # 7
+    "test_stdio_protocol.py",  # 25
+    "test_library_e2e.py",  # 19
 )
 
 
@@ -109,11 +116,15 @@ def fake_catalog_session() -> Iterator[FakeCatalog]:
 
 @pytest.fixture
 def installed_server(tmp_path: Path) -> InstalledServer:
+    from tests.installed import InstalledServer
+
     return InstalledServer(tmp_path)
 
 
 @pytest.fixture
 def scripted() -> ScriptedCatalog:
+    from tests.scripted_catalog import ScriptedCatalog
+
     return ScriptedCatalog()
 
 
