@@ -29,12 +29,13 @@ from pwc_local.catalog.cursors import (
     source_for,
 )
 from pwc_local.catalog.errors import NotFound, UsageError
+from pwc_local.catalog.limits import MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.catalog.references import shown
 from pwc_local.store.library import RawHit
 
 MAX_QUERY_CHARS = 500
 MAX_WORDS = 32
-MAX_LIMIT = 25
+MAX_LIMIT = MAX_ROWS
 READ_LIMIT = MAX_CHUNK_LIMIT
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -79,7 +80,7 @@ def search_library(
     codec: CursorCodec | None,
     query: str,
     *,
-    limit: int = 10,
+    limit: int = SEARCH_LIBRARY_LIMIT,
     paper: str | None = None,
     now: float | None = None,
 ) -> list[LibraryHit]:

@@ -24,6 +24,7 @@ from typing import Any
 
 import click
 
+from pwc_local.catalog.limits import MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.config import Settings, format_size
 from pwc_local.store.library import Library, LibraryError
 
@@ -228,7 +229,9 @@ def export(fmt: str, output: Path | None) -> None:
 
 @library.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("query")
-@click.option("--limit", type=click.IntRange(1, 25), default=10, show_default=True)
+@click.option(
+    "--limit", type=click.IntRange(1, MAX_ROWS), default=SEARCH_LIBRARY_LIMIT, show_default=True
+)
 @click.option("--paper", help="Only search this paper.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def search(query: str, limit: int, paper: str | None, as_json: bool) -> None:

@@ -32,6 +32,7 @@ from typing import Annotated, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from pwc_local.catalog.limits import MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.server import library_models, links, projections, reading_results, text
 from pwc_local.server.models import (
     BenchmarkPage,
@@ -53,8 +54,8 @@ Arguments = Mapping[str, Any]
 # -- parameter types shared by several tools (type, bounds and description once) ----------
 
 Page = Annotated[int, Field(ge=1, le=100)]
-Limit = Annotated[int, Field(ge=1, le=25)]
-OptionalLimit = Annotated[int | None, Field(ge=1, le=25)]
+Limit = Annotated[int, Field(ge=1, le=MAX_ROWS)]
+OptionalLimit = Annotated[int | None, Field(ge=1, le=MAX_ROWS)]
 Reference = Annotated[
     str,
     Field(
@@ -579,7 +580,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         needs=("library", "codec"),
         params=(
             Param("query", Query),
-            Param("limit", Limit, 10),
+            Param("limit", Limit, SEARCH_LIBRARY_LIMIT),  # `library search`'s default too
             Param("paper", Annotated[str | None, Field(max_length=500)], None),
         ),
         output=library_models.LibrarySearchResult,

@@ -1,0 +1,11 @@
+"""Bounds and defaults that the tool table and the command line both state.
+
+A module that imports nothing, so that each side can read them without the other's
+weight: the tool table (`pwc_local/server/contract.py`) must not load the HTTP
+client, and the `library` commands must not load the MCP SDK.
+"""
+
+from __future__ import annotations
+
+MAX_ROWS = 25  # rows (or passages) one answer may be asked for
+SEARCH_LIBRARY_LIMIT = 10  # passages `search_library` and `library search` return by default
