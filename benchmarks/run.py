@@ -15,21 +15,26 @@ the same interpreter, spawned and driven the same way over raw stdio pipes
 | listing bytes               | `tools/list` answer line; also of    | same              |
 |                             | the 21 hosted tools and per group    |                   |
 | first / second call         | cached `get_paper_info`, 0.5 s after | `echo`            |
-|                             | the listing of a fresh server        |                   |
+|                             | the listing of a fresh server; the   |                   |
+|                             | median over the session's server and |                   |
+|                             | the odd-numbered start-up spawns     |                   |
 | CPU per call                | `--calls` cached `get_paper_info`    | `echo`            |
-| chunk CPU                   | `--calls` cached 64 KiB continuation | 64 KiB `chunk`    |
+| chunk CPU                   | `--calls` cached 64 KiB continuation | same text `chunk` |
 | throughput, 50 in flight    | 50 pipelined cached calls            | 50 `echo`         |
 | full read after restart     | all chunks of a cached paper, on the | as many `chunk`s  |
-|                             | start-up spawns, 0.5 s after listing |                   |
+|                             | even-numbered start-up spawns, 0.5 s |                   |
+|                             | after their listing                  |                   |
 | prune / stats               | `--entries` entries, a third of the  | (absolute)        |
 |                             | pruneable ones expired               |                   |
 
 Ratios are ours / floor (throughput: ours / floor, higher is better). The two
 "floor with pwc stdio" rows repeat the CPU figures against the bare server run
 through our own stdio transport (`pwc_local.server.stdio`), which shows how much
-of a gap is the transport's and how much the tools'. It is a
-script that prints figures, not a test: nothing here passes or fails, and timing
-targets are stated only here and in the README, never in tests.
+of a gap is the transport's and how much the tools'. The floor's chunk is the very
+Markdown our chunk figure reads (`bare.py` says why that matters), and the CPU and
+throughput figures take turns between the servers (`measure`). It is a script that
+prints figures, not a test: nothing here passes or fails, and timing targets are
+stated only here and in the README, never in tests.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +60,10 @@ from benchmarks.prune import prune_figures  # noqa: E402
 
 PWC_MCP_LOCAL = str(Path(sys.executable).parent / "pwc-mcp-local")
 BARE = [sys.executable, str(Path(__file__).resolve().parent / "bare.py")]
-BARE_OUR_STDIO = [*BARE, "--our-stdio"]
 PAPER = "1706.03762"  # get_paper_info
 BIG_PAPER = "1911.02116"  # the fake's 300 KB document: five 64 KiB chunks
 IN_FLIGHT = 50
+BLOCKS = 5  # turns each server takes in the CPU and throughput figures
 PAUSE = 0.5  # a client's think time between the listing and its first call
 
 # name -> (target, "max" or "min"): the issue's targets, for the verdict column.
@@ -70,6 +76,11 @@ TARGETS = {
     "full read after restart": (4.0, "max"),
 }
 
+
+# A figure: its label, our value, the floor's, and their ratio (None: not a ratio).
+Rows = list[tuple[str, str, str, float | None]]
+# First-call / second-call ratios of fresh servers, under "ours" and "bare".
+FirstCalls = dict[str, list[float]]
 
 # listing row -> its byte budget (issues 7, 8 and 9)
 LISTING_BUDGETS = {
@@ -90,14 +101,17 @@ def main() -> None:
 
     print(f"python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} CPUs")
     compile_package()
-    rows: list[tuple[str, str, str, float | None]] = []
+    rows: Rows = []
     fake = FakeCatalog().start()
     try:
         with tempfile.TemporaryDirectory(prefix="pwc-bench-") as scratch:
             env = scratch_env(Path(scratch), fake.api_url)
-            cursor = warm_cache(env)
-            rows += startup(env, args.runs)
-            rows += session(env, args.calls, cursor)
+            chunk_file = Path(scratch) / "chunk.md"
+            cursor = warm_cache(env, chunk_file)
+            bare = [*BARE, "--chunk-file", str(chunk_file)]  # the floor moves the same text
+            started, first_calls = startup(env, args.runs, bare)
+            rows += started
+            rows += session(env, args.calls, cursor, bare, first_calls)
     finally:
         fake.stop()
     with tempfile.TemporaryDirectory(prefix="pwc-prune-") as scratch:
@@ -132,13 +146,16 @@ def scratch_env(root: Path, api_url: str) -> dict[str, str]:
     return env
 
 
-def warm_cache(env: Mapping[str, str]) -> str:
+def warm_cache(env: Mapping[str, str], chunk_file: Path) -> str:
     """One session that caches everything the timed sessions read; the cursor of
-    BIG_PAPER's second chunk, which the chunk figures read again and again."""
+    BIG_PAPER's second chunk, which the chunk figures read again and again, and
+    whose Markdown goes to `chunk_file` for the bare server to hand out."""
     peer = Peer([PWC_MCP_LOCAL], env)
     peer.handshake()
     peer.call("get_paper_info", paper=PAPER)
     cursor = str(peer.call("read_paper", paper=BIG_PAPER)["structuredContent"]["next_cursor"])
+    chunk = peer.call("read_paper", paper=BIG_PAPER, cursor=cursor)["structuredContent"]
+    chunk_file.write_text(chunk["markdown"], encoding="utf-8")
     read_whole(peer)
     peer.close()
     return cursor
@@ -156,37 +173,46 @@ def read_whole(peer: Peer) -> int:
         arguments["cursor"] = chunk["next_cursor"]
 
 
-def startup(env: Mapping[str, str], runs: int) -> list[tuple[str, str, str, float | None]]:
-    """Start-up figures, and on the same fresh servers the full read after restart.
+def startup(env: Mapping[str, str], runs: int, bare_argv: list[str]) -> tuple[Rows, FirstCalls]:
+    """Start-up figures; then, on the same fresh servers, what a client does first.
 
     No untimed warm-up round: `warm_cache` has just run our server, which reads
     every file the bare server reads (the interpreter, the SDK) and more. Each
-    spawn is timed to `initialize` and `tools/list`, then, after a client's pause,
-    reads all of BIG_PAPER through its cursors (the bare server: as many chunks).
+    spawn is timed to `initialize` and `tools/list`; after a client's pause, the
+    even-numbered spawns read all of BIG_PAPER through its cursors (the bare server:
+    as many chunks), the odd-numbered ones time a first and a second call, samples
+    that `session` adds to its own.
     """
     ours: list[tuple[float, float, int]] = []
     bare: list[tuple[float, float, int]] = []
     reads: dict[str, list[float]] = {"ours": [], "bare": []}
+    first_calls: FirstCalls = {"ours": [], "bare": []}
     listing: dict[str, Any] = {}
     chunks = 5
-    for _ in range(runs):
+    for run in range(runs):
         peer = Peer([PWC_MCP_LOCAL], env)
         ours.append(peer.handshake())
         listing = peer.last_answer
         time.sleep(PAUSE)
-        started = time.perf_counter()
-        chunks = read_whole(peer)
-        reads["ours"].append(time.perf_counter() - started)
+        if run % 2 == 0:
+            started = time.perf_counter()
+            chunks = read_whole(peer)
+            reads["ours"].append(time.perf_counter() - started)
+        else:
+            first_calls["ours"].append(first_call_ratio(peer, ours_call))
         peer.close()
-        peer = Peer(BARE, env)
+        peer = Peer(bare_argv, env)
         bare.append(peer.handshake())
         time.sleep(PAUSE)
-        started = time.perf_counter()
-        for _ in range(chunks):
-            peer.call("chunk")
-        reads["bare"].append(time.perf_counter() - started)
+        if run % 2 == 0:
+            started = time.perf_counter()
+            for _ in range(chunks):
+                peer.call("chunk")
+            reads["bare"].append(time.perf_counter() - started)
+        else:
+            first_calls["bare"].append(first_call_ratio(peer, bare_call))
         peer.close()
-    rows = []
+    rows: Rows = []
     for index, label in ((0, "spawn -> initialize"), (1, "spawn -> tools/list")):
         mine = statistics.median(r[index] for r in ours)
         floor = statistics.median(r[index] for r in bare)
@@ -195,12 +221,25 @@ def startup(env: Mapping[str, str], runs: int) -> list[tuple[str, str, str, floa
     rows += listing_budgets(listing, ours[0][2])
     mine, floor = statistics.median(reads["ours"]), statistics.median(reads["bare"])
     rows.append((f"full read after restart ({chunks} chunks)", ms(mine), ms(floor), mine / floor))
-    return rows
+    return rows, first_calls
 
 
-def listing_budgets(
-    listing: dict[str, Any], wire_bytes: int
-) -> list[tuple[str, str, str, float | None]]:
+def first_call_ratio(peer: Peer, call: Callable[[Peer, int], Any]) -> float:
+    """How many times longer a fresh server's first call takes than its second."""
+    return ratio(timed(call, peer, 0), timed(call, peer, 1))
+
+
+def ours_call(peer: Peer, i: int) -> Any:
+    """The call of the per-call figures: a cached `get_paper_info`."""
+    return peer.call("get_paper_info", paper=PAPER)
+
+
+def bare_call(peer: Peer, i: int) -> Any:
+    """The floor's call: `echo`."""
+    return peer.call("echo", text=str(i))
+
+
+def listing_budgets(listing: dict[str, Any], wire_bytes: int) -> Rows:
     """`tools/list` bytes of the 21 hosted tools, and what each local group adds to it.
 
     Worked out from the all-tools answer instead of spawning a server per `tools`
@@ -222,9 +261,7 @@ def listing_budgets(
         raise SystemExit("the listing is not compact JSON any more: spawn per tools setting")
     hosted = [spec.name for spec in TOOLS if spec.group == "hosted"]
     base = listing_bytes(hosted)
-    rows: list[tuple[str, str, str, float | None]] = [
-        ("tools/list bytes, 21 hosted tools", str(base), "", None)
-    ]
+    rows: Rows = [("tools/list bytes, 21 hosted tools", str(base), "", None)]
     for group in ("library", "reading"):
         extra = [spec.name for spec in TOOLS if spec.group == group]
         added = listing_bytes(hosted + extra) - base
@@ -232,109 +269,127 @@ def listing_budgets(
     return rows
 
 
+@dataclass
+class Subject:
+    """One server of the session figures, and what a call, a pipelined call and a chunk
+    are for it."""
+
+    argv: list[str]
+    call: Callable[[Peer, int], Any]
+    pipelined: Callable[[Peer, int], Any]
+    chunk: Callable[[Peer], Any]
+    peer: Peer | None = None
+    figures: dict[str, float] = field(default_factory=dict)
+
+
 def session(
-    env: Mapping[str, str], calls: int, cursor: str
-) -> list[tuple[str, str, str, float | None]]:
-    ours = measure(
+    env: Mapping[str, str], calls: int, cursor: str, bare_argv: list[str], first_calls: FirstCalls
+) -> Rows:
+    """Per-call figures of one session each; the first/second call row is the median
+    over this session and the start-up spawns that timed one (`first_calls`)."""
+    ours = Subject(
         [PWC_MCP_LOCAL],
-        env,
-        calls,
-        call=lambda peer, i: peer.call("get_paper_info", paper=PAPER),
+        call=ours_call,
         pipelined=lambda peer, i: peer.send(
             "tools/call", {"name": "get_paper_info", "arguments": {"paper": PAPER}}
         ),
         chunk=lambda peer: peer.call("read_paper", paper=BIG_PAPER, cursor=cursor),
     )
     bare, transport = (
-        measure(
+        Subject(
             argv,
-            env,
-            calls,
-            call=lambda peer, i: peer.call("echo", text=str(i)),
+            call=bare_call,
             pipelined=lambda peer, i: peer.send(
                 "tools/call", {"name": "echo", "arguments": {"text": str(i)}}
             ),
             chunk=lambda peer: peer.call("chunk"),
         )
-        for argv in (BARE, BARE_OUR_STDIO)  # the floor, then the floor on our transport
+        # the floor, then the floor on our transport
+        for argv in (bare_argv, [*bare_argv, "--our-stdio"])
     )
-    first = ratio(ours["first"], ours["second"])
-    floor_first = ratio(bare["first"], bare["second"])
+    measure([ours, bare, transport], env, calls)
+    o, b, t = ours.figures, bare.figures, transport.figures
+    first = statistics.median([*first_calls["ours"], o["first_ratio"]])
+    floor_first = statistics.median([*first_calls["bare"], b["first_ratio"]])
     return [
         ("first / second call", f"{first:.1f}x", f"{floor_first:.1f}x", first),
-        ("CPU per cached call", us(ours["cpu"]), us(bare["cpu"]), ratio(ours["cpu"], bare["cpu"])),
+        ("CPU per cached call", us(o["cpu"]), us(b["cpu"]), ratio(o["cpu"], b["cpu"])),
         (
             "CPU per 64 KiB chunk",
-            us(ours["chunk_cpu"]),
-            us(bare["chunk_cpu"]),
-            ratio(ours["chunk_cpu"], bare["chunk_cpu"]),
+            us(o["chunk_cpu"]),
+            us(b["chunk_cpu"]),
+            ratio(o["chunk_cpu"], b["chunk_cpu"]),
         ),
         (
             "  floor with pwc stdio: CPU per call",
-            us(ours["cpu"]),
-            us(transport["cpu"]),
-            ratio(ours["cpu"], transport["cpu"]),
+            us(o["cpu"]),
+            us(t["cpu"]),
+            ratio(o["cpu"], t["cpu"]),
         ),
         (
             "  floor with pwc stdio: CPU per chunk",
-            us(ours["chunk_cpu"]),
-            us(transport["chunk_cpu"]),
-            ratio(ours["chunk_cpu"], transport["chunk_cpu"]),
+            us(o["chunk_cpu"]),
+            us(t["chunk_cpu"]),
+            ratio(o["chunk_cpu"], t["chunk_cpu"]),
         ),
         (
             "throughput, 50 in flight",
-            f"{ours['throughput']:.0f}/s",
-            f"{bare['throughput']:.0f}/s",
-            ratio(ours["throughput"], bare["throughput"]),
+            f"{o['throughput']:.0f}/s",
+            f"{b['throughput']:.0f}/s",
+            ratio(o["throughput"], b["throughput"]),
         ),
     ]
 
 
-def measure(
-    argv: list[str],
-    env: Mapping[str, str],
-    calls: int,
-    *,
-    call: Callable[[Peer, int], Any],
-    pipelined: Callable[[Peer, int], Any],
-    chunk: Callable[[Peer], Any],
-) -> dict[str, float]:
-    """First and second call after a pause, CPU per call and per chunk, throughput."""
-    peer = Peer(argv, env)
-    peer.handshake()
-    time.sleep(PAUSE)
-    first = timed(lambda: call(peer, 0))
-    second = timed(lambda: call(peer, 1))
-    for i in range(20):  # settle: caches, allocator
-        call(peer, i)
-    before = peer.cpu_seconds()
-    for i in range(calls):
-        call(peer, i)
-    cpu = (peer.cpu_seconds() - before) / calls
-    chunk(peer)
-    before = peer.cpu_seconds()
-    for _ in range(calls):
-        chunk(peer)
-    chunk_cpu = (peer.cpu_seconds() - before) / calls
-    rates = []
-    for _ in range(5):
-        started = time.perf_counter()
-        for i in range(IN_FLIGHT):
-            pipelined(peer, i)
-        for _ in range(IN_FLIGHT):
-            peer.receive()
-        rates.append(IN_FLIGHT / (time.perf_counter() - started))
-    peer.close()
-    return {
-        "first": first,
-        "second": second,
-        "cpu": cpu,
-        "chunk_cpu": chunk_cpu,
-        "throughput": statistics.median(rates),
-    }
+def measure(subjects: list[Subject], env: Mapping[str, str], calls: int) -> None:
+    """First and second call after a pause, CPU per call and per chunk, throughput.
+
+    Each server is spawned and its first two calls timed on its own; the CPU and
+    throughput figures then take turns between the servers, a block of calls each,
+    so that a machine that gets busier or quieter meanwhile (other jobs, frequency
+    scaling) moves every server's figure alike instead of one server's only.
+    """
+    for subject in subjects:
+        peer = subject.peer = Peer(subject.argv, env)
+        peer.handshake()
+        time.sleep(PAUSE)
+        subject.figures["first_ratio"] = first_call_ratio(peer, subject.call)
+    for subject in subjects:  # settle: caches, allocator
+        for i in range(20):
+            subject.call(subject.peer, i)
+        subject.chunk(subject.peer)
+    per_block = max(1, calls // BLOCKS)
+    spent: dict[tuple[int, str], float] = {}
+    rates: dict[int, list[float]] = {index: [] for index in range(len(subjects))}
+    for _ in range(BLOCKS):
+        for index, subject in enumerate(subjects):
+            peer = subject.peer
+            assert peer is not None
+            before = peer.cpu_seconds()
+            for i in range(per_block):
+                subject.call(peer, i)
+            middle = peer.cpu_seconds()
+            for _ in range(per_block):
+                subject.chunk(peer)
+            spent[index, "cpu"] = spent.get((index, "cpu"), 0.0) + middle - before
+            spent[index, "chunk_cpu"] = spent.get((index, "chunk_cpu"), 0.0) + (
+                peer.cpu_seconds() - middle
+            )
+            started = time.perf_counter()
+            for i in range(IN_FLIGHT):
+                subject.pipelined(peer, i)
+            for _ in range(IN_FLIGHT):
+                peer.receive()
+            rates[index].append(IN_FLIGHT / (time.perf_counter() - started))
+    for index, subject in enumerate(subjects):
+        for name in ("cpu", "chunk_cpu"):
+            subject.figures[name] = spent[index, name] / (per_block * BLOCKS)
+        subject.figures["throughput"] = statistics.median(rates[index])
+        assert subject.peer is not None
+        subject.peer.close()
 
 
-def report(rows: list[tuple[str, str, str, float | None]]) -> None:
+def report(rows: Rows) -> None:
     print(f"\n{'figure':40} {'pwc-mcp-local':>14} {'bare':>10} {'ratio':>7}  target")
     for label, mine, floor, ratio in rows:
         key = label.split(" (")[0]
@@ -360,9 +415,10 @@ def ratio(mine: float, floor: float) -> float:
     return mine / floor if floor else math.nan
 
 
-def timed(action: Callable[[], Any]) -> float:
+def timed(action: Callable[..., Any], *args: Any) -> float:
+    """Seconds that `action(*args)` took."""
     started = time.perf_counter()
-    action()
+    action(*args)
     return time.perf_counter() - started
 
 
