@@ -97,6 +97,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture
+def anyio_backend() -> str:
+    """Async tests (`pytest.mark.anyio`) run on asyncio, the server's loop, alone.
+
+    anyio's own fixture would run each once per installed backend.
+    """
+    return "asyncio"
+
+
+@pytest.fixture
 def fake_catalog() -> Iterator[FakeCatalog]:
     fake = FakeCatalog().start()
     try:

@@ -3,10 +3,10 @@
 `tests/test_reading.py` (`read_paper`) and `tests/test_sections.py` (outlines and
 section reads) each serve a `DOCUMENT` of their own as arXiv 1706.03762 and read it
 through the real `HttpCatalog` (`tests.scripted_catalog`), in async tests that sign
-cursors with a fixed key. A module binds the three fixtures by name, which is where
-pytest looks for them:
+cursors with a fixed key (on asyncio: `anyio_backend` is in `tests/conftest.py`). A
+module binds the two fixtures by name, which is where pytest looks for them:
 
-    anyio_backend, codec, scripted = reading_fixtures(DOCUMENT)
+    codec, scripted = reading_fixtures(DOCUMENT)
 """
 
 from __future__ import annotations
@@ -22,21 +22,14 @@ from tests.scripted_catalog import Route, ScriptedCatalog, markdown_pages
 READ = "research/papers/1706.03762/read"  # the read route of the paper served
 
 
-def reading_fixtures(
-    document: str, more: Mapping[str, Route] | None = None
-) -> tuple[Any, Any, Any]:
-    """The fixtures `anyio_backend`, `codec` and `scripted` for tests reading `document`.
+def reading_fixtures(document: str, more: Mapping[str, Route] | None = None) -> tuple[Any, Any]:
+    """The fixtures `codec` and `scripted` for tests reading `document`.
 
-    `anyio_backend` is asyncio alone (anyio's own fixture would run each test once per
-    installed backend, and name it so). `codec` signs with "secret-one" for an hour.
+    `codec` signs with "secret-one" for an hour.
     `scripted` answers `READ` with `document` as the read route serves it (byte
     offsets, version pinning), `papers/1706.03762` with the paper's row, and the
     `more` routes as given; each test gets a fresh one it may script further.
     """
-
-    @pytest.fixture(name="anyio_backend")
-    def anyio_backend() -> str:
-        return "asyncio"
 
     @pytest.fixture(name="codec")
     def codec() -> CursorCodec:
@@ -51,4 +44,4 @@ def reading_fixtures(
             catalog.on(path, answer)
         return catalog
 
-    return anyio_backend, codec, scripted
+    return codec, scripted

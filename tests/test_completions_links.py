@@ -20,11 +20,6 @@ from pwc_local.store.cached_catalog import CachingCatalog
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # -- completions -------------------------------------------------------------------------
 
 

@@ -59,11 +59,6 @@ TOOL_MODELS = {spec.name: spec.output.__name__ for spec in TOOLS}
 HOSTED = names("hosted")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def surface(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Everything the spawned server advertises, collected in one stdio session."""

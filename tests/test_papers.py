@@ -31,11 +31,6 @@ pytestmark = pytest.mark.anyio
 ATTENTION = paper_row("1706.03762", "Attention Is All You Need", "755")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # -- search_papers -----------------------------------------------------------------------
 
 

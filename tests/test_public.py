@@ -66,11 +66,6 @@ CATALOGUED = {"in_catalog": True, "catalog_id": "755", "arxiv_id": "1706.03762",
 ATTENTION_DETAIL = {"id": "755", "arxiv_id": "1706.03762", "title": "Attention Is All You Need"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # -- lookup ------------------------------------------------------------------------------
 
 

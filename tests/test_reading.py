@@ -42,7 +42,7 @@ NOW = 1_700_000_000.0
 DOCUMENT = "# Attention\n\nα β γ — 注意力 🚀 ∑∫ " * 7 + "end\n"
 
 
-anyio_backend, codec, scripted = reading_fixtures(
+codec, scripted = reading_fixtures(
     DOCUMENT, {"papers/755": {"id": "755", "arxiv_id": "1706.03762v7"}}
 )
 

@@ -20,11 +20,6 @@ from tests.scripted_catalog import ScriptedCatalog, error, json_response, paper_
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.parametrize(
     "text, kind, candidate",
     [

@@ -47,7 +47,7 @@ DOCUMENT = (
 )
 
 
-anyio_backend, codec, scripted = reading_fixtures(DOCUMENT)
+codec, scripted = reading_fixtures(DOCUMENT)
 
 
 # -- the parser ------------------------------------------------------------------------
