@@ -32,6 +32,29 @@ HANDSHAKE_TIMEOUT = 30.0  # generous: several engineers share two CPU cores
 REPLY_TIMEOUT = 30.0
 
 
+def opening(
+    client: str, request_id: int = 1, version: str = "2025-11-25"
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a client opens a session with: `initialize` (request `request_id`, as
+    `client`), then the `notifications/initialized` it sends once that is answered."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": "0"},
+        },
+    }
+    return initialize, {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def as_lines(*messages: Mapping[str, Any]) -> bytes:
+    """`messages` as JSON-RPC lines, the way a client writes them on a server's stdin."""
+    return b"".join(json.dumps(message).encode() + b"\n" for message in messages)
+
+
 class PeerError(AssertionError):
     """The child did not answer as a test expected."""
 
@@ -124,13 +147,9 @@ class StdioPeer:
 
     def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
         """The handshake: `initialize`, then `notifications/initialized`."""
-        params = {
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "stdio-protocol-tests", "version": "0"},
-        }
-        reply = self.request("initialize", params, timeout=HANDSHAKE_TIMEOUT)
-        self.notify("notifications/initialized")
+        request, initialized = opening("stdio-protocol-tests", version=version)
+        reply = self.request("initialize", request["params"], timeout=HANDSHAKE_TIMEOUT)
+        self.notify(initialized["method"])
         return reply
 
     def close_stdin(self) -> None:

@@ -20,28 +20,13 @@ from pathlib import Path
 import pytest
 
 from tests.installed import EXECUTABLE, InstalledServer
+from tests.stdio_peer import as_lines, opening
 
 CLI = str(EXECUTABLE)
 
 pytestmark = pytest.mark.e2e
 
-HANDSHAKE = (
-    json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "0"},
-            },
-        }
-    )
-    + "\n"
-    + json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    + "\n"
-).encode()
+HANDSHAKE = as_lines(*opening("exit-status"))
 
 
 def test_closing_stdin_at_once_exits_zero_every_time(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ import pytest
 
 from pwc_local.server.stdio import MAX_IN_FLIGHT
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, FakeCatalog
-from tests.stdio_peer import StdioPeer
+from tests.stdio_peer import StdioPeer, opening
 from tests.test_hostile_e2e import EXECUTABLE, peak_rss_kb, server_env
 
 pytestmark = pytest.mark.e2e
@@ -104,35 +104,16 @@ class SilentClient:
             self.proc.wait()
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeCatalog]:
-    catalog = FakeCatalog().start()
-    try:
-        yield catalog
-    finally:
-        catalog.stop()
-
-
 def test_a_client_that_stops_reading_cannot_grow_the_server(
-    tmp_path: Path, fake: FakeCatalog
+    tmp_path: Path, fake_catalog: FakeCatalog
 ) -> None:
     count = 500
-    client = SilentClient(server_env(tmp_path, fake, timeout=60))
+    client = SilentClient(server_env(tmp_path, fake_catalog, timeout=60))
     try:
-        client.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "silent", "version": "0"},
-                },
-            }
-        )
+        initialize, initialized = opening("silent", request_id=0)
+        client.send(initialize)
         assert client.receive()["id"] == 0
-        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        client.send(initialized)
         client.send(read_paper(1))
         first = client.receive()
         cursor = first["result"]["structuredContent"]["next_cursor"]

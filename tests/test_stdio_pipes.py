@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.stdio_peer import as_lines, opening
 from tests.test_stdio_protocol import PWC_MCP_LOCAL, pwc_env, unused_port
 
 pytestmark = [
@@ -24,23 +25,10 @@ pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX descriptors"),
 ]
 
-SESSION = b"".join(
-    json.dumps(message).encode() + b"\n"
-    for message in (
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "pipes", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
-    )
+SESSION = as_lines(
+    *opening("pipes"),
+    {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+    {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
 )
 
 
@@ -83,7 +71,7 @@ def test_stdout_that_is_also_stderr(tmp_path: Path) -> None:
     }
     done = subprocess.run(
         [str(PWC_MCP_LOCAL)],
-        input=SESSION + json.dumps(call).encode() + b"\n",
+        input=SESSION + as_lines(call),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=pwc_env(tmp_path, unused_port()),
