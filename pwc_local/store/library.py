@@ -379,15 +379,11 @@ class Library:
 
     def get(self, reference: str) -> SavedPaper | None:
         """The saved paper `reference` names (canonical ID or alias), verified, or `None`."""
-        with self._lock:
-            paper = self.resolve(reference)
-            if paper is None:
-                return None
-            row = self._db.execute(
-                "SELECT paper, title, in_catalog, metadata, citation, markdown, "
-                "content_version, digest, saved_at FROM papers WHERE paper = ?",
-                (paper,),
-            ).fetchone()
+        row = self._saved_row(
+            reference,
+            "paper, title, in_catalog, metadata, citation, markdown, content_version, digest, "
+            "saved_at",
+        )
         if row is None:
             return None
         try:
@@ -516,14 +512,19 @@ class Library:
 
     def saved_markdown_bytes(self, reference: str) -> int | None:
         """The UTF-8 size of the saved Markdown `reference` names; `None` when there is none."""
+        row = self._saved_row(reference, "length(CAST(markdown AS BLOB))")
+        return None if row is None or row[0] is None else int(row[0])
+
+    def _saved_row(self, reference: str, columns: str) -> tuple[Any, ...] | None:
+        """`columns` (SQL, written by this class) of the saved paper `reference` names."""
         with self._lock:
             paper = self.resolve(reference)
             if paper is None:
                 return None
-            row = self._db.execute(
-                "SELECT length(CAST(markdown AS BLOB)) FROM papers WHERE paper = ?", (paper,)
+            row: tuple[Any, ...] | None = self._db.execute(
+                f"SELECT {columns} FROM papers WHERE paper = ?", (paper,)
             ).fetchone()
-        return None if row is None or row[0] is None else int(row[0])
+        return row
 
     def is_saved(self, paper: str) -> bool:
         with self._lock:
