@@ -108,10 +108,10 @@ def main() -> None:
             env = scratch_env(Path(scratch), fake.api_url)
             chunk_file = Path(scratch) / "chunk.md"
             cursor = warm_cache(env, chunk_file)
-            bare = [*BARE, "--chunk-file", str(chunk_file)]  # the floor moves the same text
-            started, first_calls = startup(env, args.runs, bare)
+            bare_argv = [*BARE, "--chunk-file", str(chunk_file)]  # the floor moves the same text
+            started, first_calls = startup(env, args.runs, bare_argv)
             rows += started
-            rows += session(env, args.calls, cursor, bare, first_calls)
+            rows += session(env, args.calls, cursor, bare_argv, first_calls)
     finally:
         fake.stop()
     with tempfile.TemporaryDirectory(prefix="pwc-prune-") as scratch:
@@ -199,7 +199,7 @@ def startup(env: Mapping[str, str], runs: int, bare_argv: list[str]) -> tuple[Ro
             chunks = read_whole(peer)
             reads["ours"].append(time.perf_counter() - started)
         else:
-            first_calls["ours"].append(first_call_ratio(peer, ours_call))
+            first_calls["ours"].append(first_call_ratio(peer, OURS_CALL))
         peer.close()
         peer = Peer(bare_argv, env)
         bare.append(peer.handshake())
@@ -210,7 +210,7 @@ def startup(env: Mapping[str, str], runs: int, bare_argv: list[str]) -> tuple[Ro
                 peer.call("chunk")
             reads["bare"].append(time.perf_counter() - started)
         else:
-            first_calls["bare"].append(first_call_ratio(peer, bare_call))
+            first_calls["bare"].append(first_call_ratio(peer, BARE_CALL))
         peer.close()
     rows: Rows = []
     for index, label in ((0, "spawn -> initialize"), (1, "spawn -> tools/list")):
@@ -224,19 +224,29 @@ def startup(env: Mapping[str, str], runs: int, bare_argv: list[str]) -> tuple[Ro
     return rows, first_calls
 
 
-def first_call_ratio(peer: Peer, call: Callable[[Peer, int], Any]) -> float:
+@dataclass(frozen=True)
+class ToolCall:
+    """The `tools/call` a per-call figure repeats; `arguments(i)` for its i-th time."""
+
+    tool: str
+    arguments: Callable[[int], dict[str, Any]]
+
+    def __call__(self, peer: Peer, i: int) -> Any:
+        """Call and wait for the answer."""
+        return peer.call(self.tool, **self.arguments(i))
+
+    def pipelined(self, peer: Peer, i: int) -> int:
+        """Send without waiting; the request id."""
+        return peer.send("tools/call", {"name": self.tool, "arguments": self.arguments(i)})
+
+
+OURS_CALL = ToolCall("get_paper_info", lambda i: {"paper": PAPER})  # cached
+BARE_CALL = ToolCall("echo", lambda i: {"text": str(i)})
+
+
+def first_call_ratio(peer: Peer, call: ToolCall) -> float:
     """How many times longer a fresh server's first call takes than its second."""
     return ratio(timed(call, peer, 0), timed(call, peer, 1))
-
-
-def ours_call(peer: Peer, i: int) -> Any:
-    """The call of the per-call figures: a cached `get_paper_info`."""
-    return peer.call("get_paper_info", paper=PAPER)
-
-
-def bare_call(peer: Peer, i: int) -> Any:
-    """The floor's call: `echo`."""
-    return peer.call("echo", text=str(i))
 
 
 def listing_budgets(listing: dict[str, Any], wire_bytes: int) -> Rows:
@@ -271,12 +281,10 @@ def listing_budgets(listing: dict[str, Any], wire_bytes: int) -> Rows:
 
 @dataclass
 class Subject:
-    """One server of the session figures, and what a call, a pipelined call and a chunk
-    are for it."""
+    """One server of the session figures, and what a call and a chunk are for it."""
 
     argv: list[str]
-    call: Callable[[Peer, int], Any]
-    pipelined: Callable[[Peer, int], Any]
+    call: ToolCall
     chunk: Callable[[Peer], Any]
     peer: Peer | None = None
     figures: dict[str, float] = field(default_factory=dict)
@@ -289,19 +297,13 @@ def session(
     over this session and the start-up spawns that timed one (`first_calls`)."""
     ours = Subject(
         [PWC_MCP_LOCAL],
-        call=ours_call,
-        pipelined=lambda peer, i: peer.send(
-            "tools/call", {"name": "get_paper_info", "arguments": {"paper": PAPER}}
-        ),
+        call=OURS_CALL,
         chunk=lambda peer: peer.call("read_paper", paper=BIG_PAPER, cursor=cursor),
     )
     bare, transport = (
         Subject(
             argv,
-            call=bare_call,
-            pipelined=lambda peer, i: peer.send(
-                "tools/call", {"name": "echo", "arguments": {"text": str(i)}}
-            ),
+            call=BARE_CALL,
             chunk=lambda peer: peer.call("chunk"),
         )
         # the floor, then the floor on our transport
@@ -377,7 +379,7 @@ def measure(subjects: list[Subject], env: Mapping[str, str], calls: int) -> None
             )
             started = time.perf_counter()
             for i in range(IN_FLIGHT):
-                subject.pipelined(peer, i)
+                subject.call.pipelined(peer, i)
             for _ in range(IN_FLIGHT):
                 peer.receive()
             rates[index].append(IN_FLIGHT / (time.perf_counter() - started))
