@@ -35,7 +35,6 @@ from pwc_local.store.library import RawHit
 
 MAX_QUERY_CHARS = 500
 MAX_WORDS = 32
-MAX_LIMIT = MAX_ROWS
 READ_LIMIT = MAX_CHUNK_LIMIT
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -95,8 +94,8 @@ def search_library(
         raise UsageError("query must contain at least one word")
     if len(text) > MAX_QUERY_CHARS:
         raise UsageError(f"query must be at most {MAX_QUERY_CHARS} characters")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise UsageError(f"limit must be from 1 to {MAX_LIMIT}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_ROWS:
+        raise UsageError(f"limit must be from 1 to {MAX_ROWS}")
     only: str | None = None
     if paper is not None and paper.strip():
         only = library.known_paper(paper.strip())
