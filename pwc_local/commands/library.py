@@ -36,6 +36,7 @@ from pwc_local.store.library import Library, LibraryError
 
 if TYPE_CHECKING:
     from pwc_local.catalog.citations import SourceCitation
+    from pwc_local.catalog.http import CatalogSource
     from pwc_local.catalog.reading_list import ReadingList
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -162,46 +163,53 @@ async def _add_all(
     sources: dict[str, SourceCitation],
 ) -> tuple[int, int, int]:
     from pwc_local.runtime import build_runtime
-    from pwc_local.server.errors import error_message
-    from pwc_local.store.saving import ALREADY, SAVED, save_paper
+    from pwc_local.store.saving import ALREADY, FAILED, SAVED
 
     runtime = build_runtime(settings)
-    counts = {SAVED: 0, ALREADY: 0, "failed": 0}
+    counts = {SAVED: 0, ALREADY: 0, FAILED: 0}
     show_bar = sys.stderr.isatty()
     try:
         with click.progressbar(
             length=len(wanted), label="Saving", file=sys.stderr if show_bar else io.StringIO()
         ) as bar:
             for reference in wanted:
+                status, line = await _save_one(
+                    runtime.catalog, opened, reference, settings, sources
+                )
+                counts[status] += 1
                 if show_bar:
                     click.echo("", err=True)  # keep the outcome line off the bar's line
+                click.echo(line)
                 bar.update(1)
-                if len(reference) > MAX_REFERENCE_CHARS:
-                    counts["failed"] += 1
-                    click.echo(
-                        f"failed    {shown(reference)}: invalid_argument: a paper reference is "
-                        f"at most {MAX_REFERENCE_CHARS} characters (this one has {len(reference)})"
-                    )
-                    continue
-                outcome = await save_paper(
-                    runtime.catalog,
-                    opened,
-                    reference,
-                    namespace=settings.api_url,
-                    source=sources.get(reference),
-                )
-                counts[outcome.status if outcome.ok else "failed"] += 1
-                if outcome.error is not None:
-                    message = one_line(error_message(outcome.error))
-                    click.echo(f"failed    {shown(reference)}: {message}")
-                else:
-                    label = "saved    " if outcome.status == SAVED else "kept     "
-                    size = format_size(outcome.size) if outcome.size else "no Markdown"
-                    paper = shown(outcome.paper or "")
-                    click.echo(f"{label} {paper}  {shown(outcome.title)} ({size})")
     finally:
         await runtime.aclose()
-    return counts[SAVED], counts[ALREADY], counts["failed"]
+    return counts[SAVED], counts[ALREADY], counts[FAILED]
+
+
+async def _save_one(
+    catalog: CatalogSource,
+    opened: Library,
+    reference: str,
+    settings: Settings,
+    sources: dict[str, SourceCitation],
+) -> tuple[str, str]:
+    """Save one reference: its count (`saved`, `already saved`, `failed`) and outcome line."""
+    from pwc_local.server.errors import error_message
+    from pwc_local.store.saving import FAILED, SAVED, save_paper
+
+    if len(reference) > MAX_REFERENCE_CHARS:  # the tools' bound; no request for it
+        return FAILED, (
+            f"failed    {shown(reference)}: invalid_argument: a paper reference is at most "
+            f"{MAX_REFERENCE_CHARS} characters (this one has {len(reference)})"
+        )
+    outcome = await save_paper(
+        catalog, opened, reference, namespace=settings.api_url, source=sources.get(reference)
+    )
+    if outcome.error is not None:
+        return FAILED, f"failed    {shown(reference)}: {one_line(error_message(outcome.error))}"
+    label = "saved    " if outcome.status == SAVED else "kept     "
+    size = format_size(outcome.size) if outcome.size else "no Markdown"
+    return outcome.status, f"{label} {shown(outcome.paper or '')}  {shown(outcome.title)} ({size})"
 
 
 @library.command(name="list", context_settings=CONTEXT_SETTINGS)
