@@ -87,6 +87,8 @@ def test_a_source_entry_type_is_kept_only_when_it_is_a_word() -> None:
     assert source_citation("Article", {}).entry_type == "article"
     hostile = source_citation("x}\n@misc{evil", {"journal": "A\nB"})
     assert hostile.entry_type == "" and hostile.venue == {"journal": "A B"}
+    tampered = CitationFields.from_dict({"title": "t", "entry_type": "misc{x,\n@article"})
+    assert entries(format_citation(tampered, "bibtex"))[0]["ENTRYTYPE"] == "misc"
 
 
 @pytest.mark.parametrize(

@@ -145,7 +145,8 @@ class CitationFields:
             arxiv_id=text("arxiv_id"),
             doi=text("doi"),
             url=text("url"),
-            entry_type=text("entry_type"),
+            # Written raw after `@`: only a plain word is taken back.
+            entry_type=text("entry_type") if _ENTRY_TYPE.fullmatch(text("entry_type")) else "",
             source_venue=(
                 {k: v for k, v in venue.items() if k in VENUE_FIELDS and isinstance(v, str)}
                 if isinstance(venue, dict)
