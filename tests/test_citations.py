@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import bibtexparser
 import pytest
 
 from pwc_local.catalog.citations import (
@@ -18,6 +17,7 @@ from pwc_local.catalog.citations import (
 from pwc_local.catalog.public import PublicRecord
 from pwc_local.catalog.reading_list import parse_reading_list
 from pwc_local.catalog.references import ARXIV, parse_reference
+from tests.bibtex_check import entries
 
 ATTENTION = {
     "id": "755",
@@ -43,7 +43,7 @@ def test_catalog_fields_and_a_stable_key() -> None:
 def test_bibtex_escapes_latex_specials_and_parses() -> None:
     detail = {**ATTENTION, "title": SPECIAL_TITLE}
     text = bibtex(citation_fields(detail))
-    [entry] = bibtexparser.loads(text).entries
+    [entry] = entries(text)
     assert entry["ENTRYTYPE"] == "inproceedings" and entry["eprint"] == "1706.03762"
     title = entry["title"]
     for escaped in (r"\%", r"\{GPUs\}", r"\&", r"\$x\_1\$", r"\#1", r"\textasciitilde{}"):
@@ -68,7 +68,7 @@ def test_a_doi_only_paper_outside_the_catalog() -> None:
     )
     fields = citation_fields(record.paper_detail())
     assert fields.doi == "10.1038/nature14539" and fields.key == "lecun2015deep"
-    [entry] = bibtexparser.loads(bibtex(fields)).entries
+    [entry] = entries(bibtex(fields))
     assert entry["doi"] == "10.1038/nature14539" and entry["ENTRYTYPE"] == "misc"
     lines = ris(fields).splitlines()
     assert lines[0] == "TY  - JOUR" and "DO  - 10.1038/nature14539" in lines
@@ -82,7 +82,7 @@ def test_a_doi_only_paper_outside_the_catalog() -> None:
 def test_several_papers_get_unique_keys_and_bad_formats_are_refused() -> None:
     one = citation_fields(ATTENTION)
     text = format_citations([one, one], "bibtex")
-    keys = [e["ID"] for e in bibtexparser.loads(text).entries]
+    keys = [e["ID"] for e in entries(text)]
     assert keys == ["vaswani2017attentiona", "vaswani2017attentionb"]
     assert ris(citation_fields({"title": "A\nB"})).count("\n") == 4  # TY, ID, TI, ER
     with pytest.raises(ValueError):

@@ -245,12 +245,11 @@ LATEX_TITLE = r"Attention & 50% of $\alpha$_x {Braces} ~ ^ \ #1"
 
 def _bibtex_entry(text: str) -> dict[str, str]:
     """The one entry of `text` as bibtexparser reads it (field values as written)."""
-    import bibtexparser
-    from bibtexparser.bparser import BibTexParser
+    from tests.bibtex_check import entries
 
-    database = bibtexparser.loads(text, parser=BibTexParser(common_strings=True))
-    assert len(database.entries) == 1, text
-    return dict(database.entries[0])
+    found = entries(text)
+    assert len(found) == 1, text
+    return dict(found[0])
 
 
 def test_cite_an_arxiv_paper_in_every_format(session: Session) -> None:

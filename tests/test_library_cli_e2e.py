@@ -17,6 +17,8 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.bibtex_check import entries as bibtex_entries
+
 pytestmark = pytest.mark.e2e
 
 PWC_MCP_LOCAL = Path(sys.executable).parent / "pwc-mcp-local"
@@ -54,8 +56,6 @@ def listed(env: dict[str, str]) -> list[str]:
 def test_add_from_a_bibtex_file_then_list_search_export_remove(
     tmp_path: Path, fake_catalog: Any
 ) -> None:
-    import bibtexparser
-
     env = command_env(tmp_path, fake_catalog.api_url)
     reading_list = tmp_path / "refs.bib"
     reading_list.write_text(
@@ -81,7 +81,7 @@ def test_add_from_a_bibtex_file_then_list_search_export_remove(
     assert run(env, "library", "search", "").returncode == 2
 
     exported = run(env, "library", "export", "--format", "bibtex")
-    entries = {e["ID"]: e for e in bibtexparser.loads(exported.stdout).entries}
+    entries = {e["ID"]: e for e in bibtex_entries(exported.stdout)}
     assert set(entries) == {"vaswani2017attention", "mikolov2013efficient"}
     assert entries["vaswani2017attention"]["eprint"] == SMALL
     for fmt in ("ris", "csl-json"):
@@ -168,3 +168,160 @@ def _warm_first_chunk(tmp_path: Path, api_url: str) -> None:
             cached.cache.close()
 
     anyio.run(warm)
+
+
+# -- hostile input: untrusted text on the terminal, reading-list files, bounds ------------
+
+HOSTILE = "\x9d0;c1\x07\x1b]0;pwned\x07\x1b[2J\x1b]8;;https://evil.example\x1b\\Owned\x1b]8;;\x1b\\"
+FORGED = "\n- 9999.99999: Fake Paper (saved)"
+
+
+def _clean_lines(text: str) -> list[str]:
+    assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text, repr(text)
+    return text.splitlines()
+
+
+def test_catalog_and_file_text_reaches_the_terminal_without_escapes_or_extra_lines(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    env = command_env(tmp_path, fake_catalog.api_url)
+    fake_catalog.catalog.set_title(SMALL, f"Attention{HOSTILE}{FORGED}")
+    fake_catalog.catalog.set_markdown(
+        SMALL, f"# Top\n\n## Heading{HOSTILE}\n\nattention{HOSTILE}{FORGED} quote\n"
+    )
+    hostile_bib = tmp_path / "hostile.bib"
+    hostile_bib.write_text(
+        f"@article{{{SMALL}, eprint = {{{SMALL}}}}}\n@book{{key{HOSTILE}, title = {{none}}}}\n",
+        encoding="utf-8",
+    )
+    added = run(env, "library", "add", "--from", str(hostile_bib), f"nosuch{HOSTILE}{FORGED}")
+    assert added.returncode == 1, added.stderr
+    out = _clean_lines(added.stdout)
+    assert len(out) == 3, out  # one line per reference, then the summary
+    assert out[0].startswith("failed    nosuchOwned - 9999.99999: Fake Paper (saved): not_found:")
+    assert out[1].startswith(f"saved     {SMALL}  AttentionOwned - 9999.99999: Fake Paper")
+    assert "BibTeX entry keyOwned" in "\n".join(_clean_lines(added.stderr))  # skipped
+
+    shown_list = run(env, "library", "list")
+    assert len(_clean_lines(shown_list.stdout)) == 2, shown_list.stdout  # the paper, the total
+    as_json = run(env, "library", "list", "--json").stdout
+    _clean_lines(as_json)  # escaped by the encoder, C1 controls too, and given back whole
+    assert json.loads(as_json)["papers"][0]["title"] == f"Attention{HOSTILE}{FORGED}"
+    found = run(env, "library", "search", "attention")
+    assert found.returncode == 0, found.stderr
+    lines = _clean_lines(found.stdout)
+    assert lines and all(line.startswith((SMALL, "    ")) for line in lines), lines
+    assert any("> HeadingOwned (byte" in line for line in lines), lines
+
+
+def test_reading_list_files_are_bounded_and_a_broken_entry_costs_only_itself(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    env = command_env(tmp_path, fake_catalog.api_url)
+    endless = run(env, "library", "add", "--from", "/dev/zero")
+    assert endless.returncode == 2 and "larger than 10 MiB" in endless.stderr, endless.stderr
+    assert "Traceback" not in endless.stderr
+
+    long_reference = "x" * 65536
+    long_list = tmp_path / "long.txt"
+    long_list.write_text(f"{long_reference}\n{SMALL}   # attention\n", encoding="utf-8")
+    added = run(env, "library", "add", "--from", str(long_list))
+    assert added.returncode == 1 and "Traceback" not in added.stderr, added.stderr
+    failed = next(line for line in added.stdout.splitlines() if line.startswith("failed"))
+    assert "invalid_argument: a paper reference is at most 500 characters" in failed
+    assert len(failed) < 400  # the echo is bounded, not 64 KB
+    assert f"saved     {SMALL}" in added.stdout  # the inline comment is not part of it
+    assert "2 papers: 1 saved, 0 already in the library, 1 failed." in added.stdout
+
+    # A .bib with a byte-order mark, and an entry whose brace never closes.
+    bib = tmp_path / "refs.bib"
+    bib.write_bytes(
+        "\ufeff@article{open, title = {Never closed, eprint = {2401.99999}\n"
+        f"@misc{{next, journal = {{arXiv preprint arXiv:{OUTSIDE}}}}}\n".encode()
+    )
+    fake_catalog.requests.clear()
+    again = run(env, "library", "add", "--from", str(bib))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"saved     {OUTSIDE}" in again.stdout and "2401.99999" not in again.stdout
+    assert "line 1: BibTeX entry open cannot be read" in again.stderr, again.stderr
+    assert "the entries after it were read" in again.stderr
+    # Each line went to the catalog as an identifier, none as a title search.
+    assert [r.path for r in fake_catalog.requests if "search" in r.path] == []
+
+
+def test_export_keeps_the_source_venue_uses_the_list_order_and_never_half_writes(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    env = command_env(tmp_path, fake_catalog.api_url)
+    # A title long enough that the export is larger than the file-size limit below,
+    # which must leave room for the library's own 32 KiB shared-memory index.
+    fake_catalog.catalog.set_title(SMALL, "Attention " + "is all you need " * 3000)
+    bib = tmp_path / "nature.bib"
+    bib.write_text(
+        "@article{lecun2015deep, title = {Deep learning}, journal = {Nature},\n"
+        "  volume = {521}, pages = {436--444}, doi = {10.1038/nature14539}}\n",
+        encoding="utf-8",
+    )
+    for references in (["--from", str(bib)], [SMALL]):  # SMALL is saved last
+        done = run(env, "library", "add", *references)
+        assert done.returncode == 0, done.stdout + done.stderr
+    papers = json.loads(run(env, "library", "list", "--json").stdout)["papers"]
+    exported = bibtex_entries(run(env, "library", "export").stdout)
+    assert [p["paper"] for p in papers] == [SMALL, "10.1038/nature14539"]
+    assert [e["ENTRYTYPE"] for e in exported] == ["inproceedings", "article"]  # newest first
+    nature = exported[1]
+    assert (nature["journal"], nature["volume"], nature["doi"]) == (
+        "Nature",
+        "521",
+        "10.1038/nature14539",
+    )
+
+    target = tmp_path / "library.bib"
+    target.write_text("% the good copy\n", encoding="utf-8")
+    refused = run(env, "library", "export", "--output", str(target))
+    assert refused.returncode == 1 and "--force" in refused.stderr, refused.stderr
+    assert target.read_text(encoding="utf-8") == "% the good copy\n"
+
+    # A full disk, as a file-size limit: the export cannot be written in full.
+    limited = _export_with_file_size_limit(env, target, limit=40_000)
+    assert limited.returncode == 1 and "left as it was" in limited.stderr, limited.stderr
+    assert "Traceback" not in limited.stderr
+    assert target.read_text(encoding="utf-8") == "% the good copy\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".library.bib")] == []
+
+    replaced = run(env, "library", "export", "--output", str(target), "--force")
+    assert replaced.returncode == 0 and "Replaced" in replaced.stderr, replaced.stderr
+    assert [e["ID"] for e in bibtex_entries(target.read_text())] == [e["ID"] for e in exported]
+
+
+def test_remove_takes_every_spelling_add_takes(tmp_path: Path, fake_catalog: Any) -> None:
+    env = command_env(tmp_path, fake_catalog.api_url)
+    spellings = [
+        f"arXiv:{SMALL}v5",
+        f"https://arxiv.org/abs/{SMALL}v5",
+        f"https://huggingface.co/papers/{SMALL}",
+    ]
+    for spelling in spellings:
+        assert run(env, "library", "add", SMALL).returncode == 0
+        removed = run(env, "library", "remove", spelling)
+        assert removed.returncode == 0 and f"removed   {SMALL}" in removed.stdout, removed.stdout
+        assert listed(env) == []
+
+
+def _export_with_file_size_limit(
+    env: dict[str, str], target: Path, *, limit: int
+) -> subprocess.CompletedProcess[str]:
+    import resource
+
+    def limit_writes() -> None:  # in the child: writes past `limit` bytes fail with EFBIG
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run(
+        [str(PWC_MCP_LOCAL), "library", "export", "--output", str(target), "--force"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit_writes,
+    )

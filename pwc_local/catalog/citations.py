@@ -9,6 +9,14 @@ Pure functions, no I/O. Two steps, so every format says the same thing:
 2. `bibtex(fields)`, `ris(fields)`, `csl_json(fields)` format one paper;
    `format_citations(list, fmt)` formats several (what `library export` writes).
 
+A paper saved from the user's own BibTeX entry keeps what that entry said about
+its kind and venue (`SourceCitation`: the entry type and the `journal`,
+`booktitle`, `volume`, `number`, `pages`, `publisher` fields): a DOI saved from
+`@article{..., journal = {Nature}}` exports as `@article` with that journal, in RIS
+as `JOUR` with `T2  - Nature`, in CSL-JSON as `article-journal`. Without a source
+the kind is inferred (`@inproceedings` with a catalog venue, `@article` for an
+arXiv preprint, else `@misc`).
+
 Keys are `<first author's family name><year><first significant title word>`,
 lower-case ASCII (`vaswani2017attention`), the same for the same metadata on every
 machine. `unique_keys` adds `a`, `b` ... when several papers of one export share a
@@ -53,6 +61,37 @@ _BIBTEX_SPECIALS = {
     "^": r"\textasciicircum{}",
 }
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ENTRY_TYPE = re.compile(r"[a-z]{1,32}")
+
+# The venue fields a source entry keeps, in the order BibTeX writes them, with their
+# RIS tag and CSL-JSON variable.
+VENUE_FIELDS = ("journal", "booktitle", "volume", "number", "pages", "publisher")
+_RIS_VENUE = {"journal": "T2", "booktitle": "T2", "volume": "VL", "number": "IS"}
+_RIS_VENUE |= {"pages": "SP", "publisher": "PB"}
+_CSL_VENUE = {"journal": "container-title", "booktitle": "container-title", "volume": "volume"}
+_CSL_VENUE |= {"number": "issue", "pages": "page", "publisher": "publisher"}
+_RIS_TYPES = {"article": "JOUR", "inproceedings": "CPAPER", "conference": "CPAPER"}
+_RIS_TYPES |= {"book": "BOOK", "incollection": "CHAP", "inbook": "CHAP", "phdthesis": "THES"}
+_RIS_TYPES |= {"mastersthesis": "THES", "techreport": "RPRT", "misc": "GEN"}
+_CSL_TYPES = {"article": "article-journal", "inproceedings": "paper-conference"}
+_CSL_TYPES |= {"conference": "paper-conference", "book": "book", "incollection": "chapter"}
+_CSL_TYPES |= {"inbook": "chapter", "phdthesis": "thesis", "mastersthesis": "thesis"}
+_CSL_TYPES |= {"techreport": "report", "misc": "article"}
+
+
+@dataclass(frozen=True)
+class SourceCitation:
+    """What the user's own BibTeX entry said: its type (`article`) and venue fields."""
+
+    entry_type: str
+    venue: dict[str, str] = field(default_factory=dict)
+
+
+def source_citation(entry_type: str, fields: Mapping[str, str]) -> SourceCitation:
+    """The kind and venue of a BibTeX entry (field names lower-case), cleaned to one line."""
+    kind = entry_type.strip().lower()
+    venue = {name: _line(fields[name]) for name in VENUE_FIELDS if _line(fields.get(name))}
+    return SourceCitation(kind if _ENTRY_TYPE.fullmatch(kind) else "", venue)
 
 
 @dataclass(frozen=True)
@@ -61,6 +100,8 @@ class CitationFields:
 
     `date` is ISO (`2017-06-12`, or as much of it as is known); `year` its first
     four digits. `venue` is a conference or journal name when the catalog knows one.
+    `entry_type` and `source_venue` are what a source BibTeX entry said
+    (`SourceCitation`); empty when the paper was not saved from one.
     """
 
     key: str
@@ -72,9 +113,17 @@ class CitationFields:
     arxiv_id: str = ""
     doi: str = ""
     url: str = ""
+    entry_type: str = ""
+    source_venue: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def with_source(self, source: SourceCitation | None) -> CitationFields:
+        """These fields with a source entry's kind and venue (unchanged for `None`)."""
+        if source is None:
+            return self
+        return replace(self, entry_type=source.entry_type, source_venue=dict(source.venue))
 
     @classmethod
     def from_dict(cls, value: Mapping[str, Any]) -> CitationFields:
@@ -85,6 +134,7 @@ class CitationFields:
             return item if isinstance(item, str) else ""
 
         authors = value.get("authors")
+        venue = value.get("source_venue")
         return cls(
             key=text("key") or "paper",
             title=text("title"),
@@ -95,6 +145,13 @@ class CitationFields:
             arxiv_id=text("arxiv_id"),
             doi=text("doi"),
             url=text("url"),
+            # Written raw after `@`: only a plain word is taken back.
+            entry_type=text("entry_type") if _ENTRY_TYPE.fullmatch(text("entry_type")) else "",
+            source_venue=(
+                {k: v for k, v in venue.items() if k in VENUE_FIELDS and isinstance(v, str)}
+                if isinstance(venue, dict)
+                else {}
+            ),
         )
 
 
@@ -157,8 +214,10 @@ def unique_keys(papers: Sequence[CitationFields]) -> list[CitationFields]:
 
 
 def bibtex(paper: CitationFields) -> str:
-    """One BibTeX entry: `@article` for arXiv preprints and DOIs, `@inproceedings` with a venue."""
-    kind = "inproceedings" if paper.venue else ("article" if paper.arxiv_id else "misc")
+    """One BibTeX entry: the source's type, else `@inproceedings` with a venue, `@article`
+    for an arXiv preprint, `@misc` otherwise (see the module docstring)."""
+    derived = "inproceedings" if paper.venue else ("article" if paper.arxiv_id else "misc")
+    kind = paper.entry_type or derived
     entries: list[tuple[str, str]] = [("title", "{" + escape_bibtex(paper.title) + "}")]
     if paper.authors:
         entries.append(("author", " and ".join(escape_bibtex(a) for a in paper.authors)))
@@ -166,10 +225,14 @@ def bibtex(paper: CitationFields) -> str:
         entries.append(("year", paper.year))
     if len(paper.date) >= 7:
         entries.append(("month", str(int(paper.date[5:7]))))
-    if paper.venue:
-        entries.append(("booktitle", escape_bibtex(paper.venue)))
+    if paper.source_venue:
+        entries += [(name, escape_bibtex(value)) for name, value in paper.source_venue.items()]
+    elif paper.venue:
+        entries.append(
+            ("journal" if kind == "article" else "booktitle", escape_bibtex(paper.venue))
+        )
     if paper.arxiv_id:
-        if kind == "article":
+        if kind == "article" and not paper.source_venue and not paper.venue:
             entries.append(("journal", escape_bibtex(f"arXiv preprint arXiv:{paper.arxiv_id}")))
         entries += [
             ("eprint", escape_bibtex(paper.arxiv_id)),
@@ -185,14 +248,17 @@ def bibtex(paper: CitationFields) -> str:
 
 def ris(paper: CitationFields) -> str:
     """One RIS record (`TY` ... `ER`)."""
-    kind = "CPAPER" if paper.venue else ("JOUR" if paper.arxiv_id or paper.doi else "GEN")
+    derived = "CPAPER" if paper.venue else ("JOUR" if paper.arxiv_id or paper.doi else "GEN")
+    kind = _RIS_TYPES.get(paper.entry_type, derived)
     lines = [("TY", kind), ("ID", paper.key), ("TI", paper.title)]
     lines += [("AU", author) for author in paper.authors]
     if paper.year:
         lines.append(("PY", paper.year))
     if paper.date:
         lines.append(("DA", paper.date.replace("-", "/")))
-    if paper.venue:
+    if paper.source_venue:
+        lines += _ris_venue(paper.source_venue)
+    elif paper.venue:
         lines.append(("T2", paper.venue))
     elif paper.arxiv_id:
         lines.append(("T2", f"arXiv preprint arXiv:{paper.arxiv_id}"))
@@ -208,9 +274,10 @@ def ris(paper: CitationFields) -> str:
 
 def csl_item(paper: CitationFields) -> dict[str, Any]:
     """One CSL-JSON item (the format Zotero, Pandoc and citeproc read)."""
+    derived = "paper-conference" if paper.venue else "article"
     item: dict[str, Any] = {
         "id": paper.key,
-        "type": "paper-conference" if paper.venue else "article",
+        "type": _CSL_TYPES.get(paper.entry_type, derived),
         "title": paper.title,
     }
     if paper.authors:
@@ -218,7 +285,10 @@ def csl_item(paper: CitationFields) -> dict[str, Any]:
     parts = [int(p) for p in paper.date.split("-") if p.isdigit()] if paper.date else []
     if parts:
         item["issued"] = {"date-parts": [parts]}
-    if paper.venue:
+    if paper.source_venue:
+        for name, value in paper.source_venue.items():
+            item.setdefault(_CSL_VENUE[name], value)
+    elif paper.venue:
         item["container-title"] = paper.venue
     elif paper.arxiv_id:
         item["container-title"] = "arXiv"
@@ -310,6 +380,21 @@ def _suffix(index: int) -> str:
         index, rest = divmod(index - 1, 26)
         letters = chr(ord("a") + rest) + letters
     return letters
+
+
+def _ris_venue(venue: Mapping[str, str]) -> list[tuple[str, str]]:
+    """RIS lines for a source's venue fields; pages `12--19` are a start and an end page."""
+    lines: list[tuple[str, str]] = []
+    for name, value in venue.items():
+        tag = _RIS_VENUE[name]
+        if tag == "T2" and any(t == "T2" for t, _ in lines):
+            continue
+        if name == "pages" and re.search(r"-+", value):
+            start, end = (part.strip() for part in re.split(r"-+", value, maxsplit=1))
+            lines += [("SP", start), ("EP", end)]
+        else:
+            lines.append((tag, value))
+    return lines
 
 
 def _ris_value(text: str) -> str:

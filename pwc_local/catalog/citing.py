@@ -6,7 +6,9 @@ catalog (a DOI-only journal article, say) its public metadata. That path goes
 through the disk cache, so a paper whose information was fetched before, or that
 is saved in the library, is cited offline. The formatting itself is the shared
 formatter of `pwc_local.catalog.citations`, the one `library export` uses, so a
-citation copied from a tool answer and one exported from the library agree.
+citation copied from a tool answer and one exported from the library agree; the
+one difference is a paper saved from the user's own BibTeX entry, which the export
+gives with that entry's type and venue (`citations.SourceCitation`).
 """
 
 from __future__ import annotations

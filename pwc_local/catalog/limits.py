@@ -9,3 +9,4 @@ from __future__ import annotations
 
 MAX_ROWS = 25  # rows (or passages) one answer may be asked for
 SEARCH_LIBRARY_LIMIT = 10  # passages `search_library` and `library search` return by default
+MAX_REFERENCE_CHARS = 500  # a paper reference: tool schema and `library add` / `remove`

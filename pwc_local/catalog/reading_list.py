@@ -1,7 +1,8 @@
 """Reading lists for `library add --from FILE`: one reference per line, or a BibTeX file.
 
-A file whose first non-blank character is `@` (after optional `%` comment lines) is
-read as BibTeX: each entry contributes one reference, the first it has of
+A file named `*.bib`, or whose first non-blank character is `@` (after an optional
+byte-order mark and `%` comment lines), is read as BibTeX with bibtexparser 2. Each
+entry contributes one reference, the first it has of
 
 1. an arXiv ID: `eprint` (when `archivePrefix`/`eprinttype` is arXiv or absent and
    the value looks like an arXiv ID), an `arxiv`/`arxivid` field, or
@@ -9,63 +10,85 @@ read as BibTeX: each entry contributes one reference, the first it has of
 2. a DOI: the `doi` field (a `https://doi.org/` prefix is removed);
 3. a URL: the `url` field.
 
-Entries with none of these are reported by key so the caller can say which were
-skipped. `@comment`, `@preamble` and `@string` blocks are ignored. The parser is
-deliberately small (fields in braces or quotes, nested braces, `#` concatenation
-ignored): reading identifiers needs no more, and it avoids a dependency.
+With the reference goes what the entry says about the paper's kind and venue (its
+entry type, `journal`, `booktitle`, `volume` ...: `citations.SourceCitation`), so
+an export gives back `@article{..., journal = {Nature}}` and not a bare `@misc`.
 
-Any other file is a list: one reference per line; blank lines and lines starting
-with `#` are skipped.
+Entries with none of these are reported by key so the caller can say which were
+skipped. An entry the parser cannot read (an unclosed brace or quote, a missing
+comma) is reported with its line number; the parser starts again at the next `@`
+that begins a line, so one broken entry costs only itself. `@comment`,
+`@preamble` and `@string` blocks are not entries (strings are substituted).
+
+Why bibtexparser and not a small reader of our own: the hand-written one this
+replaced let an unclosed brace swallow every later entry silently, giving the
+first entry the next one's arXiv ID. Resynchronising and reporting failed blocks
+is exactly what a maintained parser already does.
+
+Any other file is a list: one reference per line. Blank lines and lines starting
+with `#` are skipped, and `#` after blank space starts a comment
+(`1412.6980   # adam` is `1412.6980`).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-_ENTRY = re.compile(r"@\s*([A-Za-z]+)\s*[{(]")
-_FIELD = re.compile(r"\s*([A-Za-z][\w\-:.]*)\s*=\s*")
+from pwc_local.catalog.citations import SourceCitation, source_citation
+
+if TYPE_CHECKING:
+    from bibtexparser.model import Entry, ParsingFailedBlock
+
 _ARXIV = re.compile(r"(?:arxiv:\s*)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})", re.I)
 _ARXIV_IN_TEXT = re.compile(r"arxiv[:\s]+(\d{4}\.\d{4,5}(?:v\d+)?)", re.I)
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
-_IGNORED = frozenset({"comment", "preamble", "string"})
+_INLINE_COMMENT = re.compile(r"\s#.*")
+_BROKEN_KEY = re.compile(r"@\s*\w+\s*[{(]\s*([^,\s=]*)")
+BYTE_ORDER_MARK = "\ufeff"
+
+
+@dataclass(frozen=True)
+class BrokenEntry:
+    """A BibTeX entry the parser gave up on: 1-based `line`, `key` if it got that far."""
+
+    line: int
+    key: str
+    reason: str
 
 
 @dataclass
 class ReadingList:
-    """The references found, in file order, and the BibTeX keys that gave none."""
+    """The references found, in file order, and what could not be used.
+
+    `skipped` holds the keys of entries with no arXiv ID, DOI or URL; `broken` the
+    entries that could not be read; `sources` what a BibTeX entry said about its
+    reference's kind and venue, by reference.
+    """
 
     references: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    broken: list[BrokenEntry] = field(default_factory=list)
+    sources: dict[str, SourceCitation] = field(default_factory=dict)
 
 
-def parse_reading_list(text: str) -> ReadingList:
-    """The references of a reading-list file (see the module docstring)."""
-    if _looks_like_bibtex(text):
+def parse_reading_list(text: str, *, bibtex: bool = False) -> ReadingList:
+    """The references of a reading-list file (see the module docstring).
+
+    `bibtex=True` (a `.bib` file) reads BibTeX whatever the first line says.
+    Raises `ValueError` when the BibTeX parser itself fails (not for a broken entry).
+    """
+    text = text.removeprefix(BYTE_ORDER_MARK)
+    if bibtex or _looks_like_bibtex(text):
         return _from_bibtex(text)
     found = ReadingList()
     for line in text.splitlines():
-        reference = line.strip()
+        reference = _INLINE_COMMENT.sub("", line).strip()
         if reference and not reference.startswith("#"):
             found.references.append(reference)
     return found
-
-
-def bibtex_entries(text: str) -> list[tuple[str, str, dict[str, str]]]:
-    """`(entry type, key, fields)` of every entry; field names lower-case, values unbraced."""
-    entries: list[tuple[str, str, dict[str, str]]] = []
-    position = 0
-    while True:
-        match = _ENTRY.search(text, position)
-        if match is None:
-            return entries
-        kind = match.group(1).lower()
-        opener = text[match.end() - 1]
-        body, position = _balanced(text, match.end(), "(" if opener == "(" else "{")
-        if kind in _IGNORED:
-            continue
-        key, _, rest = body.partition(",")
-        entries.append((kind, key.strip(), _fields(rest)))
 
 
 def entry_reference(fields: dict[str, str]) -> str | None:
@@ -98,92 +121,45 @@ def _looks_like_bibtex(text: str) -> bool:
 
 
 def _from_bibtex(text: str) -> ReadingList:
+    import bibtexparser
+    from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
+
+    # Its warnings restate each failed block, which `broken` already reports.
+    logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
+    try:
+        blocks = bibtexparser.parse_string(text).blocks
+    except Exception as exc:  # the parser's own invariant broke: no partial answer
+        raise ValueError(f"the BibTeX parser stopped ({type(exc).__name__})") from exc
     found = ReadingList()
-    for _kind, key, fields in bibtex_entries(text):
-        reference = entry_reference(fields)
-        if reference is None:
-            found.skipped.append(key or "(entry without key)")
-        elif reference not in found.references:
-            found.references.append(reference)
+    for block in blocks:
+        if isinstance(block, DuplicateBlockKeyBlock) and block.ignore_error_block is not None:
+            block = block.ignore_error_block  # a repeated key is still a paper
+        if isinstance(block, Entry):
+            _add_entry(found, block)
+        elif isinstance(block, ParsingFailedBlock):
+            found.broken.append(_broken(block))
     return found
 
 
-def _balanced(text: str, start: int, opener: str = "{") -> tuple[str, int]:
-    """The text up to the `opener` (brace or parenthesis) closing the one before `start`.
-
-    Inside a parenthesised entry, parentheses within braces or quotes do not count.
-    """
-    depth = 1
-    braces = 0
-    quoted = False
-    position = start
-    while position < len(text):
-        char = text[position]
-        if char == "\\":
-            position += 2
-            continue
-        if opener == "{":
-            if char == "{":
-                depth += 1
-            elif char == "}":
-                depth -= 1
-        elif char == "{":
-            braces += 1
-        elif char == "}":
-            braces = max(0, braces - 1)
-        elif char == '"' and braces == 0:
-            quoted = not quoted
-        elif not quoted and braces == 0:
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                depth -= 1
-        if depth == 0:
-            return text[start:position], position + 1
-        position += 1
-    return text[start:], len(text)
+def _add_entry(found: ReadingList, entry: Entry) -> None:
+    fields = {f.key.lower(): _plain(f.value) for f in entry.fields}
+    reference = entry_reference(fields)
+    if reference is None:
+        found.skipped.append(entry.key or "(entry without key)")
+    elif reference not in found.references:
+        found.references.append(reference)
+        found.sources[reference] = source_citation(entry.entry_type, fields)
 
 
-def _fields(body: str) -> dict[str, str]:
-    fields: dict[str, str] = {}
-    position = 0
-    while position < len(body):
-        match = _FIELD.match(body, position)
-        if match is None:
-            comma = body.find(",", position)
-            if comma < 0:
-                break
-            position = comma + 1
-            continue
-        name = match.group(1).lower()
-        value, position = _value(body, match.end())
-        fields.setdefault(name, " ".join(value.split()))
-        comma = body.find(",", position)
-        position = len(body) if comma < 0 else comma + 1
-    return fields
+def _plain(value: object) -> str:
+    """A field value as text: braces that only protect capitals dropped, spacing folded."""
+    text = str(value).replace("{", "").replace("}", "")
+    return " ".join(text.split())
 
 
-def _value(body: str, start: int) -> tuple[str, int]:
-    if start >= len(body):
-        return "", start
-    opener = body[start]
-    if opener == "{":
-        inner, end = _balanced(body, start + 1)
-        return inner.replace("{", "").replace("}", ""), end
-    if opener == '"':
-        end = start + 1
-        depth = 0
-        while end < len(body):
-            char = body[end]
-            if char == "{":
-                depth += 1
-            elif char == "}":
-                depth -= 1
-            elif char == '"' and depth == 0:
-                break
-            end += 1
-        return body[start + 1 : end].replace("{", "").replace("}", ""), end + 1
-    end = start
-    while end < len(body) and body[end] not in ",}\n":
-        end += 1
-    return body[start:end].strip(), end
+def _broken(block: ParsingFailedBlock) -> BrokenEntry:
+    match = _BROKEN_KEY.match(block.raw or "")
+    error = block.error
+    reason = getattr(error, "abort_reason", None) or str(error) or type(error).__name__
+    line = (block.start_line or 0) + 1  # the parser counts from 0
+    return BrokenEntry(line=line, key=match.group(1) if match else "", reason=str(reason))

@@ -31,12 +31,11 @@ from urllib.parse import unquote, urlsplit
 from pwc_local.catalog.envelopes import listing_of, next_page_after, object_of
 from pwc_local.catalog.errors import Ambiguous, NotFound, PaperMissing, translate_404
 from pwc_local.catalog.http import CatalogSource, segment
-from pwc_local.safe_text import one_line
+from pwc_local.safe_text import shown
 
 TITLE_PAGE_SIZE = 100
 TITLE_PAGE_BUDGET = 10
 MAX_SHOWN_CANDIDATES = 10
-MAX_SHOWN_CHARS = 200
 
 _MODERN = re.compile(r"(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
 _LEGACY = re.compile(r"([a-z][a-z0-9.\-]*/\d{7})(?:v\d+)?", re.IGNORECASE)
@@ -98,6 +97,20 @@ def parse_reference(text: str) -> ParsedReference:
     return ParsedReference(TITLE, reference)
 
 
+def spelled_identifier(text: str) -> str | None:
+    """The arXiv or catalog ID `text` spells, without a request; `None` for a title or slug.
+
+    Every spelling `parse_reference` accepts counts: `arXiv:1706.03762v5`, an arXiv
+    or Hugging Face URL, `1706.03762v7` all give `1706.03762`. That is how the
+    library finds a saved paper by any of them.
+    """
+    try:
+        parsed = parse_reference(text)
+    except (NotFound, PaperMissing):
+        return None
+    return parsed.candidate if parsed.is_identifier else None
+
+
 def classify_identifier(text: str) -> ParsedReference | None:
     """`text` as an arXiv or catalog identifier (version removed), or `None`."""
     match = _MODERN.fullmatch(text)
@@ -119,14 +132,6 @@ def arxiv_without_version(value: object) -> str | None:
     if parsed is None or parsed.kind == NUMERIC:
         return None
     return parsed.candidate
-
-
-def shown(text: str) -> str:
-    """A reference or title as echoed in messages: one line, at most 200 characters.
-
-    A longer one ends in `…`, so the reader knows it was cut (`safe_text.one_line`).
-    """
-    return one_line(text, MAX_SHOWN_CHARS, cut="…")
 
 
 def unsupported_url(reference: str) -> PaperMissing:

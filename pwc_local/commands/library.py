@@ -9,6 +9,11 @@ line per reference on stdout (a progress bar goes to stderr when that is a
 terminal), then a summary; the exit status is 1 when any reference failed. It can
 be interrupted at any point and simply run again: papers already saved are
 skipped without a request.
+
+Every reference, title, heading and quote a line shows comes from a file, the
+catalog or the command line, so it goes through `safe_text` first (`shown`: one
+line, no terminal escapes, at most 200 characters): a .bib file or a catalog
+record cannot clear the screen, retitle the window, plant a link or forge a line.
 """
 
 from __future__ import annotations
@@ -20,15 +25,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from pwc_local.catalog.limits import MAX_ROWS, SEARCH_LIBRARY_LIMIT
+from pwc_local.catalog.limits import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.config import Settings, format_size
+from pwc_local.safe_text import one_line, shown
 from pwc_local.store.library import Library, LibraryError
 
+if TYPE_CHECKING:
+    from pwc_local.catalog.citations import SourceCitation
+    from pwc_local.catalog.http import CatalogSource
+    from pwc_local.catalog.reading_list import ReadingList
+
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+MAX_LIST_BYTES = 10 * 1024 * 1024  # `--from`: far beyond any reading list, short of /dev/zero
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -78,16 +90,20 @@ def add(ctx: click.Context, references: tuple[str, ...], from_file: Path | None)
     already saved are skipped.
     """
     wanted = [r.strip() for r in references if r.strip()]
+    sources: dict[str, SourceCitation] = {}
     if from_file is not None:
-        from pwc_local.catalog.reading_list import parse_reading_list
-
-        try:
-            listed = parse_reading_list(from_file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise click.UsageError(f"cannot read {from_file}: {exc}") from None
+        listed = _read_list(from_file)
         for key in listed.skipped:
-            click.echo(f"skipped   BibTeX entry {key}: no arXiv ID, DOI or URL", err=True)
+            click.echo(f"skipped   BibTeX entry {shown(key)}: no arXiv ID, DOI or URL", err=True)
+        for broken in listed.broken:
+            entry = f"BibTeX entry {shown(broken.key)}" if broken.key else "a BibTeX entry"
+            click.echo(
+                f"skipped   {shown(str(from_file))}, line {broken.line}: {entry} cannot be read "
+                f"({shown(broken.reason)}); the entries after it were read",
+                err=True,
+            )
         wanted += listed.references
+        sources = listed.sources
     wanted = list(dict.fromkeys(wanted))
     if not wanted:
         raise click.UsageError("name at least one paper, or a file with --from")
@@ -96,7 +112,7 @@ def add(ctx: click.Context, references: tuple[str, ...], from_file: Path | None)
         import anyio
 
         try:
-            counts = anyio.run(_add_all, settings, opened, wanted)
+            counts = anyio.run(_add_all, settings, opened, wanted, sources)
         except KeyboardInterrupt:
             # Each paper is saved whole or not at all, so nothing needs undoing.
             click.echo(
@@ -113,35 +129,87 @@ def add(ctx: click.Context, references: tuple[str, ...], from_file: Path | None)
         sys.exit(1)
 
 
-async def _add_all(settings: Settings, opened: Library, wanted: list[str]) -> tuple[int, int, int]:
+def _read_list(path: Path) -> ReadingList:
+    """The references of `--from FILE`: at most 10 MiB of UTF-8 (a byte-order mark is fine)."""
+    from pwc_local.catalog.reading_list import parse_reading_list
+
+    name = shown(str(path))
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_LIST_BYTES + 1)
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if len(data) > MAX_LIST_BYTES:
+        raise click.UsageError(
+            f"{name} is larger than {MAX_LIST_BYTES >> 20} MiB: a reading list is one "
+            "reference per line or a BibTeX file; split it and add each part"
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(
+            f"cannot read {name}: not UTF-8 text (byte {exc.start}); save it as UTF-8"
+        ) from None
+    try:
+        return parse_reading_list(text, bibtex=path.suffix.lower() == ".bib")
+    except ValueError as exc:
+        raise click.UsageError(f"cannot read {name} as BibTeX: {exc}") from None
+
+
+async def _add_all(
+    settings: Settings,
+    opened: Library,
+    wanted: list[str],
+    sources: dict[str, SourceCitation],
+) -> tuple[int, int, int]:
     from pwc_local.runtime import build_runtime
-    from pwc_local.server.errors import error_message
-    from pwc_local.store.saving import ALREADY, SAVED, save_paper
+    from pwc_local.store.saving import ALREADY, FAILED, SAVED
 
     runtime = build_runtime(settings)
-    counts = {SAVED: 0, ALREADY: 0, "failed": 0}
+    counts = {SAVED: 0, ALREADY: 0, FAILED: 0}
     show_bar = sys.stderr.isatty()
     try:
         with click.progressbar(
             length=len(wanted), label="Saving", file=sys.stderr if show_bar else io.StringIO()
         ) as bar:
             for reference in wanted:
-                outcome = await save_paper(
-                    runtime.catalog, opened, reference, namespace=settings.api_url
+                status, line = await _save_one(
+                    runtime.catalog, opened, reference, settings, sources
                 )
-                counts[outcome.status if outcome.ok else "failed"] += 1
+                counts[status] += 1
                 if show_bar:
                     click.echo("", err=True)  # keep the outcome line off the bar's line
-                if outcome.error is not None:
-                    click.echo(f"failed    {reference}: {error_message(outcome.error)}")
-                else:
-                    label = "saved    " if outcome.status == SAVED else "kept     "
-                    size = format_size(outcome.size) if outcome.size else "no Markdown"
-                    click.echo(f"{label} {outcome.paper}  {outcome.title} ({size})")
+                click.echo(line)
                 bar.update(1)
     finally:
         await runtime.aclose()
-    return counts[SAVED], counts[ALREADY], counts["failed"]
+    return counts[SAVED], counts[ALREADY], counts[FAILED]
+
+
+async def _save_one(
+    catalog: CatalogSource,
+    opened: Library,
+    reference: str,
+    settings: Settings,
+    sources: dict[str, SourceCitation],
+) -> tuple[str, str]:
+    """Save one reference: its count (`saved`, `already saved`, `failed`) and outcome line."""
+    from pwc_local.server.errors import error_message
+    from pwc_local.store.saving import FAILED, SAVED, save_paper
+
+    if len(reference) > MAX_REFERENCE_CHARS:  # the tools' bound; no request for it
+        return FAILED, (
+            f"failed    {shown(reference)}: invalid_argument: a paper reference is at most "
+            f"{MAX_REFERENCE_CHARS} characters (this one has {len(reference)})"
+        )
+    outcome = await save_paper(
+        catalog, opened, reference, namespace=settings.api_url, source=sources.get(reference)
+    )
+    if outcome.error is not None:
+        return FAILED, f"failed    {shown(reference)}: {one_line(error_message(outcome.error))}"
+    label = "saved    " if outcome.status == SAVED else "kept     "
+    size = format_size(outcome.size) if outcome.size else "no Markdown"
+    return outcome.status, f"{label} {shown(outcome.paper or '')}  {shown(outcome.title)} ({size})"
 
 
 @library.command(name="list", context_settings=CONTEXT_SETTINGS)
@@ -166,7 +234,7 @@ def list_command(as_json: bool) -> None:
                 for e in entries
             ],
         }
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        click.echo(_json(document))
         return
     if not entries:
         click.echo(f"The library is empty ({location}). Add papers with: library add REF...")
@@ -174,23 +242,28 @@ def list_command(as_json: bool) -> None:
     for e in entries:
         size = format_size(e.size) if e.has_markdown else "no Markdown"
         note = "" if e.in_catalog else "  [not in the catalog]"
-        click.echo(f"{e.paper:<24} {_when(e.saved_at)}  {size:>10}  {e.title}{note}")
+        click.echo(f"{shown(e.paper):<24} {_when(e.saved_at)}  {size:>10}  {shown(e.title)}{note}")
     click.echo(f"{len(entries)} saved papers in {location}")
 
 
 @library.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("references", nargs=-1, required=True)
 def remove(references: tuple[str, ...]) -> None:
-    """Remove saved papers (by ID, catalog ID or exact title). Exit 1 if one was not saved."""
+    """Remove saved papers (any spelling `add` takes, or the title). Exit 1 if one was not saved."""
+    from pwc_local.catalog.references import spelled_identifier
+
     missing = 0
     with _opened() as opened:
         for reference in references:
             paper = opened.remove(reference)
+            spelled = spelled_identifier(reference) if paper is None else None
+            if spelled is not None:  # `arXiv:1706.03762v5`, an arxiv.org or huggingface.co URL
+                paper = opened.remove(spelled)
             if paper is None:
                 missing += 1
-                click.echo(f"not saved {reference}")
+                click.echo(f"not saved {shown(reference)}")
             else:
-                click.echo(f"removed   {paper}")
+                click.echo(f"removed   {shown(paper)}")
     if missing:
         sys.exit(1)
 
@@ -207,24 +280,41 @@ def remove(references: tuple[str, ...]) -> None:
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write to FILE instead of stdout.",
+    help="Write to FILE instead of stdout (in one step: FILE is whole or untouched).",
 )
-def export(fmt: str, output: Path | None) -> None:
-    """Export every saved paper's citation."""
+@click.option("--force", is_flag=True, help="Replace FILE when it exists.")
+def export(fmt: str, output: Path | None, force: bool) -> None:
+    """Export every saved paper's citation, most recently saved first (as `list` shows them)."""
     from pwc_local.catalog.citations import CitationFields, format_citations
 
+    name = shown(str(output))
+    existed = output is not None and output.exists()
+    if existed and not force:
+        click.echo(
+            f"pwc-mcp-local: {name} exists; nothing was written. Pass --force to replace it, "
+            "or choose another --output.",
+            err=True,
+        )
+        sys.exit(1)
     with _opened() as opened:
         fields = [CitationFields.from_dict(p.citation) for p in opened.saved_papers()]
     document = format_citations(fields, fmt)
     if output is None:
         click.echo(document, nl=False)
         return
+    from pwc_local.clients.files import write_atomic
+
     try:
-        output.write_text(document, encoding="utf-8")
+        # A temporary file beside FILE, renamed over it: a full disk leaves FILE as it was.
+        write_atomic(output, document.encode("utf-8"))
     except OSError as exc:
-        click.echo(f"pwc-mcp-local: cannot write {output}: {exc.strerror or exc}", err=True)
+        kept = "was left as it was" if existed else "was not created"
+        click.echo(
+            f"pwc-mcp-local: cannot write {name}: {exc.strerror or exc}; {name} {kept}.", err=True
+        )
         sys.exit(1)
-    click.echo(f"Wrote {len(fields)} citations ({fmt}) to {output}.", err=True)
+    verb = "Replaced" if existed else "Wrote"
+    click.echo(f"{verb} {name} with {len(fields)} citations ({fmt}).", err=True)
 
 
 @library.command(context_settings=CONTEXT_SETTINGS)
@@ -261,16 +351,16 @@ def search(query: str, limit: int, paper: str | None, as_json: bool) -> None:
                 for h in hits
             ],
         }
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        click.echo(_json(document))
         return
     if not hits:
         click.echo("No passage matches.")
         return
     for h in hits:
-        where = f" — {h.section}" if h.section else ""
+        where = f" — {shown(h.section)}" if h.section else ""
         mark = "saved" if h.saved else "read"
-        click.echo(f"{h.paper} [{mark}] {h.title}{where} (byte {h.offset})")
-        click.echo(f"    {h.quote}")
+        click.echo(f"{shown(h.paper)} [{mark}] {shown(h.title)}{where} (byte {h.offset})")
+        click.echo(f"    {one_line(h.quote)}")  # quotes come bounded (store.library)
 
 
 @library.command(context_settings=CONTEXT_SETTINGS)
@@ -281,6 +371,16 @@ def reindex() -> None:
         passages = opened.rebuild_index()
     state = "was sound" if healthy else "was damaged"
     click.echo(f"The index {state}; rebuilt with {passages} passages.")
+
+
+# JSON escapes C0 controls (ESC is `\u001b`) but not C1 ones, which a terminal reads as
+# CSI, OSC ...; they occur only inside strings, where `\u009b` means the same.
+_C1_ESCAPED = {code: f"\\u{code:04x}" for code in range(0x80, 0xA0)}
+
+
+def _json(document: dict[str, Any]) -> str:
+    """`--json` output: readable Unicode, and no control character a terminal would act on."""
+    return json.dumps(document, indent=2, ensure_ascii=False).translate(_C1_ESCAPED)
 
 
 def _when(timestamp: float) -> str:

@@ -32,7 +32,7 @@ from typing import Annotated, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from pwc_local.catalog.limits import MAX_ROWS, SEARCH_LIBRARY_LIMIT
+from pwc_local.catalog.limits import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.server import library_models, links, projections, reading_results, text
 from pwc_local.server.models import (
     BenchmarkPage,
@@ -59,7 +59,9 @@ OptionalLimit = Annotated[int | None, Field(ge=1, le=MAX_ROWS)]
 Reference = Annotated[
     str,
     Field(
-        min_length=1, max_length=500, description="arXiv ID, catalog ID, paper URL or exact title"
+        min_length=1,
+        max_length=MAX_REFERENCE_CHARS,
+        description="arXiv ID, catalog ID, paper URL or exact title",
     ),
 ]
 Query = Annotated[str, Field(min_length=1, max_length=500)]

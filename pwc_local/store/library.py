@@ -585,9 +585,12 @@ class Library:
         ]
 
     def saved_papers(self) -> Iterator[SavedPaper]:
-        """Every saved paper, verified, oldest save first (for exports)."""
+        """Every saved paper, verified, in `entries` order: newest save first (for exports)."""
         with self._lock:
-            ids = [r[0] for r in self._db.execute("SELECT paper FROM papers ORDER BY saved_at")]
+            ids = [
+                r[0]
+                for r in self._db.execute("SELECT paper FROM papers ORDER BY saved_at DESC, paper")
+            ]
         for paper in ids:
             found = self.get(paper)
             if found is not None:

@@ -31,11 +31,11 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 
-from pwc_local.catalog.citations import citation_fields
+from pwc_local.catalog.citations import SourceCitation, citation_fields
 from pwc_local.catalog.errors import CatalogError, HTTPStatusError, PaperChanged
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
-from pwc_local.catalog.references import ARXIV, LEGACY, arxiv_without_version, parse_reference
+from pwc_local.catalog.references import arxiv_without_version, spelled_identifier
 from pwc_local.store.library import Library, SavedPaper, response_key
 from pwc_local.store.library_catalog import STATUS_KEY
 
@@ -115,9 +115,18 @@ class RecordingCatalog:
 
 
 async def save_paper(
-    catalog: CatalogSource, library: Library, reference: str, *, namespace: str
+    catalog: CatalogSource,
+    library: Library,
+    reference: str,
+    *,
+    namespace: str,
+    source: SourceCitation | None = None,
 ) -> SaveOutcome:
-    """Save one paper (see the module docstring); never raises for a failed paper."""
+    """Save one paper (see the module docstring); never raises for a failed paper.
+
+    `source` is what the user's BibTeX entry said of the paper's kind and venue; its
+    citation keeps that (`citations.SourceCitation`).
+    """
     text = reference.strip()
     try:
         known = await _blocking(library.resolve, text) if text else None
@@ -129,7 +138,7 @@ async def save_paper(
                 return SaveOutcome(
                     text, ALREADY, entry.paper, entry.title, entry.in_catalog, _size(entry)
                 )
-        paper = await fetch_paper(catalog, text, namespace=namespace)
+        paper = await fetch_paper(catalog, text, namespace=namespace, source=source)
         saved = paper.saved
         if await _blocking(library.is_saved, saved.paper):
             # Saved before under another spelling: keep that copy, learn this spelling.
@@ -152,7 +161,13 @@ class FetchedPaper:
     responses: dict[str, Any]
 
 
-async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str) -> FetchedPaper:
+async def fetch_paper(
+    catalog: CatalogSource,
+    reference: str,
+    *,
+    namespace: str,
+    source: SourceCitation | None = None,
+) -> FetchedPaper:
     """Everything `Library.save` needs for `reference`; raises the catalog's errors."""
     recorder = RecordingCatalog(catalog, namespace)
     answer = await paper_info_or_public(recorder, reference, include_evaluations=False)
@@ -179,7 +194,7 @@ async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str)
         title=title,
         in_catalog=answer.in_catalog,
         metadata=dict(detail),
-        citation=citation_fields(detail).as_dict(),
+        citation=citation_fields(detail).with_source(source).as_dict(),
         markdown=markdown,
         content_version=version,
         aliases=tuple(a for a in aliases if a),
@@ -228,12 +243,8 @@ async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[str, str]:
 
 
 def _identifier(reference: str) -> str:
-    """The canonical ID a reference spells without asking anyone (arXiv forms), else itself."""
-    try:
-        parsed = parse_reference(reference)
-    except CatalogError:
-        return reference
-    return parsed.candidate if parsed.kind in (ARXIV, LEGACY) else reference
+    """The ID a reference spells without asking anyone (arXiv forms, URLs), else itself."""
+    return spelled_identifier(reference) or reference
 
 
 def _size(paper: SavedPaper) -> int:
