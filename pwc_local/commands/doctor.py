@@ -110,6 +110,7 @@ def format_checks(checks: Sequence[Any]) -> list[str]:
             for setting, info in check.details.items():
                 value = "none" if info["value"] is None else info["value"]
                 lines.append(f"{indent}{setting:<{key_width}} = {value}  ({info['source']})")
+        lines += [f"{indent}note: {note}" for note in check.notes]
         if check.fix and check.status in ("fail", "warn"):
             lines.append(f"{indent}fix: {check.fix}")
     return lines
