@@ -69,11 +69,18 @@ def server_env_problems(env: Mapping[str, str]) -> list[str]:
     passes here exactly when the server would accept it; a `PWC_MCP_LOCAL_` name
     that is no setting (a typo the server would silently ignore) is refused too.
     """
-    from pwc_local.config import ENV_CONFIG_FILE, ENV_NAMES, ENV_PREFIX, load_settings
+    from pwc_local.config import (
+        ENV_CONFIG_FILE,
+        ENV_NAMES,
+        ENV_PREFIX,
+        did_you_mean,
+        load_settings,
+    )
 
     known = {*ENV_NAMES.values(), ENV_CONFIG_FILE}
     problems = [
-        f"{key} is not a setting pwc-mcp-local reads (known: {', '.join(sorted(known))})"
+        f"{key} is not a setting pwc-mcp-local reads{did_you_mean(key, sorted(known))} "
+        f"(known: {', '.join(sorted(known))})"
         for key in env
         if key.startswith(ENV_PREFIX) and key not in known
     ]

@@ -205,6 +205,7 @@ def _finish(change: Change, dry_run: bool) -> None:
         diff = change.diff()
         if diff:
             click.echo(diff, nl=False)
+            click.echo(f"Dry run: nothing was written to {path}.", err=True)
         else:
             click.echo(f"No changes: {_no_change_reason(change)}", err=True)
         return
@@ -301,10 +302,13 @@ def _claude_cli_uninstall(change: Change, project: Path | None, dry_run: bool) -
 
 
 def _run_all(commands: list[list[str]], project: Path | None, dry_run: bool) -> None:
+    if dry_run:
+        for argv in commands:
+            click.echo("Would run: " + shlex.join(argv))
+        click.echo("Dry run: nothing was run or written.", err=True)
+        return
     for argv in commands:
-        click.echo(("Would run: " if dry_run else "Running: ") + shlex.join(argv))
-        if dry_run:
-            continue
+        click.echo("Running: " + shlex.join(argv))
         try:
             result = subprocess.run(argv, cwd=project, check=False)
         except OSError as exc:
