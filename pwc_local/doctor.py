@@ -155,6 +155,11 @@ def _shown(name: str, value: Any) -> str:
     return unit(value) if unit is not None else str(value)
 
 
+def _counted(count: int, noun: str, nouns: str = "") -> str:
+    """`1 tool`, `27 tools`."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
 def human_size(count: int) -> str:
     """`format_size` without a needless `.0`: `1 GiB`, `1.5 GiB`, `512 B`."""
     return format_size(count).replace(".0 ", " ")
@@ -211,7 +216,7 @@ def check_cache(settings: Settings) -> Check:
     entries = _cache_entries(settings)
     if entries is not None:
         details["entries"] = entries
-    counted = f", {entries} entries" if entries is not None else ""
+    counted = f", {_counted(entries, 'entry', 'entries')}" if entries is not None else ""
     bound = human_size(settings.cache_size)
     summary = f"{directory}: writable, {format_size(size)} of {bound}{counted}"
     if size > settings.cache_size:
@@ -474,8 +479,10 @@ async def probe_server(
     details.update(tools=len(tools), seconds=round(elapsed, 3), protocol=version)
     expected = expected_tools(env)
     if len(tools) != expected:
-        return Probe(False, f"server listed {len(tools)} tools, expected {expected}", details)
-    return Probe(True, f"handshake and {len(tools)} tools in {elapsed:.1f} s", details)
+        return Probe(
+            False, f"server listed {_counted(len(tools), 'tool')}, expected {expected}", details
+        )
+    return Probe(True, f"handshake and {_counted(len(tools), 'tool')} in {elapsed:.1f} s", details)
 
 
 def expected_tools(env: Mapping[str, str] | None = None) -> int:
@@ -549,7 +556,7 @@ async def check_self_test(
     if probe.ok:
         return Check("self-test", "ok", probe.summary, None, probe.details)
     fix = f"run {shown} by hand and read its error output"
-    if "tools, expected" in probe.summary:
+    if "tools" in probe.details:  # it answered, but listed the wrong number of tools
         fix = "reinstall: pipx install --force pwc-mcp-local"
     return Check("self-test", "fail", probe.summary, fix, probe.details)
 

@@ -244,6 +244,16 @@ def test_cache_reports_size_against_its_bound(tmp_path: Path):
     assert "over its bound" in over.summary
 
 
+def test_cache_counts_one_entry_in_the_singular(tmp_path: Path):
+    from pwc_local.store.cache import DiskCache
+
+    settings = Settings(cache_dir=tmp_path / "cache")
+    cache = DiskCache.from_settings(settings)
+    cache.put("response", ["tasks/", 1], {"results": []}, ttl=60)
+    cache.close()
+    assert check_cache(settings).summary.endswith(", 1 entry")
+
+
 # -- cursor key ----------------------------------------------------------------------------
 
 
@@ -318,6 +328,19 @@ def test_self_test_of_something_that_is_not_an_mcp_server():
     assert check.status == "fail"
     assert "boom: no server here" in check.summary
     assert "by hand" in (check.fix or "")
+
+
+@pytest.mark.e2e
+def test_self_test_counts_one_tool_in_the_singular(tmp_path: Path):
+    installed = Path(sys.executable).parent / "pwc-mcp-local"
+    environ = {
+        "PWC_MCP_LOCAL_TOOLS": "read_paper",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    check = anyio.run(check_self_test, (str(installed), []), environ)
+    assert check.status == "ok", check.summary
+    assert check.summary.startswith("handshake and 1 tool in ")
 
 
 @pytest.mark.e2e
