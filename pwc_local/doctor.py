@@ -38,9 +38,16 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pwc_local.clients.entry import DEFAULT_NAME, SCRIPT_NAME, is_runnable
+from pwc_local.clients.entry import (
+    DEFAULT_NAME,
+    SCRIPT_NAME,
+    entry_program,
+    is_our_entry,
+    is_runnable,
+)
 from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document
+from pwc_local.clients.leftovers import disk_size
 from pwc_local.clients.targets import TARGETS, WINDOWS, ClientTarget, Host
 from pwc_local.config import CONFIG_FILE_NAME, ENV_NAMES, Settings, format_size, pwc_config_dir
 
@@ -211,7 +218,7 @@ def check_cache(settings: Settings) -> Check:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return Check("cache", "fail", f"{directory} is not writable: {reason}", fix, details)
-    size = _tree_size(directory)
+    size = disk_size(directory)
     details["bytes"] = size
     entries = _cache_entries(settings)
     if entries is not None:
@@ -228,17 +235,6 @@ def check_cache(settings: Settings) -> Check:
             details=details,
         )
     return Check("cache", "ok", summary, details=details)
-
-
-def _tree_size(directory: Path) -> int:
-    total = 0
-    for root, _dirs, files in os.walk(directory):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                continue  # removed while we walked
-    return total
 
 
 def _cache_entries(settings: Settings) -> int | None:
@@ -694,7 +690,7 @@ def _check_client(
             fix=f"repair {path} by hand; {target.title} cannot read it either",
             details=details,
         )
-    ours = {key: value for key, value in servers.items() if _is_ours(key, value)}
+    ours = {key: value for key, value in servers.items() if is_our_entry(key, value)}
     if not ours:
         return Check(name, "skip", f"no entry for pwc-mcp-local in {path}", details=details)
     problems: list[str] = []
@@ -703,7 +699,7 @@ def _check_client(
     catalog_fixes: list[str] = []
     entries: dict[str, Any] = {}
     for entry_name, entry in ours.items():
-        program = _entry_command(entry)
+        program = entry_program(entry)
         runnable = program is not None and _resolves(program, _client_path(host, target))
         info: dict[str, Any] = {"command": program, "runnable": runnable}
         entries[entry_name] = info
@@ -771,27 +767,6 @@ def _entry_env(entry: Any) -> dict[str, str]:
     if not isinstance(env, dict):
         return {}
     return {str(key): str(value) for key, value in env.items()}
-
-
-def _is_ours(name: str, entry: Any) -> bool:
-    if name == DEFAULT_NAME:
-        return True
-    if not isinstance(entry, dict):
-        return False
-    program = _entry_command(entry) or ""
-    if Path(program.replace("\\", "/")).name in (SCRIPT_NAME, SCRIPT_NAME + ".exe"):
-        return True
-    args = entry.get("args")
-    return isinstance(args, list) and "pwc_local" in args and "-m" in args
-
-
-def _entry_command(entry: Any) -> str | None:
-    if not isinstance(entry, dict):
-        return None
-    command = entry.get("command")
-    if isinstance(command, dict):  # older Zed: "command": {"path": ..., "args": [...]}
-        command = command.get("path")
-    return command if isinstance(command, str) and command else None
 
 
 def _resolves(program: str, path: str | None = None) -> bool:

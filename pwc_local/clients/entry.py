@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SCRIPT_NAME = "pwc-mcp-local"
 DEFAULT_NAME = "pwc-local"
@@ -96,6 +97,31 @@ def server_env_problems(env: Mapping[str, str]) -> list[str]:
         if " from environment " in message or (config and config in message)
     ]
     return problems
+
+
+def entry_program(entry: Any) -> str | None:
+    """The program a client entry runs, in any client's shape (None when it has none)."""
+    if not isinstance(entry, dict):
+        return None
+    command = entry.get("command")
+    if isinstance(command, dict):  # older Zed: "command": {"path": ..., "args": [...]}
+        command = command.get("path")
+    return command if isinstance(command, str) and command else None
+
+
+def is_our_entry(name: str, entry: Any) -> bool:
+    """Whether a client's server entry is one of ours: named `pwc-local`, or running
+    the `pwc-mcp-local` script (any path) or `python -m pwc_local`. `doctor` checks
+    these entries and `uninstall --all` removes them."""
+    if name == DEFAULT_NAME:
+        return True
+    if not isinstance(entry, dict):
+        return False
+    program = entry_program(entry) or ""
+    if Path(program.replace("\\", "/")).name in (SCRIPT_NAME, SCRIPT_NAME + ".exe"):
+        return True
+    args = entry.get("args")
+    return isinstance(args, list) and "pwc_local" in args and "-m" in args
 
 
 def script_file_name(windows: bool) -> str:
