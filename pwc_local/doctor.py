@@ -572,15 +572,9 @@ async def _list_tool_names(client: Any) -> list[str]:
 # -- clients -------------------------------------------------------------------------------
 
 
-def check_clients(
-    host: Host,
-    *,
-    spawn: bool = True,
-    shell: Settings | None = None,
-    catalogs: CatalogProbes | None = None,
-) -> list[Check]:
-    """One line per MCP client (see `iter_client_checks`)."""
-    return list(iter_client_checks(host, spawn=spawn, shell=shell, catalogs=catalogs))
+def check_clients(host: Host, **options: Any) -> list[Check]:
+    """One line per MCP client (see `iter_client_checks` for the options)."""
+    return list(iter_client_checks(host, **options))
 
 
 def iter_client_checks(

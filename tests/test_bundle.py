@@ -40,16 +40,22 @@ ROOT = Path(__file__).resolve().parent.parent
 UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
 
 
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "install" / "build_mcpb.py"), "--out", str(out)],
+def run_build(out: Path, *interpreter_options: str) -> subprocess.CompletedProcess[str]:
+    """`python [OPTIONS] install/build_mcpb.py --out OUT`, as a person runs it."""
+    script = str(ROOT / "install" / "build_mcpb.py")
+    return subprocess.run(
+        [sys.executable, *interpreter_options, script, "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    result = run_build(out)
     assert result.returncode == 0, result.stderr
     path = Path(result.stdout.strip())
     assert path == out / f"pwc-mcp-local-{__version__}.mcpb"
@@ -193,20 +199,7 @@ def test_bundle_builds_from_a_plain_checkout_with_the_standard_library_only(
 ):
     # -I -S: no site-packages (so none of the project's dependencies), no user site,
     # no PYTHON* variables, no script directory on sys.path: a fresh checkout.
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-I",
-            "-S",
-            str(ROOT / "install" / "build_mcpb.py"),
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_build(tmp_path, "-I", "-S")
     assert result.returncode == 0, result.stderr
     built = Path(result.stdout.strip())
     assert built.read_bytes() == bundle.read_bytes()
