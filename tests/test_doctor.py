@@ -135,7 +135,7 @@ def test_an_entry_without_env_runs_with_the_defaults_and_doctor_says_so(
     # The shell's PWC_* do not reach a desktop app: its entry runs with the defaults.
     # (--offline: the default catalog is not on loopback, so it is not asked here.)
     monkeypatch.setenv("PWC_API_URL", fake_catalog.api_url)
-    monkeypatch.setenv("PWC_MCP_LOCAL_OUTAGE_HOLD", "5")
+    monkeypatch.setenv("PWC_MCP_LOCAL_TIMEOUT", "5")
     runner = CliRunner()
     assert runner.invoke(main, ["install", "claude-desktop"]).exit_code == 0
 
@@ -144,8 +144,8 @@ def test_an_entry_without_env_runs_with_the_defaults_and_doctor_says_so(
     assert desktop["notes"] == [
         f"PWC_API_URL: your shell sets {fake_catalog.api_url}, "
         "Claude Desktop's entry uses the default https://paperswithcode.co/api/v1",
-        "PWC_MCP_LOCAL_OUTAGE_HOLD: your shell sets 5 s, "
-        "Claude Desktop's entry uses the default 60 s",
+        "PWC_MCP_LOCAL_TIMEOUT: your shell sets 5 s, "
+        "Claude Desktop's entry uses the default 25 s",
     ]
     assert "catalog" not in desktop["details"]["entries"]["pwc-local"]  # --offline
 
@@ -171,7 +171,8 @@ def test_every_duration_and_size_setting_is_shown_with_its_unit():
     defaults = Settings()
     check = check_configuration(defaults)
     lines = format_checks([check])
-    assert any(line.split() == ["outage_hold", "=", "60", "s", "(default)"] for line in lines)
+    assert any(line.split() == ["timeout", "=", "25", "s", "(default)"] for line in lines)
+    assert any(line.split() == ["cursor_ttl", "=", "86400", "s", "(default)"] for line in lines)
     assert any(line.split() == ["cache_size", "=", "1", "GiB", "(default)"] for line in lines)
     # A number shown bare would be a setting missing from doctor.SETTING_UNITS.
     for name, info in check.details.items():
