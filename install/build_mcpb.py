@@ -71,7 +71,13 @@ def project_metadata() -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise SystemExit(
+                "install/build_mcpb.py reads pyproject.toml: it needs Python 3.11 or newer, "
+                "or tomli on Python 3.10 (python -m pip install tomli)"
+            ) from None
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 

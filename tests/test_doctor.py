@@ -144,8 +144,7 @@ def test_an_entry_without_env_runs_with_the_defaults_and_doctor_says_so(
     assert desktop["notes"] == [
         f"PWC_API_URL: your shell sets {fake_catalog.api_url}, "
         "Claude Desktop's entry uses the default https://paperswithcode.co/api/v1",
-        "PWC_MCP_LOCAL_TIMEOUT: your shell sets 5 s, "
-        "Claude Desktop's entry uses the default 25 s",
+        "PWC_MCP_LOCAL_TIMEOUT: your shell sets 5 s, Claude Desktop's entry uses the default 25 s",
     ]
     assert "catalog" not in desktop["details"]["entries"]["pwc-local"]  # --offline
 
