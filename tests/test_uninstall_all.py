@@ -164,3 +164,15 @@ def test_usage_errors(home: Path):
     assert run("uninstall").exit_code == 2
     assert run("uninstall", "claude-desktop", "--purge").exit_code == 2
     assert run("uninstall", "claude-desktop", "--all").exit_code == 2
+
+
+def test_a_file_that_does_not_parse_is_named_and_the_others_are_still_cleaned(home: Path):
+    assert run("install", "claude-desktop").exit_code == 0
+    codex = TARGETS["codex"].user_path(Host.current())
+    codex.parent.mkdir(parents=True)
+    codex.write_text('[mcp_servers.pwc-local\ncommand = "x"\n')
+    result = run("uninstall", "--all")
+    assert result.exit_code == 1
+    assert f"Codex: {codex}:1:" in result.output and "left unchanged" in result.output
+    assert codex.read_text() == '[mcp_servers.pwc-local\ncommand = "x"\n'
+    assert our_entries("claude-desktop") == []
