@@ -18,16 +18,25 @@ Layout inside the bundle:
 Settings a person can change in Claude Desktop's extension settings (`user_config`)
 reach the server as the environment variables it already reads: the catalog URL
 (`PWC_API_URL`) and the cache size (`PWC_MCP_LOCAL_CACHE_SIZE`). The tool list in the
-manifest comes from the server itself (a real MCP handshake with this checkout), so
-it cannot drift from what the server offers.
+manifest is read from the server's own contract table (see `contract_tools`).
 
-`.ci/run` validates the manifest with the official `mcpb` command-line tool; the tests
-unpack the bundle and start it as the manifest says.
+Only the standard library is needed (Python 3.11+, or 3.10 with `tomli`): the build
+runs from a plain checkout, before any dependency is installed.
+
+To validate the result with the official tool, unpack it first: `mcpb validate` takes
+the manifest file, not the bundle (`.ci/run` does this):
+
+    python -m zipfile -e dist/pwc-mcp-local-VERSION.mcpb /tmp/bundle
+    npx @anthropic-ai/mcpb validate /tmp/bundle/manifest.json
+
+The tests unpack the bundle and start it as the manifest says.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
 import io
 import json
 import sys
@@ -38,6 +47,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST_VERSION = "0.4"
 ENTRY_POINT = "server/main.py"
+CONTRACT = ROOT / "pwc_local" / "server" / "contract.py"
 # A fixed timestamp keeps two builds of the same tree byte-identical.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 
@@ -61,7 +71,13 @@ def project_metadata() -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise SystemExit(
+                "install/build_mcpb.py reads pyproject.toml: it needs Python 3.11 or newer, "
+                "or tomli on Python 3.10 (python -m pip install tomli)"
+            ) from None
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 
@@ -140,24 +156,61 @@ def manifest(project: dict[str, Any], tools: list[dict[str, str]]) -> dict[str, 
     }
 
 
-def server_tools() -> list[dict[str, str]]:
-    """Name and first sentence of each tool, asked of this checkout's server over stdio."""
-    import anyio
-    from mcp import Client, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+def contract_tools(path: Path = CONTRACT) -> list[dict[str, str]]:
+    """Name and first sentence of each tool, in the order the server lists them, read
+    from the contract table's source (`TOOLS` in pwc_local/server/contract.py).
 
-    async def ask() -> list[dict[str, str]]:
-        params = StdioServerParameters(
-            command=sys.executable, args=["-m", "pwc_local"], cwd=str(ROOT)
-        )
-        with anyio.fail_after(60):
-            async with Client(stdio_client(params), mode="legacy", cache=None) as client:
-                listed = (await client.list_tools()).tools
-        return [
-            {"name": tool.name, "description": _first_sentence(tool.description)} for tool in listed
-        ]
+    The table is read, not imported: importing it needs pydantic and the MCP SDK, and
+    the build needs only the standard library. A `name=` or `description=` may be a
+    string, a module-level string constant (such as `_PAPER`) or `+` of those; anything
+    else stops the build with the line to look at, rather than writing a wrong list.
+    (tests/test_bundle.py checks the result against what the bundled server lists.)
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    constants: dict[str, str] = {}
+    table: ast.expr | None = None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if not isinstance(target, ast.Name):
+            continue
+        if target.id == "TOOLS":
+            table = value
+            continue
+        with contextlib.suppress(ValueError):  # not a string: only strings are needed
+            constants[target.id] = _string(value, constants)
+    if not isinstance(table, ast.Tuple):
+        raise SystemExit(f"{path}: no TOOLS = (ToolSpec(...), ...) table found")
+    tools = []
+    for spec in table.elts:
+        if not isinstance(spec, ast.Call):
+            raise SystemExit(f"{path}:{spec.lineno}: expected ToolSpec(...) in TOOLS")
+        fields = {keyword.arg: keyword.value for keyword in spec.keywords}
+        try:
+            name = _string(fields["name"], constants)
+            description = _string(fields["description"], constants)
+        except (KeyError, ValueError) as exc:
+            raise SystemExit(
+                f"{path}:{spec.lineno}: cannot read this tool's name and description "
+                f"without importing the table ({exc})"
+            ) from None
+        tools.append({"name": name, "description": _first_sentence(description)})
+    return tools
 
-    return anyio.run(ask)
+
+def _string(node: ast.expr, constants: dict[str, str]) -> str:
+    """The value of a string literal, a known string constant, or `+` of those."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in constants:
+        return constants[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _string(node.left, constants) + _string(node.right, constants)
+    raise ValueError(f"{ast.unparse(node)[:60]} is not a plain string")
 
 
 def _first_sentence(text: str | None) -> str:
@@ -172,7 +225,7 @@ def build(out: Path) -> Path:
     project = project_metadata()
     files: dict[str, bytes] = {
         "manifest.json": (
-            json.dumps(manifest(project, server_tools()), indent=2, ensure_ascii=False) + "\n"
+            json.dumps(manifest(project, contract_tools()), indent=2, ensure_ascii=False) + "\n"
         ).encode("utf-8"),
         "pyproject.toml": bundle_pyproject(project).encode("utf-8"),
         ENTRY_POINT: MAIN_PY.encode("utf-8"),
@@ -200,7 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output directory")
     args = parser.parse_args(argv)
     target = build(args.out)
-    print(target)
+    print(target)  # alone on stdout, for scripts: bundle=$(python install/build_mcpb.py)
+    print(
+        "To validate it, unpack it: mcpb validate takes the manifest, not the bundle:\n"
+        f"  python -m zipfile -e {target} DIR && npx @anthropic-ai/mcpb validate DIR/manifest.json",
+        file=sys.stderr,
+    )
     return 0
 
 

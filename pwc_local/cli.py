@@ -35,6 +35,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "library": "pwc_local.commands.library:library",
     "call": "pwc_local.commands.call:call",
     "tools": "pwc_local.commands.call:tools",
+    "completion": "pwc_local.commands.completion:completion",
 }
 
 

@@ -17,7 +17,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -188,8 +188,19 @@ def _read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
     unknown = sorted(set(document) - set(ENV_NAMES))
     if unknown:
         known = ", ".join(ENV_NAMES)
-        raise ConfigError(f"config file {path} has unknown setting {unknown[0]!r} (known: {known})")
+        raise ConfigError(
+            f"config file {path} has unknown setting {unknown[0]!r}"
+            f"{did_you_mean(unknown[0], ENV_NAMES)} (known: {known})"
+        )
     return document
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`; did you mean X?` for the known name closest to a misspelt `name`, else ``."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def parse_api_url(raw: Any) -> str:

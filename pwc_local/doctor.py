@@ -16,6 +16,12 @@ handshake and lists the tools; and every MCP client config that has an entry for
 each entry started exactly as its client starts it (command, arguments, `env`, over
 a desktop application's minimal environment), reporting the line the server printed
 or why the OS would not start it (a missing interpreter, an exec format error).
+
+An entry's server does not see this shell's `PWC_*` variables: it runs with its own
+`env`, else the defaults. So each entry's settings are resolved from the environment
+it starts with, every one that differs from the shell's is named in a note, and the
+catalog it will use is checked (once per URL and timeout): the shell's catalog
+answering says nothing about an entry pointed elsewhere.
 """
 
 from __future__ import annotations
@@ -26,15 +32,22 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pwc_local.clients.entry import DEFAULT_NAME, SCRIPT_NAME, is_runnable
+from pwc_local.clients.entry import (
+    DEFAULT_NAME,
+    SCRIPT_NAME,
+    entry_program,
+    is_our_entry,
+    is_runnable,
+)
 from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document
+from pwc_local.clients.leftovers import disk_size
 from pwc_local.clients.targets import TARGETS, WINDOWS, ClientTarget, Host
 from pwc_local.config import CONFIG_FILE_NAME, ENV_NAMES, Settings, format_size, pwc_config_dir
 
@@ -56,6 +69,9 @@ class Check:
     summary: str
     fix: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    # Facts worth a line whatever the status, such as a client entry whose settings
+    # differ from the shell's.
+    notes: tuple[str, ...] = ()
 
 
 def iter_checks(
@@ -80,13 +96,14 @@ def iter_checks(
     yield check_executable(command)
     yield check_cache(settings)
     yield check_cursor_key(host.environ)
+    catalogs = CatalogProbes(host.environ)
     if offline:
         yield Check("catalog", "skip", "not checked (--offline)")
     else:
-        yield anyio.run(check_catalog, settings, host.environ)
+        yield catalogs.check(settings)
     self_test_command = (command[0], [*command[1], *server_args])
     yield anyio.run(check_self_test, self_test_command, host.environ)
-    yield from iter_client_checks(host)
+    yield from iter_client_checks(host, shell=settings, catalogs=None if offline else catalogs)
 
 
 def run_checks(settings: Settings, **options: Any) -> list[Check]:
@@ -125,13 +142,29 @@ def check_configuration(
     return Check("configuration", "ok", summary, details=details)
 
 
+def _seconds(value: Any) -> str:
+    return f"{value:g} s"
+
+
+# Every setting that is a duration or a size, and how it is written with its unit; a
+# new one belongs here (tests/test_doctor.py checks that no number is shown bare).
+SETTING_UNITS: dict[str, Callable[[Any], str]] = {
+    "cache_size": lambda value: human_size(int(value)),
+    "timeout": _seconds,
+    "cursor_ttl": _seconds,
+    "outage_hold": _seconds,
+}
+
+
 def _shown(name: str, value: Any) -> str:
     """A setting as a person writes it: `1 GiB`, `25 s`, a path, a URL."""
-    if name == "cache_size":
-        return human_size(int(value))
-    if name in ("timeout", "cursor_ttl"):
-        return f"{value:g} s"
-    return str(value)
+    unit = SETTING_UNITS.get(name)
+    return unit(value) if unit is not None else str(value)
+
+
+def _counted(count: int, noun: str, nouns: str = "") -> str:
+    """`1 tool`, `27 tools`."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def human_size(count: int) -> str:
@@ -185,12 +218,12 @@ def check_cache(settings: Settings) -> Check:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return Check("cache", "fail", f"{directory} is not writable: {reason}", fix, details)
-    size = _tree_size(directory)
+    size = disk_size(directory)
     details["bytes"] = size
     entries = _cache_entries(settings)
     if entries is not None:
         details["entries"] = entries
-    counted = f", {entries} entries" if entries is not None else ""
+    counted = f", {_counted(entries, 'entry', 'entries')}" if entries is not None else ""
     bound = human_size(settings.cache_size)
     summary = f"{directory}: writable, {format_size(size)} of {bound}{counted}"
     if size > settings.cache_size:
@@ -202,17 +235,6 @@ def check_cache(settings: Settings) -> Check:
             details=details,
         )
     return Check("cache", "ok", summary, details=details)
-
-
-def _tree_size(directory: Path) -> int:
-    total = 0
-    for root, _dirs, files in os.walk(directory):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                continue  # removed while we walked
-    return total
 
 
 def _cache_entries(settings: Settings) -> int | None:
@@ -285,6 +307,25 @@ def check_cursor_key(environ: Mapping[str, str], directory: Path | None = None) 
 
 
 # -- catalog -------------------------------------------------------------------------------
+
+
+class CatalogProbes:
+    """The catalog check for each catalog doctor meets: the shell's, then each client
+    entry's (its own URL and timeout, see `entry_settings`). A URL and timeout already
+    checked are not asked again, so entries that run with the shell's catalog cost no
+    further request. The request goes through this process's proxy variables."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        self._done: dict[tuple[str, float], Check] = {}
+
+    def check(self, settings: Settings) -> Check:
+        import anyio
+
+        key = (settings.api_url, settings.timeout)
+        if key not in self._done:
+            self._done[key] = anyio.run(check_catalog, settings, self._environ)
+        return self._done[key]
 
 
 async def check_catalog(settings: Settings, environ: Mapping[str, str] | None = None) -> Check:
@@ -434,8 +475,10 @@ async def probe_server(
     details.update(tools=len(tools), seconds=round(elapsed, 3), protocol=version)
     expected = expected_tools(env)
     if len(tools) != expected:
-        return Probe(False, f"server listed {len(tools)} tools, expected {expected}", details)
-    return Probe(True, f"handshake and {len(tools)} tools in {elapsed:.1f} s", details)
+        return Probe(
+            False, f"server listed {_counted(len(tools), 'tool')}, expected {expected}", details
+        )
+    return Probe(True, f"handshake and {_counted(len(tools), 'tool')} in {elapsed:.1f} s", details)
 
 
 def expected_tools(env: Mapping[str, str] | None = None) -> int:
@@ -509,7 +552,7 @@ async def check_self_test(
     if probe.ok:
         return Check("self-test", "ok", probe.summary, None, probe.details)
     fix = f"run {shown} by hand and read its error output"
-    if "tools, expected" in probe.summary:
+    if "tools" in probe.details:  # it answered, but listed the wrong number of tools
         fix = "reinstall: pipx install --force pwc-mcp-local"
     return Check("self-test", "fail", probe.summary, fix, probe.details)
 
@@ -529,17 +572,28 @@ async def _list_tool_names(client: Any) -> list[str]:
 # -- clients -------------------------------------------------------------------------------
 
 
-def check_clients(host: Host, *, spawn: bool = True) -> list[Check]:
-    """One line per MCP client (see `iter_client_checks`)."""
-    return list(iter_client_checks(host, spawn=spawn))
+def check_clients(host: Host, **options: Any) -> list[Check]:
+    """One line per MCP client (see `iter_client_checks` for the options)."""
+    return list(iter_client_checks(host, **options))
 
 
-def iter_client_checks(host: Host, *, spawn: bool = True) -> Iterator[Check]:
+def iter_client_checks(
+    host: Host,
+    *,
+    spawn: bool = True,
+    shell: Settings | None = None,
+    catalogs: CatalogProbes | None = None,
+) -> Iterator[Check]:
     """One check per MCP client: our entries in its user config, each started exactly
     as the client starts it (its command, arguments and environment, on top of a
-    desktop application's minimal environment) unless `spawn` is false."""
+    desktop application's minimal environment) unless `spawn` is false.
+
+    Each entry's own settings (`entry_settings`) are compared with the `shell`'s, a
+    note naming every one that differs; with `catalogs`, the catalog the entry will
+    use is checked too, so an entry pointed at a dead URL fails here even when the
+    shell's catalog answers."""
     for target in TARGETS.values():
-        yield _check_client(target, target.user_path(host), host, spawn)
+        yield _check_client(target, target.user_path(host), host, spawn, shell, catalogs)
 
 
 def desktop_environment(host: Host, target: ClientTarget | None = None) -> dict[str, str]:
@@ -554,13 +608,65 @@ def desktop_environment(host: Host, target: ClientTarget | None = None) -> dict[
     return env
 
 
+def entry_environment(host: Host, target: ClientTarget, entry: Any) -> dict[str, str]:
+    """The environment an entry's server starts with: the client's, then its `env`."""
+    return {**desktop_environment(host, target), **_entry_env(entry)}
+
+
+def entry_settings(env: Mapping[str, str]) -> Settings | None:
+    """The settings a server started with `env` resolves (its `env`, the settings file
+    it finds, the defaults), or None when it would refuse them (its start-up line
+    reports that)."""
+    from pwc_local.config import ConfigError, load_settings
+
+    try:
+        return load_settings(environ=env)
+    except ConfigError:
+        return None
+
+
+def setting_differences(shell: Settings, entry: Settings, title: str) -> list[str]:
+    """One sentence per setting an entry resolves differently from this shell, such as
+    `PWC_API_URL: your shell sets X, Claude Desktop's entry uses the default Y`."""
+    notes = []
+    for name, env_name in ENV_NAMES.items():
+        if getattr(shell, name) == getattr(entry, name):
+            continue
+        ours = _whose_value(shell, name, "your shell")
+        theirs = _whose_value(entry, name, f"{title}'s entry")
+        notes.append(f"{env_name}: {ours}, {theirs}")
+    return notes
+
+
+def _whose_value(settings: Settings, name: str, who: str) -> str:
+    value = getattr(settings, name)
+    if name == "cache_dir" and value is None:
+        value = settings.resolved_cache_dir()
+    shown = "none" if value is None else _shown(name, value)
+    source = settings.sources.get(name, "default")
+    if source == "default":
+        return f"{who} uses the default {shown}"
+    if source.startswith("environment"):
+        return f"{who} sets {shown}"
+    if source == "command line":
+        return f"{who} sets {shown} on the command line"
+    return f"{who} reads {shown} from {source.removeprefix('config file ')}"
+
+
 def _client_path(host: Host, target: ClientTarget | None) -> str:
     if target is not None and target.shell_path and host.environ.get("PATH"):
         return host.environ["PATH"]
     return DESKTOP_PATH
 
 
-def _check_client(target: ClientTarget, path: Path, host: Host, spawn: bool) -> Check:
+def _check_client(
+    target: ClientTarget,
+    path: Path,
+    host: Host,
+    spawn: bool,
+    shell: Settings | None,
+    catalogs: CatalogProbes | None,
+) -> Check:
     import anyio
 
     name = target.id
@@ -578,43 +684,61 @@ def _check_client(target: ClientTarget, path: Path, host: Host, spawn: bool) -> 
             fix=f"repair {path} by hand; {target.title} cannot read it either",
             details=details,
         )
-    ours = {key: value for key, value in servers.items() if _is_ours(key, value)}
+    ours = {key: value for key, value in servers.items() if is_our_entry(key, value)}
     if not ours:
         return Check(name, "skip", f"no entry for pwc-mcp-local in {path}", details=details)
     problems: list[str] = []
     described: list[str] = []
+    notes: list[str] = []
+    catalog_fixes: list[str] = []
     entries: dict[str, Any] = {}
     for entry_name, entry in ours.items():
-        program = _entry_command(entry)
+        program = entry_program(entry)
         runnable = program is not None and _resolves(program, _client_path(host, target))
         info: dict[str, Any] = {"command": program, "runnable": runnable}
         entries[entry_name] = info
         if not runnable or program is None:
             problems.append(f"{entry_name!r} runs {program or 'nothing'}, which does not exist")
             continue
+        env = entry_environment(host, target, entry)
+        own = entry_settings(env)
+        if own is not None and shell is not None:
+            differences = setting_differences(shell, own, target.title)
+            info["differences"] = differences
+            who = f"{entry_name!r}: " if len(ours) > 1 else ""
+            notes += [who + difference for difference in differences]
+        line = f"{entry_name!r} runs {program}"
         if not spawn:
-            described.append(f"{entry_name!r} runs {program}")
+            described.append(line)
             continue
-        env = {**desktop_environment(host, target), **_entry_env(entry)}
         probe = anyio.run(_probe_entry, program, _entry_args(entry), env)
         info["started"] = probe.ok
         info["probe"] = dict(probe.details)
-        if probe.ok:
-            described.append(f"{entry_name!r} runs {program}: {probe.summary}")
-        else:
-            problems.append(f"{entry_name!r} runs {program}: {probe.summary}")
+        line += f": {probe.summary}"
+        if not probe.ok:
+            problems.append(line)
+            continue
+        if own is not None and catalogs is not None:
+            catalog = catalogs.check(own)
+            info["catalog"] = {"status": catalog.status, "summary": catalog.summary}
+            if catalog.status == "fail":
+                problems.append(f"{line}, but its catalog fails: {catalog.summary}")
+                catalog_fixes.append(catalog.fix or "")
+                continue
+            line += f"; catalog {catalog.summary}"
+        described.append(line)
     details["entries"] = entries
     if problems:
         flag = "" if DEFAULT_NAME in ours else f" --name {next(iter(ours))}"
-        return Check(
-            name,
-            "fail",
-            "; ".join(problems),
-            fix=f"correct the entry in {path}, or rewrite it: "
-            f"pwc-mcp-local install {target.id}{flag} --force",
-            details=details,
-        )
-    return Check(name, "ok", "; ".join(described), details=details)
+        rewrite = f"pwc-mcp-local install {target.id}{flag} --force"
+        fix = f"correct the entry in {path}, or rewrite it: {rewrite}"
+        if catalog_fixes:
+            fix = (
+                f"{'; '.join(dict.fromkeys(catalog_fixes))} (the entry's own settings are its "
+                f'"env" in {path}; {rewrite} --env NAME=VALUE rewrites them)'
+            )
+        return Check(name, "fail", "; ".join(problems), fix, details, tuple(notes))
+    return Check(name, "ok", "; ".join(described), details=details, notes=tuple(notes))
 
 
 async def _probe_entry(program: str, args: Sequence[str], env: Mapping[str, str]) -> Probe:
@@ -637,27 +761,6 @@ def _entry_env(entry: Any) -> dict[str, str]:
     if not isinstance(env, dict):
         return {}
     return {str(key): str(value) for key, value in env.items()}
-
-
-def _is_ours(name: str, entry: Any) -> bool:
-    if name == DEFAULT_NAME:
-        return True
-    if not isinstance(entry, dict):
-        return False
-    program = _entry_command(entry) or ""
-    if Path(program.replace("\\", "/")).name in (SCRIPT_NAME, SCRIPT_NAME + ".exe"):
-        return True
-    args = entry.get("args")
-    return isinstance(args, list) and "pwc_local" in args and "-m" in args
-
-
-def _entry_command(entry: Any) -> str | None:
-    if not isinstance(entry, dict):
-        return None
-    command = entry.get("command")
-    if isinstance(command, dict):  # older Zed: "command": {"path": ..., "args": [...]}
-        command = command.get("path")
-    return command if isinstance(command, str) and command else None
 
 
 def _resolves(program: str, path: str | None = None) -> bool:

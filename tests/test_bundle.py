@@ -8,7 +8,8 @@ network; the tests may not use the network, so uv is told (UV_OFFLINE, UV_NO_SYN
 UV_PROJECT_ENVIRONMENT) to run in this test environment, which has those
 dependencies already. Where the `uv` command is missing, the entry point is run with
 this interpreter instead (`path` below names which way it ran in a failure).
-The manifest's schema is checked by the official `mcpb validate` in `.ci/run`.
+The manifest's schema is checked by the official `mcpb validate` in `.ci/run`; the
+build itself needs only the standard library (checked with `python -I -S`).
 
 `server.json` is checked structurally against the rules of the registry's published
 schema (2025-09-29: name pattern, description length, exact package versions,
@@ -39,16 +40,22 @@ ROOT = Path(__file__).resolve().parent.parent
 UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
 
 
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "install" / "build_mcpb.py"), "--out", str(out)],
+def run_build(out: Path, *interpreter_options: str) -> subprocess.CompletedProcess[str]:
+    """`python [OPTIONS] install/build_mcpb.py --out OUT`, as a person runs it."""
+    script = str(ROOT / "install" / "build_mcpb.py")
+    return subprocess.run(
+        [sys.executable, *interpreter_options, script, "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    result = run_build(out)
     assert result.returncode == 0, result.stderr
     path = Path(result.stdout.strip())
     assert path == out / f"pwc-mcp-local-{__version__}.mcpb"
@@ -146,12 +153,17 @@ def test_bundle_starts_as_its_manifest_says(unpacked: Path, tmp_path: Path):
                     tools = (await client.list_tools()).tools
                     result = await client.call_tool("get_paper_info", {"paper": "1706.03762"})
                     assert not result.is_error, result.content
-                    return len(tools), result.structured_content or {}
+                    listed = [(tool.name, tool.description or "") for tool in tools]
+                    return listed, result.structured_content or {}
 
-        count, structured = anyio.run(scenario)
+        listed, structured = anyio.run(scenario)
     finally:
         fake.stop()
-    assert count == len(manifest["tools"]), path
+    # The manifest's list (read from the contract table's source) is what the server
+    # lists: the same tools in the same order, each with its description's first sentence.
+    assert [name for name, _ in listed] == [tool["name"] for tool in manifest["tools"]], path
+    for (name, description), tool in zip(listed, manifest["tools"], strict=True):
+        assert description.startswith(tool["description"]), name
     assert "Attention" in json.dumps(structured)
     # The catalog URL came from user_config, through the manifest's env mapping.
     assert fake.requests and all(r.path.startswith("papers/") for r in fake.requests), path
@@ -181,7 +193,21 @@ def test_readme_carries_the_registry_ownership_marker():
     assert f"<!-- mcp-name: {name} -->" in (ROOT / "README.md").read_text()
 
 
-@pytest.mark.e2e  # the build asks the server for its tools over stdio
+@pytest.mark.e2e
+def test_bundle_builds_from_a_plain_checkout_with_the_standard_library_only(
+    bundle: Path, tmp_path: Path
+):
+    # -I -S: no site-packages (so none of the project's dependencies), no user site,
+    # no PYTHON* variables, no script directory on sys.path: a fresh checkout.
+    result = run_build(tmp_path, "-I", "-S")
+    assert result.returncode == 0, result.stderr
+    built = Path(result.stdout.strip())
+    assert built.read_bytes() == bundle.read_bytes()
+    # The way to validate it is said where the builder looks.
+    assert "mcpb validate" in result.stderr and "manifest.json" in result.stderr
+
+
+@pytest.mark.e2e  # the bundle fixture runs the build command
 def test_bundle_build_is_reproducible(
     bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):

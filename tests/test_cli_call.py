@@ -78,7 +78,7 @@ def test_values_are_read_by_the_input_schema() -> None:
         "minimum_metrics": {"Top-1 Accuracy": 80},
         "mode": "keyword",
     }
-    assert build_arguments(["level=null"], SCHEMA) == {"level": None}
+    assert build_arguments(["paper=1", "level=null"], SCHEMA) == {"paper": "1", "level": None}
 
 
 def test_args_json_comes_first_and_words_override_it() -> None:
@@ -97,6 +97,8 @@ def test_args_json_comes_first_and_words_override_it() -> None:
         (["paper"], None, "is not NAME=VALUE"),
         ([], "[1]", "--args must be one JSON object"),
         ([], "{oops", "--args is not valid JSON"),
+        (["limit=3"], None, "paper is required, give paper=VALUE"),
+        ([], '{"limit": 3}', "paper is required"),
     ],
 )
 def test_unreadable_words_are_refused_with_the_parameter(
@@ -198,6 +200,12 @@ def test_unreadable_arguments_and_unknown_tools_are_usage_errors(
     result = cli("call", "no_such_tool")
     assert result.exit_code == 2
     assert "unknown tool 'no_such_tool'" in result.stderr
+    # A missing parameter is a usage error too, as an unknown one is.
+    result = cli("call", "get_paper_info")
+    assert result.exit_code == 2
+    assert "paper is required" in result.stderr
+    result = cli("call", "get_paper_info", "bogus=1")
+    assert result.exit_code == 2
 
 
 def test_tools_lists_every_tool_with_its_parameters(cli: Callable[..., Result]) -> None:

@@ -98,7 +98,7 @@ def test_bad_config_files(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_settings({}, env)
     path.write_text("tiemout = 3\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="unknown setting 'tiemout'"):
+    with pytest.raises(ConfigError, match=r"unknown setting 'tiemout'; did you mean timeout\?"):
         load_settings({}, env)
     path.write_text("timeout = -4\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="config file"):

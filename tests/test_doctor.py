@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from pwc_local.doctor import (
     check_cache,
     check_catalog,
     check_clients,
+    check_configuration,
     check_cursor_key,
     check_self_test,
 )
@@ -64,7 +66,11 @@ def test_healthy_run_reports_every_check(
 ):
     monkeypatch.setenv("PWC_API_URL", fake_catalog.api_url)
     runner = CliRunner()
-    assert runner.invoke(main, ["install", "claude-desktop"]).exit_code == 0
+    # The entry runs with the shell's catalog, so doctor asks that catalog only once.
+    installed = runner.invoke(
+        main, ["install", "claude-desktop", "--env", f"PWC_API_URL={fake_catalog.api_url}"]
+    )
+    assert installed.exit_code == 0
 
     result = runner.invoke(main, ["doctor", "--json"])
     report = json.loads(result.output)
@@ -91,7 +97,56 @@ def test_healthy_run_reports_every_check(
     assert desktop["details"]["entries"]["pwc-local"]["runnable"] is True
     assert f"handshake and {len(TOOLS)} tools" in desktop["summary"]  # every table entry
     assert desktop["details"]["entries"]["pwc-local"]["probe"]["tools"] == len(TOOLS)
+    assert desktop["details"]["entries"]["pwc-local"]["catalog"]["status"] == "ok"
+    assert desktop["notes"] == []  # same settings as the shell: nothing to point out
     assert checks["cursor"]["status"] == "skip"
+
+
+@pytest.mark.e2e
+def test_an_entry_with_a_dead_catalog_fails_though_the_shells_answers(
+    home: Path, fake_catalog: Any, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("PWC_API_URL", fake_catalog.api_url)
+    dead = f"http://127.0.0.1:{free_port()}/api/v1"
+    runner = CliRunner()
+    assert (
+        runner.invoke(main, ["install", "claude-desktop", "--env", f"PWC_API_URL={dead}"]).exit_code
+        == 0
+    )
+
+    result = runner.invoke(main, ["doctor"])
+    assert result.exit_code == 1, result.output
+    assert "All good." not in result.output
+    assert f"ok    catalog         {fake_catalog.api_url} answered" in result.output
+    desktop = [line for line in result.output.splitlines() if "claude-desktop" in line]
+    assert desktop[0].strip().startswith("FAIL"), result.output
+    assert f"but its catalog fails: {dead}: the connection was refused" in desktop[0]
+    assert (
+        f"note: PWC_API_URL: your shell sets {fake_catalog.api_url}, "
+        f"Claude Desktop's entry sets {dead}" in result.output
+    )
+    assert "install claude-desktop --force --env NAME=VALUE" in result.output
+
+
+@pytest.mark.e2e
+def test_an_entry_without_env_runs_with_the_defaults_and_doctor_says_so(
+    home: Path, fake_catalog: Any, monkeypatch: pytest.MonkeyPatch
+):
+    # The shell's PWC_* do not reach a desktop app: its entry runs with the defaults.
+    # (--offline: the default catalog is not on loopback, so it is not asked here.)
+    monkeypatch.setenv("PWC_API_URL", fake_catalog.api_url)
+    monkeypatch.setenv("PWC_MCP_LOCAL_TIMEOUT", "5")
+    runner = CliRunner()
+    assert runner.invoke(main, ["install", "claude-desktop"]).exit_code == 0
+
+    result = runner.invoke(main, ["doctor", "--json", "--offline"])
+    desktop = by_name(json.loads(result.output))["claude-desktop"]
+    assert desktop["notes"] == [
+        f"PWC_API_URL: your shell sets {fake_catalog.api_url}, "
+        "Claude Desktop's entry uses the default https://paperswithcode.co/api/v1",
+        "PWC_MCP_LOCAL_TIMEOUT: your shell sets 5 s, Claude Desktop's entry uses the default 25 s",
+    ]
+    assert "catalog" not in desktop["details"]["entries"]["pwc-local"]  # --offline
 
 
 @pytest.mark.e2e
@@ -109,6 +164,20 @@ def test_failures_give_exit_status_one_and_a_fix(home: Path, monkeypatch: pytest
     assert any(line.strip().startswith("fix:") for line in lines)
     assert "skip  catalog" in result.output
     assert lines[-1] == "2 checks failed."
+
+
+def test_every_duration_and_size_setting_is_shown_with_its_unit():
+    defaults = Settings()
+    check = check_configuration(defaults)
+    lines = format_checks([check])
+    assert any(line.split() == ["timeout", "=", "25", "s", "(default)"] for line in lines)
+    assert any(line.split() == ["cursor_ttl", "=", "86400", "s", "(default)"] for line in lines)
+    assert any(line.split() == ["cache_size", "=", "1", "GiB", "(default)"] for line in lines)
+    # A number shown bare would be a setting missing from doctor.SETTING_UNITS.
+    for name, info in check.details.items():
+        value = getattr(defaults, name)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            assert re.fullmatch(r"[\d.]+ [A-Za-z]+", info["value"]), (name, info["value"])
 
 
 # -- catalog -------------------------------------------------------------------------------
@@ -173,6 +242,16 @@ def test_cache_reports_size_against_its_bound(tmp_path: Path):
     over = check_cache(Settings(cache_dir=cache, cache_size=1000))
     assert over.status == "warn"
     assert "over its bound" in over.summary
+
+
+def test_cache_counts_one_entry_in_the_singular(tmp_path: Path):
+    from pwc_local.store.cache import DiskCache
+
+    settings = Settings(cache_dir=tmp_path / "cache")
+    cache = DiskCache.from_settings(settings)
+    cache.put("response", ["tasks/", 1], {"results": []}, ttl=60)
+    cache.close()
+    assert check_cache(settings).summary.endswith(", 1 entry")
 
 
 # -- cursor key ----------------------------------------------------------------------------
@@ -249,6 +328,19 @@ def test_self_test_of_something_that_is_not_an_mcp_server():
     assert check.status == "fail"
     assert "boom: no server here" in check.summary
     assert "by hand" in (check.fix or "")
+
+
+@pytest.mark.e2e
+def test_self_test_counts_one_tool_in_the_singular(tmp_path: Path):
+    installed = Path(sys.executable).parent / "pwc-mcp-local"
+    environ = {
+        "PWC_MCP_LOCAL_TOOLS": "read_paper",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    check = anyio.run(check_self_test, (str(installed), []), environ)
+    assert check.status == "ok", check.summary
+    assert check.summary.startswith("handshake and 1 tool in ")
 
 
 @pytest.mark.e2e

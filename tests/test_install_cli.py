@@ -242,6 +242,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(home: Path, client_id: str):
     assert any(line.startswith("+") and "pwc-local" in line for line in result.output.splitlines())
     assert path.read_text() == existing_text(client)
     assert backups(path) == []
+    assert f"Dry run: nothing was written to {path}." in result.output
 
     fresh = run("uninstall", client_id, "--dry-run")
     assert fresh.exit_code == 0 and path.read_text() == existing_text(client)
@@ -445,6 +446,7 @@ def test_via_cli_runs_claude_mcp_add(home: Path, tmp_path: Path, monkeypatch: py
 
     dry = run("install", "claude-code", "--via-cli", "--env", "A=1", "--dry-run")
     assert dry.exit_code == 0 and "Would run:" in dry.output
+    assert "Dry run: nothing was run or written." in dry.output
     assert not log.exists()
 
     result = run("install", "claude-code", "--via-cli", "--env", "A=1")
@@ -483,6 +485,15 @@ def test_env_values_the_server_would_refuse_are_refused(home: Path, pair: str, n
     assert result.exit_code == 2, result.output
     assert named in result.output and "--env" in result.output
     assert not (home / CLIENTS["claude-desktop"].path).exists()
+
+
+def test_a_misspelt_setting_name_gets_the_closest_one_suggested(home: Path):
+    result = run("install", "claude-desktop", "--env", "PWC_MCP_LOCAL_TIMOUT=5")
+    assert result.exit_code == 2
+    assert "did you mean PWC_MCP_LOCAL_TIMEOUT?" in " ".join(result.output.split())
+    # A name close to none is not given a guess.
+    far = run("install", "claude-desktop", "--env", "PWC_MCP_LOCAL_ZZZ=5")
+    assert far.exit_code == 2 and "did you mean" not in far.output
 
 
 def test_env_values_the_server_accepts_pass(home: Path):

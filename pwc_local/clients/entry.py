@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SCRIPT_NAME = "pwc-mcp-local"
 DEFAULT_NAME = "pwc-local"
@@ -69,11 +70,18 @@ def server_env_problems(env: Mapping[str, str]) -> list[str]:
     passes here exactly when the server would accept it; a `PWC_MCP_LOCAL_` name
     that is no setting (a typo the server would silently ignore) is refused too.
     """
-    from pwc_local.config import ENV_CONFIG_FILE, ENV_NAMES, ENV_PREFIX, load_settings
+    from pwc_local.config import (
+        ENV_CONFIG_FILE,
+        ENV_NAMES,
+        ENV_PREFIX,
+        did_you_mean,
+        load_settings,
+    )
 
     known = {*ENV_NAMES.values(), ENV_CONFIG_FILE}
     problems = [
-        f"{key} is not a setting pwc-mcp-local reads (known: {', '.join(sorted(known))})"
+        f"{key} is not a setting pwc-mcp-local reads{did_you_mean(key, sorted(known))} "
+        f"(known: {', '.join(sorted(known))})"
         for key in env
         if key.startswith(ENV_PREFIX) and key not in known
     ]
@@ -89,6 +97,31 @@ def server_env_problems(env: Mapping[str, str]) -> list[str]:
         if " from environment " in message or (config and config in message)
     ]
     return problems
+
+
+def entry_program(entry: Any) -> str | None:
+    """The program a client entry runs, in any client's shape (None when it has none)."""
+    if not isinstance(entry, dict):
+        return None
+    command = entry.get("command")
+    if isinstance(command, dict):  # older Zed: "command": {"path": ..., "args": [...]}
+        command = command.get("path")
+    return command if isinstance(command, str) and command else None
+
+
+def is_our_entry(name: str, entry: Any) -> bool:
+    """Whether a client's server entry is one of ours: named `pwc-local`, or running
+    the `pwc-mcp-local` script (any path) or `python -m pwc_local`. `doctor` checks
+    these entries and `uninstall --all` removes them."""
+    if name == DEFAULT_NAME:
+        return True
+    if not isinstance(entry, dict):
+        return False
+    program = entry_program(entry) or ""
+    if Path(program.replace("\\", "/")).name in (SCRIPT_NAME, SCRIPT_NAME + ".exe"):
+        return True
+    args = entry.get("args")
+    return isinstance(args, list) and "pwc_local" in args and "-m" in args
 
 
 def script_file_name(windows: bool) -> str:

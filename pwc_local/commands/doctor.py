@@ -35,8 +35,10 @@ def doctor(ctx: click.Context, as_json: bool, offline: bool) -> None:
 
     Checks the configuration, the executable clients run, the cache directory, the
     cursor key, the catalog connection, a full MCP handshake with the server, and
-    the entries in each MCP client's configuration. Exits with status 1 when any
-    check fails.
+    the entries in each MCP client's configuration: each is started as its client
+    starts it, and its catalog checked with the settings it runs with (its own env,
+    else the defaults), naming every setting that differs from this shell's. Exits
+    with status 1 when any check fails.
     """
     if not as_json:  # at once, before the slower imports below
         click.echo(f"pwc-mcp-local {__version__} (Python {_python_version()})")
@@ -110,6 +112,7 @@ def format_checks(checks: Sequence[Any]) -> list[str]:
             for setting, info in check.details.items():
                 value = "none" if info["value"] is None else info["value"]
                 lines.append(f"{indent}{setting:<{key_width}} = {value}  ({info['source']})")
+        lines += [f"{indent}note: {note}" for note in check.notes]
         if check.fix and check.status in ("fail", "warn"):
             lines.append(f"{indent}fix: {check.fix}")
     return lines

@@ -135,33 +135,61 @@ def install(
     if via_cli:
         _claude_cli_install(change, entry, project, dry_run)
     else:
-        _finish(change, dry_run)
+        finish_change(change, dry_run)
     if scope.note and not dry_run and change.action != "conflict":
         click.echo(scope.note.format(path=path))
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("client", type=click.Choice(list(TARGETS)), metavar="CLIENT")
+@click.argument("client", type=click.Choice(list(TARGETS)), metavar="[CLIENT]", required=False)
 @_common_options
+@click.option(
+    "--all",
+    "every_client",
+    is_flag=True,
+    help="Remove our entries from every client's user config; list what stays on disk.",
+)
+@click.option(
+    "--purge", is_flag=True, help="With --all: also delete the cache, library and cursor key."
+)
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before --purge deletes.")
+@click.pass_context
 def uninstall(
-    client: str,
+    ctx: click.Context,
+    client: str | None,
     name: str,
     dry_run: bool,
     project: Path | None,
     config_file: Path | None,
     via_cli: bool,
+    every_client: bool,
+    purge: bool,
+    yes: bool,
 ) -> None:
     """Remove pwc-mcp-local's entry from an MCP client's configuration.
 
-    Only the entry called NAME is removed; everything else in the file stays.
+    Only the entry called NAME is removed; everything else in the file stays. With
+    --all, every entry of ours (any name that runs pwc-mcp-local) in every client's
+    user config is removed, each file backed up first, and what stays on disk is
+    listed with the command that removes it; --purge removes that too, after asking.
     """
+    if every_client:
+        if client or project or config_file or via_cli or name != DEFAULT_NAME:
+            raise click.UsageError("--all takes no CLIENT, --project, --file, --name or --via-cli")
+        from pwc_local.commands.uninstall_all import uninstall_all
+
+        ctx.exit(uninstall_all(dry_run=dry_run, purge=purge, yes=yes))
+    if purge or yes:
+        raise click.UsageError("--purge and --yes go with --all")
+    if client is None:
+        raise click.UsageError("give a CLIENT, or --all for every client")
     target = TARGETS[client]
     path, _scope = _config_path(target, project, config_file, via_cli)
     change = _plan(lambda: plan_uninstall(target, path, name))
     if via_cli:
         _claude_cli_uninstall(change, project, dry_run)
         return
-    _finish(change, dry_run)
+    finish_change(change, dry_run)
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -193,7 +221,8 @@ def _plan(make: Callable[[], Change]) -> Change:
         raise click.ClickException(f"{exc}. The file was left unchanged.") from None
 
 
-def _finish(change: Change, dry_run: bool) -> None:
+def finish_change(change: Change, dry_run: bool) -> None:
+    """Show a planned change (`dry_run`) or write it, and say what was done."""
     target, path, name = change.target, change.path, change.name
     if change.action == "conflict":
         click.echo(change.diff(), nl=False)
@@ -205,6 +234,7 @@ def _finish(change: Change, dry_run: bool) -> None:
         diff = change.diff()
         if diff:
             click.echo(diff, nl=False)
+            click.echo(f"Dry run: nothing was written to {path}.", err=True)
         else:
             click.echo(f"No changes: {_no_change_reason(change)}", err=True)
         return
@@ -269,7 +299,7 @@ def _claude_cli_install(
         click.echo(f"Nothing to do: {_no_change_reason(change)}")
         return
     if change.action == "conflict":
-        _finish(change, dry_run)  # raises with the diff
+        finish_change(change, dry_run)  # raises with the diff
     claude = _claude()
     commands: list[list[str]] = []
     if change.action == "update":
@@ -301,10 +331,13 @@ def _claude_cli_uninstall(change: Change, project: Path | None, dry_run: bool) -
 
 
 def _run_all(commands: list[list[str]], project: Path | None, dry_run: bool) -> None:
+    if dry_run:
+        for argv in commands:
+            click.echo("Would run: " + shlex.join(argv))
+        click.echo("Dry run: nothing was run or written.", err=True)
+        return
     for argv in commands:
-        click.echo(("Would run: " if dry_run else "Running: ") + shlex.join(argv))
-        if dry_run:
-            continue
+        click.echo("Running: " + shlex.join(argv))
         try:
             result = subprocess.run(argv, cwd=project, check=False)
         except OSError as exc:

@@ -13,8 +13,9 @@ each parameter really is, so the text is read as that:
 | nullable, no string   | `null` means null                                         |
 
 Anything the words cannot express goes in `--args '{...}'` as one JSON object. A
-value that fits none of its parameter's types is refused here with the parameter's
-name, before any call; the server's own validation still runs on what is sent.
+value that fits none of its parameter's types, an unknown name and a missing required
+parameter are refused here with the parameter's name, before any call; the server's
+own validation (bounds and the like) still runs on what is sent.
 """
 
 from __future__ import annotations
@@ -134,6 +135,11 @@ def build_arguments(
             known = ", ".join(properties) or "none"
             raise ArgumentError(f"unknown parameter {name!r} (parameters: {known})")
         arguments[name] = read_value(name, text, properties[name])
+    # A missing parameter is a usage error like an unknown one (exit status 2).
+    missing = [name for name in input_schema.get("required") or [] if name not in arguments]
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
+        raise ArgumentError(f"{', '.join(missing)} {verb} required, give {missing[0]}=VALUE")
     return arguments
 
 

@@ -1,8 +1,9 @@
 """Run the fake catalog by hand: `python -m tests.fake_catalog --port 8765`.
 
-For benchmarks and manual checks against a real process (catalog-api.md §1.1:
-point the client at it with `PWC_API_URL`). The URL goes to stderr; Ctrl-C or
-SIGTERM stops it.
+For trying every tool without the network (README, "Try it"), benchmarks and manual
+checks against a real process (catalog-api.md §1.1: point the client at it with
+`PWC_API_URL`). Standard library only, so it runs from a plain checkout. The URL
+goes to stderr; Ctrl-C or SIGTERM stops it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ def main(argv: list[str] | None = None) -> int:
         fake.add_filler_papers(args.filler_papers)
     fake.start()
     print(f"fake catalog listening on {fake.api_url}", file=sys.stderr, flush=True)
+    print(
+        f"point the server at it: PWC_API_URL={fake.api_url} pwc-mcp-local call get_paper_info "
+        "paper=1706.03762 (Ctrl-C stops the catalog)",
+        file=sys.stderr,
+        flush=True,
+    )
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:

@@ -1,0 +1,72 @@
+"""`pwc-mcp-local completion bash|zsh|fish`: click's own completion script, reachable
+by a name, and working: the bash script is loaded into a real bash, which completes
+a subcommand, an option of `uninstall` and a client name by calling the installed
+command back, as a Tab press would."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from tests.installed import EXECUTABLE
+
+
+def _run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("_PWC_")}
+    return subprocess.run(
+        [str(EXECUTABLE), *args],
+        capture_output=True,
+        text=True,
+        env={**environ, **env},
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_script_is_clicks_own(shell: str):
+    printed = _run("completion", shell)
+    assert printed.returncode == 0, printed.stderr
+    assert "_PWC_MCP_LOCAL_COMPLETE" in printed.stdout
+    assert printed.stdout == _run(_PWC_MCP_LOCAL_COMPLETE=f"{shell}_source").stdout
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_bash_completes_commands_options_and_clients():
+    script = _run("completion", "bash").stdout
+
+    def completions(*words: str) -> list[str]:
+        # What bash does on Tab: set COMP_WORDS / COMP_CWORD, call the function the
+        # script registered, read COMPREPLY.
+        program = f"""
+{script}
+COMP_WORDS=({" ".join(words)})
+COMP_CWORD={len(words) - 1}
+_pwc_mcp_local_completion {EXECUTABLE}
+printf '%s\\n' "${{COMPREPLY[@]}}"
+"""
+        result = subprocess.run(
+            ["bash", "--norc", "--noprofile", "-c", program],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout.split()
+
+    assert completions("pwc-mcp-local", "compl") == ["completion"]
+    assert "--all" in completions("pwc-mcp-local", "uninstall", "--a")
+    assert completions("pwc-mcp-local", "install", "claude-d") == ["claude-desktop"]
+
+
+@pytest.mark.e2e
+def test_an_unknown_shell_is_a_usage_error():
+    result = _run("completion", "tcsh")
+    assert result.returncode == 2
+    assert "bash" in result.stderr and "zsh" in result.stderr
