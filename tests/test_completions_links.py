@@ -12,10 +12,12 @@ import pytest
 from pwc_local.catalog.errors import UpstreamUnreachable
 from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime, Runtime
-from pwc_local.server.completions import Name, _names, matching, suggestions
+from pwc_local.server.completions import _names, matching, suggestions
 from pwc_local.server.links import MAX_LINKED_PAPERS, PaperLink, info_links, resource_links
 from pwc_local.store.cache import DiskCache
 from pwc_local.store.cached_catalog import CachingCatalog
+from pwc_local.store.library import Library
+from pwc_local.store.vocabulary import Name, Vocabulary
 
 pytestmark = pytest.mark.anyio
 
@@ -76,9 +78,11 @@ class _Listings:
 def _runtime(tmp_path: Path, upstream: _Listings, timeout: float = 1.0) -> LazyRuntime:
     settings = Settings(timeout=timeout)
     cache = DiskCache(tmp_path / "cache")
+    library = Library.open(tmp_path / "library")
 
     def build(_settings: Settings) -> Runtime:
-        return Runtime(settings, CachingCatalog(upstream, cache, namespace="test"))
+        catalog = CachingCatalog(upstream, cache, namespace="test")
+        return Runtime(settings, catalog, library=library, vocabulary=Vocabulary(library.path))
 
     return LazyRuntime(settings, builder=build)
 

@@ -43,7 +43,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 from pwc_local.runtime import LazyRuntime, Runtime
-from pwc_local.server import text
+from pwc_local.server import named, text
 from pwc_local.server.contract import BY_NAME, REQUIRED, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
@@ -212,6 +212,7 @@ class CatalogTools:
             ]
             answer = await query_function(spec.query)(*services, **forwarded(spec, arguments))
             model = spec.project(answer, arguments)
+            named.learn(runtime.vocabulary, model)  # for completions; queues, never waits
             summary = spec.summary(model, answer) if spec.summary else None
             result = tool_result(model, summary, freshness)
             if spec.links is not None:

@@ -584,6 +584,14 @@ class Library:
             for row in rows
         ]
 
+    def saved_titles(self, *, limit: int) -> list[tuple[str, str]]:
+        """`(paper, title)` of saved papers, most recently saved first; reads no Markdown."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT paper, title FROM papers ORDER BY saved_at DESC, paper LIMIT ?", (limit,)
+            ).fetchall()
+        return [(str(paper), str(title)) for paper, title in rows]
+
     def saved_papers(self) -> Iterator[SavedPaper]:
         """Every saved paper, verified, oldest save first (for exports)."""
         with self._lock:
