@@ -5,11 +5,13 @@ fake. What a tool answer showed (a paper's ID and title, a task, its benchmarks)
 is offered by `completion/complete` afterwards: offline (connections refused),
 after a restart, saved papers first. With the catalog stalled, a completion
 answers with the local names within its short budget, and the outage memory then
-knows: the next uncached call does not wait for the request timeout.
+knows: the next uncached call does not wait for the request timeout. `cache clear`
+forgets the names with the answers; saved papers stay.
 """
 
 from __future__ import annotations
 
+import subprocess
 import time
 from typing import Any
 
@@ -17,7 +19,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp_types import PromptReference, ResourceTemplateReference
 
-from tests.installed import InstalledServer
+from tests.installed import EXECUTABLE, InstalledServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -101,3 +103,18 @@ async def test_a_stalled_catalog_costs_a_completion_its_short_budget_and_then_no
         result = await session.call_tool("get_method", {"method": "transformer"})
         assert result.is_error
         assert time.monotonic() - started < 8
+
+
+async def test_cache_clear_forgets_the_names_answers_showed_but_not_saved_papers(
+    home: InstalledServer, fake_catalog: Any
+) -> None:
+    async with home.session() as session:
+        await ok(session, "save_papers", papers=[RESNET])
+        await ok(session, "get_paper_info", paper=ATTENTION)
+    cleared = subprocess.run(
+        [str(EXECUTABLE), "cache", "clear"], env=home.env, capture_output=True, timeout=60
+    )
+    assert cleared.returncode == 0, cleared.stderr
+    fake_catalog.faults.refuse_connections()
+    async with home.session() as session:
+        assert await complete(session, PAPERS, "paper", "1") == [RESNET]

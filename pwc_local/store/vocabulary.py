@@ -54,6 +54,7 @@ CANDIDATES = 500
 """Rows one lookup reads at most, most recent first, before the caller ranks them."""
 WRITE_WAIT_MS = 50
 READ_WAIT_MS = 200
+FORGET_WAIT_MS = 5_000
 RETRY_SECONDS = 5.0
 """After a failed write, the writer waits this long before it tries again."""
 MAX_REMEMBERED = 20_000
@@ -83,7 +84,7 @@ ON CONFLICT(kind, ident) DO UPDATE SET
     folded = CASE WHEN excluded.label = excluded.ident THEN folded ELSE excluded.folded END
 """
 _PRUNE = """
-DELETE FROM vocabulary WHERE kind = ?1 AND seen_at < (
+DELETE FROM vocabulary WHERE kind = ?1 AND seen_at <= (
     SELECT seen_at FROM vocabulary WHERE kind = ?1 ORDER BY seen_at DESC LIMIT 1 OFFSET ?2
 )"""
 _LOOKUP = """
@@ -236,6 +237,22 @@ class Vocabulary:
             log.debug("the completion vocabulary could not be read (%s)", type(exc).__name__)
             return []
         return [Name(str(label), str(ident)) for label, ident in rows]
+
+    def forget(self) -> None:
+        """Drop every name on disk (`cache clear`); raises `sqlite3.Error` when it cannot.
+
+        Blocking, for a command: it waits for another process's write a while.
+        """
+        db = _connect(self.path, FORGET_WAIT_MS)
+        if db is None:
+            raise sqlite3.OperationalError("the library database cannot be opened")
+        try:
+            db.execute("DELETE FROM vocabulary")
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+        finally:
+            db.close()
 
     def close(self) -> None:
         """Write what is queued (waiting a little at most) and close the connections."""
