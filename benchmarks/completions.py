@@ -17,16 +17,14 @@ once, so the local names answer); the maximum includes the first completion of
 each kind, which reads that kind's names into the server's memory. The target:
 at most 50 ms for a completion answered locally. Nothing passes or fails.
 
-On the 2-core development machine (shared): 1 character median 10 ms, p95 17 ms;
-2-8 characters median 4 ms, p95 10 ms.
+On the 2-core development machine (shared): 1 character median 5 ms, p95 9 ms;
+2-8 characters median 3 ms, p95 7 ms.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -36,6 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.peer import Peer  # noqa: E402
+from benchmarks.run import scratch_env  # noqa: E402
+from benchmarks.spread import spread  # noqa: E402
 from pwc_local.store.library import Library, SavedPaper  # noqa: E402
 from pwc_local.store.vocabulary import BENCHMARK, KINDS, PAPER, TASK, Name, Vocabulary  # noqa: E402
 
@@ -96,19 +96,6 @@ def build(directory: Path, rng: random.Random, count: int, saved: int) -> list[N
     return typed
 
 
-def scratch_env(root: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PWC_")}
-    env.update(
-        HOME=str(root / "home"),
-        XDG_CONFIG_HOME=str(root / "config"),
-        XDG_CACHE_HOME=str(root / "xdg-cache"),
-        XDG_DATA_HOME=str(root / "data"),
-        PWC_MCP_LOCAL_CACHE_DIR=str(root / "cache"),
-        PWC_API_URL=UNREACHABLE,
-    )
-    return env
-
-
 def prefixes(
     rng: random.Random, typed: list[Name], total: int, short: bool
 ) -> list[tuple[str, str]]:
@@ -134,7 +121,7 @@ def timed(peer: Peer, cases: list[tuple[str, str]]) -> tuple[list[float], int]:
         answer = peer.request("completion/complete", params)
         timings.append((time.perf_counter() - begin) * 1000)
         answered += bool(answer["result"]["completion"]["values"])
-    return sorted(timings), answered
+    return timings, answered
 
 
 def main() -> None:
@@ -153,18 +140,15 @@ def main() -> None:
             f"built {args.names} names of each kind and {args.saved} saved papers "
             f"in {time.perf_counter() - started:.1f} s"
         )
-        peer = Peer([PWC_MCP_LOCAL], scratch_env(root))
+        peer = Peer([PWC_MCP_LOCAL], scratch_env(root, UNREACHABLE))
         try:
             peer.handshake()
             peer.request("completion/complete", _warm_up())  # the runtime is built
             for label, short in (("1 character", True), ("2-8 characters", False)):
                 timings, answered = timed(peer, prefixes(rng, typed, args.completions, short))
-                median = statistics.median(timings)
-                p95 = timings[int(len(timings) * 0.95) - 1]
                 print(
-                    f"completion/complete, {label}, offline: median {median:.1f} ms, "
-                    f"p95 {p95:.1f} ms, max {timings[-1]:.1f} ms ({answered}/{len(timings)} "
-                    "with values; target: <= 50 ms)"
+                    f"completion/complete, {label}, offline: {spread(timings)} "
+                    f"({answered}/{len(timings)} with values; target: <= 50 ms)"
                 )
         finally:
             peer.close()

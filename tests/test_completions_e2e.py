@@ -20,6 +20,7 @@ from mcp.client.session import ClientSession
 from mcp_types import PromptReference, ResourceTemplateReference
 
 from tests.installed import EXECUTABLE, InstalledServer
+from tests.test_offline_e2e import call
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -35,15 +36,10 @@ LEADERBOARD = PromptReference(name="compare_leaderboard", type="ref/prompt")
 
 @pytest.fixture
 def home(installed_server: InstalledServer, fake_catalog: Any) -> InstalledServer:
+    """The installed server against this test's fake, with a 20 s timeout: far above 1 s."""
     installed_server.api_url = fake_catalog.api_url
     installed_server.env["PWC_MCP_LOCAL_TIMEOUT"] = "20"
     return installed_server
-
-
-async def ok(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await session.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    return dict(result.structured_content or {})
 
 
 async def complete(session: ClientSession, ref: Any, name: str, value: str) -> list[str]:
@@ -55,7 +51,7 @@ async def test_an_answered_paper_completes_by_id_and_title_offline_and_after_res
     home: InstalledServer, fake_catalog: Any
 ) -> None:
     async with home.session() as session:
-        await ok(session, "get_paper_info", paper=ATTENTION)
+        await call(session, "get_paper_info", paper=ATTENTION)
         fake_catalog.faults.refuse_connections()
         for ref in (PAPERS, MARKDOWN):
             assert ATTENTION in await complete(session, ref, "paper", "1706")
@@ -67,8 +63,8 @@ async def test_an_answered_paper_completes_by_id_and_title_offline_and_after_res
 
 async def test_saved_papers_come_first(home: InstalledServer, fake_catalog: Any) -> None:
     async with home.session() as session:
-        await ok(session, "save_papers", papers=[RESNET])
-        await ok(session, "get_paper_info", paper=ATTENTION)  # seen after the save
+        await call(session, "save_papers", papers=[RESNET])
+        await call(session, "get_paper_info", paper=ATTENTION)  # seen after the save
         fake_catalog.faults.refuse_connections()
         values = await complete(session, PAPERS, "paper", "1")
     assert values[:2] == [RESNET, ATTENTION]
@@ -78,7 +74,7 @@ async def test_a_task_answer_teaches_its_task_and_benchmarks(
     home: InstalledServer, fake_catalog: Any
 ) -> None:
     async with home.session() as session:
-        await ok(session, "get_task", task="image-classification")
+        await call(session, "get_task", task="image-classification")
         fake_catalog.faults.refuse_connections()
         assert "image-classification" in await complete(session, TASKS, "task", "imag")
         assert "Image Classification" in await complete(session, SURVEY, "task", "classif")
@@ -90,7 +86,7 @@ async def test_a_stalled_catalog_costs_a_completion_its_short_budget_and_then_no
     home: InstalledServer, fake_catalog: Any
 ) -> None:
     async with home.session() as session:
-        await ok(session, "get_task", task="image-classification")
+        await call(session, "get_task", task="image-classification")
         fake_catalog.faults.slow()  # every request is held, unanswered
         started = time.monotonic()
         values = await complete(session, SURVEY, "task", "Image")
@@ -109,8 +105,8 @@ async def test_cache_clear_forgets_the_names_answers_showed_but_not_saved_papers
     home: InstalledServer, fake_catalog: Any
 ) -> None:
     async with home.session() as session:
-        await ok(session, "save_papers", papers=[RESNET])
-        await ok(session, "get_paper_info", paper=ATTENTION)
+        await call(session, "save_papers", papers=[RESNET])
+        await call(session, "get_paper_info", paper=ATTENTION)
     cleared = subprocess.run(
         [str(EXECUTABLE), "cache", "clear"], env=home.env, capture_output=True, timeout=60
     )

@@ -123,7 +123,7 @@ async def suggestions(
     values = _values(local, identifiers)
     if services is not None and len(prefix) >= MIN_ONLINE_CHARS and len(values) < MAX_VALUES:
         online = await _online(services, kind, prefix)
-    return _values(local + online, identifiers)[:MAX_VALUES]
+    return _values(local + online, identifiers)
 
 
 def local_names(services: Runtime, kind: str, prefix: str) -> list[Name]:
@@ -164,12 +164,15 @@ def _count_timeout(services: Runtime, budget: float) -> None:
 
 
 def _values(names: Iterable[Name], identifiers: bool) -> list[str]:
-    values: list[str] = []
+    """The first `MAX_VALUES` distinct values of `names`, in order."""
+    values: dict[str, None] = {}
     for name in names:
         value = name.value(identifiers)
-        if value and value not in values:
-            values.append(value)
-    return values
+        if value:
+            values[value] = None
+            if len(values) == MAX_VALUES:
+                break
+    return list(values)
 
 
 def matching(names: Iterable[Name], prefix: str, *, loose: bool = False) -> list[Name]:
