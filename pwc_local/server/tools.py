@@ -11,6 +11,8 @@ Written once for every tool:
   its answer through the entry's projection and summary, and the result out.
 * An entry that declares `links` gets `resource_link` items after its text block,
   one per paper the result names (`pwc_local.server.links`).
+* The papers, tasks and benchmarks a result shows join the completion vocabulary
+  (`pwc_local.server.named.learn`: queued, never waited on).
 * `CatalogTools._run` is the per-call wrapper: it provides the lazily built
   `Runtime`, gives the query the call's own view of the catalog, and turns any
   failure into a `ToolError` carrying `errors.error_message(exc)`, the single
