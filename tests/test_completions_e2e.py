@@ -56,9 +56,11 @@ async def test_an_answered_paper_completes_by_id_and_title_offline_and_after_res
         for ref in (PAPERS, MARKDOWN):
             assert ATTENTION in await complete(session, ref, "paper", "1706")
             assert ATTENTION in await complete(session, ref, "paper", "atten")
-    async with home.session() as session:  # a new process, still offline
+    async with home.session("--log-level", "debug") as session:  # a new process, offline
         assert await complete(session, PAPERS, "paper", "1706") == [ATTENTION]
         assert ATTENTION in await complete(session, PAPERS, "paper", "Attention is a")
+    logged = home.log.read_text(encoding="utf-8")
+    assert "1706" not in logged and "Attention" not in logged  # names are never logged
 
 
 async def test_saved_papers_come_first(home: InstalledServer, fake_catalog: Any) -> None:
