@@ -32,13 +32,21 @@ def _paper(paper_id: str, arxiv_id: str | None, title: str) -> dict[str, Any]:
 
 def test_a_page_of_papers_teaches_each_by_its_uri_key_and_title() -> None:
     page = PaperPage.model_validate(
-        {"items": [_paper("755", "1706.03762", " Attention  Is\nAll "), _paper("9", None, "X")]}
+        {
+            "items": [
+                _paper("755", "1706.03762", " Attention  Is\n\x1b]0;x\x07All "),
+                _paper("9", None, "X"),
+            ]
+        }
     )
     recorder = Recorder()
     named.learn(recorder, page)  # type: ignore[arg-type]
-    assert recorder.noted == {
-        PAPER: [Name("Attention Is All", "1706.03762"), Name("X", "9")],
-    }
+    attention, other = recorder.noted.pop(PAPER)
+    assert recorder.noted == {} and other == Name("X", "9")
+    # The title goes through the one sanitiser: one printable line, spacing folded.
+    assert attention.ident == "1706.03762"
+    assert attention.label.startswith("Attention Is ") and attention.label.endswith(" All")
+    assert attention.label.isprintable() and "  " not in attention.label
 
 
 def test_a_task_teaches_itself_its_relatives_and_its_benchmarks() -> None:

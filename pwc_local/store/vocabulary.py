@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 
+from pwc_local.safe_text import one_line
+
 log = logging.getLogger(__name__)
 
 PAPER, TASK, BENCHMARK = "paper", "task", "benchmark"
@@ -110,11 +112,14 @@ class Name:
 
     @classmethod
     def of(cls, label: object, ident: object) -> Name | None:
-        """A name from untrusted text (spacing collapsed, cut), or `None` when unusable."""
-        if not isinstance(ident, str) or not ident.strip():
+        """A name from untrusted text (`one_line`: printable, one line, cut), or `None`.
+
+        The values go to a client that shows them as the user types.
+        """
+        ident = one_line(ident, MAX_CHARS) if isinstance(ident, str) else ""
+        if not ident:
             return None
-        ident = ident.strip()[:MAX_CHARS]
-        text = " ".join(label.split())[:MAX_CHARS] if isinstance(label, str) else ""
+        text = one_line(label, MAX_CHARS) if isinstance(label, str) else ""
         return cls(text or ident, ident)
 
 
