@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.spread import spread  # noqa: E402
 from pwc_local.catalog.cursors import CursorCodec  # noqa: E402
 from pwc_local.catalog.library_search import search_library  # noqa: E402
 from pwc_local.store.library import Library, SavedPaper  # noqa: E402
@@ -108,13 +108,9 @@ def main() -> None:
             timings.append((time.perf_counter() - begin) * 1000)
             found += bool(hits)
         library.close()
-        timings.sort()
-        median = statistics.median(timings)
-        p95 = timings[int(len(timings) * 0.95) - 1]
         print(
-            f"search_library over {args.papers} saved papers: median {median:.1f} ms, "
-            f"p95 {p95:.1f} ms, max {timings[-1]:.1f} ms ({found}/{len(queries)} queries "
-            "with hits; target: median <= 50 ms)"
+            f"search_library over {args.papers} saved papers: {spread(timings)} "
+            f"({found}/{len(queries)} queries with hits; target: median <= 50 ms)"
         )
 
 

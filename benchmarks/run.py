@@ -140,6 +140,7 @@ def scratch_env(root: Path, api_url: str) -> dict[str, str]:
         HOME=str(root / "home"),
         XDG_CONFIG_HOME=str(root / "config"),
         XDG_CACHE_HOME=str(root / "xdg-cache"),
+        XDG_DATA_HOME=str(root / "data"),  # the library: never the user's own
         PWC_MCP_LOCAL_CACHE_DIR=str(root / "cache"),
         PWC_API_URL=api_url,
     )

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from pwc_local.catalog.cursors import CursorCodec
     from pwc_local.catalog.http import CatalogSource
     from pwc_local.store.library import Library
+    from pwc_local.store.outage import OutageMemory
+    from pwc_local.store.vocabulary import Vocabulary
 
 logger = logging.getLogger(__name__)
 
@@ -45,13 +47,17 @@ class Runtime:
 
     The codec is built on first use rather than with the catalog: only `read_paper`
     needs the key file, so a key file with unsafe permissions fails that one tool
-    (with the fix in its message) instead of every tool.
+    (with the fix in its message) instead of every tool. `vocabulary` holds the
+    names answers showed, for completions; `outage` is the catalog's outage memory,
+    which completions tell when the catalog kept them waiting.
     """
 
     settings: Settings
     catalog: CatalogSource
     codec: CursorCodec | None = None
     library: Library | None = None
+    vocabulary: Vocabulary | None = None
+    outage: OutageMemory | None = None
 
     def cursor_codec(self) -> CursorCodec:
         """The cursor codec, loading (or creating) the key on the first call; may block."""
@@ -60,12 +66,18 @@ class Runtime:
         return self.codec
 
     async def aclose(self) -> None:
-        close = getattr(self.catalog, "aclose", None)
-        if close is not None:
-            await close()
+        try:
+            close = getattr(self.catalog, "aclose", None)
+            if close is not None:
+                await close()
+        finally:
+            if self.vocabulary is not None:  # writes what is queued, a moment at most
+                await anyio.to_thread.run_sync(self.vocabulary.close)
 
 
-def _build_catalog(settings: Settings, library: Library | None = None) -> CatalogSource:
+def _build_catalog(
+    settings: Settings, library: Library | None = None, memory: OutageMemory | None = None
+) -> CatalogSource:
     """The catalog source: the library, then the shared disk cache, then the live HTTP API.
 
     The outage guard sits right above HTTP, so a catalog that just failed to answer
@@ -77,7 +89,7 @@ def _build_catalog(settings: Settings, library: Library | None = None) -> Catalo
     from pwc_local.store.cached_catalog import CachingCatalog
     from pwc_local.store.outage import OutageGuard, OutageMemory
 
-    memory = OutageMemory(hold=settings.outage_hold)
+    memory = memory if memory is not None else OutageMemory(hold=settings.outage_hold)
     upstream = OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout), memory)
     cache = DiskCache.from_settings(settings)
     cache.warm()  # open its connections now, in this builder's thread
@@ -127,8 +139,19 @@ def _existing_codec(settings: Settings) -> CursorCodec | None:
 
 def build_runtime(settings: Settings) -> Runtime:
     """Build the catalog source; blocks for a while (imports, files), so it runs off the loop."""
+    from pwc_local.store.outage import OutageMemory
+    from pwc_local.store.vocabulary import Vocabulary
+
     library = _open_library()
-    return Runtime(settings=settings, catalog=_build_catalog(settings, library), library=library)
+    memory = OutageMemory(hold=settings.outage_hold)
+    return Runtime(
+        settings=settings,
+        catalog=_build_catalog(settings, library, memory),
+        library=library,
+        # Kept in the library's database: no library, no vocabulary.
+        vocabulary=Vocabulary(library.path) if library is not None else None,
+        outage=memory,
+    )
 
 
 def finish_runtime(runtime: Runtime) -> None:

@@ -102,7 +102,8 @@ def clear(store: DiskCache, kinds: tuple[str, ...], as_json: bool) -> None:
     """Remove cached entries (all of them, or those of the given kinds).
 
     Clearing everything, or the markdown kind, also makes the library forget the
-    passages of papers that were read but not saved; saved papers stay.
+    passages of papers that were read but not saved, and the names completions
+    learnt from answers; saved papers stay.
     """
     chosen = sorted(set(kinds)) if kinds else None
     removed = _run(lambda: store.clear(chosen))
@@ -129,11 +130,13 @@ def clear(store: DiskCache, kinds: tuple[str, ...], as_json: bool) -> None:
 def _forget_reading() -> int:
     """Drop the library's memory of papers only read; 0 when there is no library."""
     from pwc_local.store.library import DB_FILE_NAME, Library, LibraryError, default_library_dir
+    from pwc_local.store.vocabulary import Vocabulary
 
     if not (default_library_dir() / DB_FILE_NAME).exists():
         return 0  # never create a library just to clear it
     try:
         with Library.open() as library:
+            Vocabulary(library.path).forget()  # the names answers showed go with them
             return library.forget_reading()
     except (LibraryError, OSError, sqlite3.Error) as exc:
         click.echo(f"pwc-mcp-local: the cache was cleared, but not the library: {exc}", err=True)

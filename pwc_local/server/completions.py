@@ -5,23 +5,28 @@ A client asks for completions of a prompt argument (`find_papers.topic`,
 (`pwc://papers/{paper}`, `pwc://tasks/{task}`, `pwc://benchmarks/{benchmark}`). The
 answer is at most 20 values, gathered in this order:
 
-1. **Local names**: for papers, the library's saved papers; for everything, a small
-   vocabulary of names this machine has seen (kept in the disk cache, shared by
-   every server process, never stale by age). Matched by case-insensitive prefix of
-   the name, its identifier or any of its words. They answer with no network at
-   all, so completions keep working offline.
-2. **The catalog's own listings**, when the typed value has at least two characters:
-   `list_tasks(search=...)`, `list_benchmarks(search=...)` or `search_papers(...)`,
-   through the caching source like every tool call (so a repeated prefix is a cache
-   hit, and during an outage a cached answer still counts). Their names are added to
-   the vocabulary for next time.
+1. **Saved papers** (for papers): the library's, most recently saved first.
+2. **The vocabulary** (`pwc_local.store.vocabulary`): every paper, task and
+   benchmark a tool answer on this machine showed (`get_paper_info`, a search, a
+   leaderboard, `read_paper`, a saved paper ...), whether the catalog, the cache or
+   the library answered, most recently seen first. It lives in the library's
+   database, so it answers with no network at all, offline and after a restart.
+3. **The catalog's own listings**, when the typed value has at least two characters
+   and the local names leave room: `list_tasks(search=...)`, `list_benchmarks(search=...)`
+   or `search_papers(...)`, through the caching source like every tool call (a
+   repeated prefix is a cache hit; during an outage a cached answer still counts).
+   Their names join the vocabulary for next time.
 
-The whole answer is bounded by the configured catalog timeout: when the catalog is
-slow, the local names come back alone. Nothing here ever fails a request: an unknown
-prompt, argument or prefix, a dead catalog or an unusable cache all give an empty
-or local-only list. Prompt arguments complete to display names (`Image
-Classification`), template variables to URI-friendly identifiers (`image-classification`,
-`1706.03762`), since the value becomes part of a `pwc://` URI.
+Local names are matched by case-insensitive prefix of the name, of any of its words
+or of the identifier (`1706` and `atten` both find 1706.03762) and come back at
+once; the catalog is waited on for at most `CATALOG_BUDGET` (1 s, or the request
+timeout when shorter). A catalog that lets that pass without an answer is reported
+to the outage memory, as a timed-out request would be, so the calls after it do not
+wait on it either; the local names come back alone. Nothing here ever fails a
+request: an unknown prompt, argument or prefix, a dead catalog or an unusable
+library all give an empty or local-only list. Prompt arguments complete to display
+names (`Image Classification`), template variables to URI-friendly identifiers
+(`image-classification`, `1706.03762`), since the value becomes part of a `pwc://` URI.
 
 The SDK advertises the `completions` capability once a handler is registered.
 """
@@ -30,7 +35,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -44,20 +48,24 @@ from mcp_types import (
     ResourceTemplateReference,
 )
 
-from pwc_local.runtime import LazyRuntime
+from pwc_local.runtime import LazyRuntime, Runtime
 
-if TYPE_CHECKING:  # the HTTP client and the tool table are imported on first use
+if TYPE_CHECKING:  # the HTTP client, SQLite and the tool table are imported on first use
     from pwc_local.catalog.http import CatalogSource
+    from pwc_local.store.vocabulary import Name
 
 log = logging.getLogger(__name__)
 
 MAX_VALUES = 20
 MIN_ONLINE_CHARS = 2
 MAX_VALUE_CHARS = 200
-VOCABULARY_SIZE = 2000
-VOCABULARY_PATH = "pwc-mcp-local/completion-vocabulary"
+MAX_SAVED = 2000
+CATALOG_BUDGET = 1.0
+"""Seconds a completion waits for the catalog's listing (at most the request timeout)."""
+LOCAL_BUDGET = 5.0
+"""A bound on the local part (building the runtime, reading SQLite): never expected."""
 
-TASK, BENCHMARK, PAPER = "task", "benchmark", "paper"
+TASK, BENCHMARK, PAPER = "task", "benchmark", "paper"  # the vocabulary's kinds
 
 # (prompt name, argument) and (URI template, variable) -> (vocabulary, want identifiers)
 _PROMPT_ARGUMENTS = {
@@ -71,17 +79,6 @@ _TEMPLATE_VARIABLES = {
     ("pwc://tasks/{task}", "task"): (TASK, True),
     ("pwc://benchmarks/{benchmark}", "benchmark"): (BENCHMARK, True),
 }
-
-
-@dataclass(frozen=True)
-class Name:
-    """One completable thing: what people call it and how a URI names it."""
-
-    label: str
-    ident: str
-
-    def value(self, identifiers: bool) -> str:
-        return self.ident if identifiers else self.label
 
 
 def register_completions(server: MCPServer, runtime: LazyRuntime) -> None:
@@ -112,36 +109,78 @@ def _target(ref: object, argument: str) -> tuple[str, bool] | None:
 async def suggestions(
     runtime: LazyRuntime, kind: str, typed: str, *, identifiers: bool
 ) -> list[str]:
-    """Up to 20 values for `typed`: local names first, then the catalog's; never raises."""
+    """Up to 20 values for `typed`: saved, then known names, then the catalog's; never raises."""
     prefix = " ".join(typed.split())[:MAX_VALUE_CHARS] if isinstance(typed, str) else ""
-    budget = max(0.5, runtime.settings.timeout - 0.5)
     local: list[Name] = []
     online: list[Name] = []
-    with anyio.move_on_after(budget):
+    services: Runtime | None = None
+    with anyio.move_on_after(LOCAL_BUDGET):
         try:
             services = await runtime.get()
-            catalog = services.catalog
-            vocabulary = _Vocabulary.of(catalog, kind)
-            saved = await _saved_papers(services) if kind == PAPER else []
-            local = matching(saved + await vocabulary.names(), prefix)
-            if len(prefix) >= MIN_ONLINE_CHARS:
-                online = matching(await _LISTINGS[kind](catalog, prefix), prefix, loose=True)
-                await vocabulary.remember(online)
-        except Exception as exc:  # a completion is a hint: offline or broken, say less
-            log.debug("completion source failed: %s", type(exc).__name__)
-    values: list[str] = []
-    for name in local + online:
+            local = await anyio.to_thread.run_sync(local_names, services, kind, prefix)
+        except Exception as exc:  # a completion is a hint: broken, say less
+            log.debug("local completions failed: %s", type(exc).__name__)
+    values = _values(local, identifiers)
+    if services is not None and len(prefix) >= MIN_ONLINE_CHARS and len(values) < MAX_VALUES:
+        online = await _online(services, kind, prefix)
+    return _values(local + online, identifiers)
+
+
+def local_names(services: Runtime, kind: str, prefix: str) -> list[Name]:
+    """Saved papers, then the vocabulary, each ranked by `matching`; blocks on SQLite."""
+    saved = _saved_papers(services) if kind == PAPER else []
+    known = services.vocabulary.lookup(kind, prefix) if services.vocabulary else []
+    return matching(saved, prefix) + matching(known, prefix)
+
+
+async def _online(services: Runtime, kind: str, prefix: str) -> list[Name]:
+    """The catalog's listing for `prefix` within the budget, remembered; `[]` otherwise."""
+    names: list[Name] = []
+    budget = min(CATALOG_BUDGET, services.settings.timeout)
+    with anyio.move_on_after(budget) as scope:
+        try:
+            names = matching(await _LISTINGS[kind](services.catalog, prefix), prefix, loose=True)
+        except Exception as exc:  # offline or broken: the local names stand alone
+            log.debug("the catalog's completions failed: %s", type(exc).__name__)
+    if scope.cancelled_caught:
+        _count_timeout(services, budget)
+    elif names and services.vocabulary is not None:
+        services.vocabulary.note(kind, names)
+    return names
+
+
+def _count_timeout(services: Runtime, budget: float) -> None:
+    """Tell the outage memory the catalog let `budget` pass without an answer.
+
+    The listing's own request was cancelled, which decides nothing there; this is
+    what a request that timed out would have recorded, so the calls after it do
+    not wait on the catalog in turn.
+    """
+    from pwc_local.catalog.errors import UpstreamTimeout
+
+    ticket = services.outage.ticket() if services.outage is not None else None
+    if ticket is not None:  # None: an outage is known already
+        ticket.finish(UpstreamTimeout(f"no listing for a completion within {budget:g} s"))
+
+
+def _values(names: Iterable[Name], identifiers: bool) -> list[str]:
+    """The first `MAX_VALUES` distinct values of `names`, in order."""
+    values: dict[str, None] = {}
+    for name in names:
         value = name.value(identifiers)
-        if value and value not in values:
-            values.append(value)
-    return values[:MAX_VALUES]
+        if value:
+            values[value] = None
+            if len(values) == MAX_VALUES:
+                break
+    return list(values)
 
 
 def matching(names: Iterable[Name], prefix: str, *, loose: bool = False) -> list[Name]:
-    """The names that start with `prefix`, or have a word that does, in that order.
+    """The names that start with `prefix` (label or ident), or have a word that does, in that order.
 
-    `loose` keeps every name (ranked the same way): the catalog's search already
-    decided that those match, perhaps by a word this rule does not see.
+    Within each group the given order stays (recent first). `loose` keeps every
+    name (ranked the same way): the catalog's search already decided that those
+    match, perhaps by a word this rule does not see.
     """
     wanted = prefix.casefold()
     first: list[Name] = []
@@ -193,81 +232,32 @@ _LISTINGS: dict[str, Callable[[CatalogSource, str], Awaitable[list[Name]]]] = {
 
 
 def _names(rows: Any, label_field: str, ident_fields: tuple[str, ...]) -> list[Name]:
+    """Names from a listing's rows: ones without a label or an ident are skipped."""
+    from pwc_local.store.vocabulary import Name
+
     names: list[Name] = []
     for row in rows if isinstance(rows, list) else []:
-        if not isinstance(row, dict):
+        label = row.get(label_field) if isinstance(row, dict) else None
+        if not isinstance(label, str) or not label.strip():
             continue
-        label = row.get(label_field)
         ident = next((row[f] for f in ident_fields if isinstance(row.get(f), str) and row[f]), None)
-        if isinstance(label, str) and label.strip() and isinstance(ident, str):
-            names.append(Name(" ".join(label.split())[:MAX_VALUE_CHARS], ident[:MAX_VALUE_CHARS]))
+        name = Name.of(label, ident)
+        if name is not None:
+            names.append(name)
     return names
 
 
-async def _saved_papers(services: Any) -> list[Name]:
-    """The library's saved papers (title, ID), most recent first, when there is a library."""
-    library = getattr(services, "library", None)
-    entries = getattr(library, "entries", None)
-    if entries is None:
-        return []
-    rows = await anyio.to_thread.run_sync(lambda: entries(limit=VOCABULARY_SIZE))
-    return [
-        Name(row.title, row.paper)
-        for row in rows
-        if isinstance(row.title, str) and row.title and isinstance(row.paper, str)
-    ]
+def _saved_papers(services: Runtime) -> list[Name]:
+    """The library's saved papers (title, ID), most recent first; none while it is busy.
 
-
-# -- the local vocabulary ------------------------------------------------------------------
-
-
-class _Vocabulary:
-    """Names seen before, most recent first, in one disk-cache entry per kind.
-
-    Two processes remembering at once may lose one of the two updates; that costs a
-    suggestion, never an answer, so no lock is taken.
+    A save in progress in this process holds the library; completions do not wait
+    for it (the vocabulary knows the papers a save answered about anyway).
     """
+    from pwc_local.store.vocabulary import Name
 
-    def __init__(self, cache: Any, parts: list[Any]) -> None:
-        self._cache = cache
-        self._parts = parts
-
-    @classmethod
-    def of(cls, catalog: CatalogSource, kind: str) -> _Vocabulary:
-        from pwc_local.store.cached_catalog import CachingCatalog
-
-        source: Any = catalog
-        for _depth in range(4):  # the caching source, or the one a wrapper holds (`inner`)
-            if isinstance(source, CachingCatalog):
-                return cls(source.cache, [source.namespace, VOCABULARY_PATH, kind])
-            source = getattr(source, "inner", None)
-        return cls(None, [])
-
-    async def names(self) -> list[Name]:
-        if self._cache is None:
-            return []
-        entry = await anyio.to_thread.run_sync(self._cache.get, "response", self._parts)
-        value = entry.value if entry is not None else None
-        return [
-            Name(item[0], item[1])
-            for item in (value if isinstance(value, list) else [])
-            if isinstance(item, list)
-            and len(item) == 2
-            and all(isinstance(part, str) and part for part in item)
-        ]
-
-    async def remember(self, names: list[Name]) -> None:
-        if self._cache is None or not names:
-            return
-        known = await self.names()
-        if known[: len(names)] == names:
-            return  # typing on: the same answer again, nothing to write
-        fresh = {(name.label, name.ident) for name in names}
-        merged = [[n.label, n.ident] for n in names]
-        merged += [[n.label, n.ident] for n in known if (n.label, n.ident) not in fresh]
-        cache, parts = self._cache, self._parts
-
-        def store() -> None:
-            cache.put("response", parts, merged[:VOCABULARY_SIZE], ttl=None)
-
-        await anyio.to_thread.run_sync(store)
+    library = services.library
+    if library is None:
+        return []
+    with library.unless_busy() as idle:
+        rows = library.saved_titles(limit=MAX_SAVED) if idle else []
+    return [name for paper, title in rows if (name := Name.of(title, paper)) is not None]

@@ -11,6 +11,8 @@ Written once for every tool:
   its answer through the entry's projection and summary, and the result out.
 * An entry that declares `links` gets `resource_link` items after its text block,
   one per paper the result names (`pwc_local.server.links`).
+* The papers, tasks and benchmarks a result shows join the completion vocabulary
+  (`pwc_local.server.named.learn`: queued, never waited on).
 * `CatalogTools._run` is the per-call wrapper: it provides the lazily built
   `Runtime`, gives the query the call's own view of the catalog, and turns any
   failure into a `ToolError` carrying `errors.error_message(exc)`, the single
@@ -43,7 +45,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 from pwc_local.runtime import LazyRuntime, Runtime
-from pwc_local.server import text
+from pwc_local.server import named, text
 from pwc_local.server.contract import BY_NAME, REQUIRED, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
@@ -212,6 +214,7 @@ class CatalogTools:
             ]
             answer = await query_function(spec.query)(*services, **forwarded(spec, arguments))
             model = spec.project(answer, arguments)
+            named.learn(runtime.vocabulary, model)  # for completions; queues, never waits
             summary = spec.summary(model, answer) if spec.summary else None
             result = tool_result(model, summary, freshness)
             if spec.links is not None:
