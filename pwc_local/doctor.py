@@ -106,11 +106,6 @@ def iter_checks(
     yield from iter_client_checks(host, shell=settings, catalogs=None if offline else catalogs)
 
 
-def run_checks(settings: Settings, **options: Any) -> list[Check]:
-    """Every check's result, in order (see `iter_checks`)."""
-    return list(iter_checks(settings, **options))
-
-
 # -- configuration -------------------------------------------------------------------------
 
 
@@ -768,10 +763,6 @@ def _resolves(program: str, path: str | None = None) -> bool:
     if os.path.isabs(program):
         return is_runnable(Path(program))
     return shutil.which(program, path=path) is not None
-
-
-def has_failures(checks: Sequence[Check]) -> bool:
-    return any(check.status == "fail" for check in checks)
 
 
 def python_version() -> str:

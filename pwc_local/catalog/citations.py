@@ -6,7 +6,7 @@ Pure functions, no I/O. Two steps, so every format says the same thing:
    or `PublicRecord.paper_detail()` for a paper outside the catalog) and keeps what
    a citation needs: title, authors, year and date, venue, arXiv ID, DOI, URL, and
    a stable BibTeX key.
-2. `bibtex(fields)`, `ris(fields)`, `csl_json(fields)` format one paper;
+2. `bibtex(fields)`, `ris(fields)`, `csl_item(fields)` format one paper;
    `format_citations(list, fmt)` formats several (what `library export` writes).
 
 A paper saved from the user's own BibTeX entry keeps what that entry said about
@@ -298,10 +298,6 @@ def csl_item(paper: CitationFields) -> dict[str, Any]:
     if paper.url:
         item["URL"] = paper.url
     return item
-
-
-def csl_json(paper: CitationFields) -> str:
-    return json.dumps([csl_item(paper)], indent=2, ensure_ascii=False) + "\n"
 
 
 def format_citation(paper: CitationFields, fmt: str = "bibtex") -> str:
