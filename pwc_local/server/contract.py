@@ -148,9 +148,10 @@ class ToolSpec:
       the validated arguments (defaults filled in);
     * `text`: the pieces of the text block in the default `markdown` mode
       (`render`, `render_pieces`); none: `render.generic`, the model as Markdown;
-    * `summary(model, answer)`: the text block in the `summary` mode, the hosted
-      server's template; `None` (the field or the return value) means the model's
-      JSON dump, as the hosted server sends;
+    * `summary(model, answer)`: the text block of a hosted tool in the `summary`
+      mode, the hosted server's template; `None` (the field or the return value)
+      means the model's JSON dump, as the hosted server sends (local tools have no
+      hosted text to match: their `summary` mode is their Markdown);
     * `links(model)`: the papers the result names, which then get `resource_link`
       items after the text block (`pwc_local.server.links`).
     """
@@ -572,8 +573,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=library_models.SavePapersResult,
         project=library_models.saved_result,
-        summary=library_models.saved_text,
-        text=(piece.saved,),
+        text=(library_models.saved_text,),
         links=links.row_links,
         description=(
             "Save papers (up to 25 references) for offline use: metadata, full Markdown and "
@@ -596,8 +596,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(Param("page", Page, 1), Param("limit", Limit, 10)),
         output=library_models.LibraryPage,
         project=library_models.library_page,
-        summary=library_models.library_text,
-        text=(piece.library, piece.next_page()),
+        text=(library_models.library_text, piece.next_page()),
         links=links.row_links,
         description="Saved papers (readable offline), most recently saved first.",
         annotations=ToolAnnotations(
@@ -619,8 +618,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=library_models.LibrarySearchResult,
         project=library_models.search_result,
-        summary=library_models.search_text,
-        text=(piece.passages,),
+        text=(library_models.search_text,),
         links=links.row_links,
         description=(
             "Full-text search (offline, BM25) over saved papers and papers read before: each "
@@ -642,7 +640,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(Param("paper", Reference),),
         output=reading_results.PaperOutlineResult,
         project=reading_results.paper_outline,
-        summary=reading_results.outline_text,
         text=(of_model(reading_results.outline_text),),
         description=(
             "A paper's section tree (id, level, heading, byte offset and length), to read only "
@@ -661,7 +658,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=reading_results.PaperSectionResult,
         project=reading_results.paper_section,
-        summary=reading_results.section_text,
         text=(of_model(reading_results.section_text),),
         description=(
             "One section of a paper's Markdown, subsections included, at most max_bytes; if "
@@ -678,7 +674,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=reading_results.CitationResult,
         project=reading_results.citation,
-        summary=reading_results.citation_text,
         text=(of_model(reading_results.citation_text),),
         description=(
             "A paper's citation as BibTeX, RIS or CSL-JSON, also for papers outside the "

@@ -22,8 +22,11 @@ The three modes (`config.RESULT_TEXTS`), chosen by `text_block`:
 | mode | text block |
 | --- | --- |
 | `markdown` | the declared pieces; a stale answer says so in its first line |
-| `summary` | the hosted server's short templates (`text.py`), else the JSON dump |
+| `summary` | hosted tools: the hosted server's templates (`text.py`) or JSON dump |
 | `json` | the compact JSON of `structuredContent` |
+
+(Local tools have no hosted text to match: in the `summary` mode they send their
+Markdown.)
 
 The Markdown never exceeds the compact JSON: where it would, the JSON is sent instead
 (a stale answer's first line comes on top of either).
@@ -72,6 +75,15 @@ Piece = Callable[[Call], str | None]
 def clean(value: Any, limit: int = TITLE_CHARS) -> str:
     """Caller or catalog text as one bounded printable line (the one sanitiser)."""
     return one_line("" if value is None else str(value), limit, cut=ELLIPSIS)
+
+
+def printable_block(text: str) -> str:
+    """Multi-line text (a citation) with each line through the sanitiser, indentation kept."""
+    lines = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        lines.append(line[: len(line) - len(body)] + one_line(body, fold=False))
+    return "\n".join(lines)
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -417,7 +429,7 @@ def text_block(call: Call, mode: str, summary: str | None, stale_since: datetime
     document = call.model.model_dump(mode="json")
     if mode == "json":
         return compact_json(document)
-    if mode == "summary":
+    if mode == "summary" and call.spec.group == "hosted":
         text = summary if summary is not None else printable_json(document, indent=2)
         if stale_since is not None:
             from pwc_local.server.text import stale_notice

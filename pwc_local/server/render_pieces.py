@@ -19,7 +19,6 @@ from pwc_local.server.render import (
     Piece,
     call_hint,
     clean,
-    count_of,
     entity,
     handle,
     id_of,
@@ -47,6 +46,8 @@ def next_page(argument: str = "page") -> Piece:
             number = data.get("next_page")
         if not isinstance(number, int) or isinstance(number, bool):
             return None
+        if argument not in {param.name for param in call.spec.params}:
+            return f"The catalog has more on page {number}; {call.spec.name} gives the first page."
         return f"Next page: {call_hint(call.spec, call.arguments, **{argument: number})}."
 
     return piece
@@ -327,67 +328,3 @@ def _tool(call: Call, name: str) -> Any:
     from pwc_local.server.contract import BY_NAME
 
     return BY_NAME[name]
-
-
-# -- library ----------------------------------------------------------------------------------
-
-
-def saved(call: Call) -> str:
-    result = call.model
-    lines = [f"Saved {result.saved}, already saved {result.already_saved}, failed {result.failed}."]
-    for row in result.results:
-        if row.status == "failed":
-            lines.append(f"- {literal_reference(row.reference)}: {clean(row.error, 600)}")
-        else:
-            size = (
-                f", {count_of(row.markdown_bytes)} bytes of Markdown" if row.markdown_bytes else ""
-            )
-            lines.append(f"- {handle(row.title or row.paper, row.paper)}: {row.status}{size}")
-    if result.saved or result.already_saved:
-        lines.append("Saved papers answer read_paper, get_paper_info and search_library offline.")
-    return "\n".join(lines)
-
-
-def literal_reference(reference: str) -> str:
-    """A caller's reference quoted, cleaned and bounded: it never reads as a line of ours."""
-    return f'"{clean(reference, 120)}"'
-
-
-def library(call: Call) -> str:
-    page = call.model
-    if not page.count:
-        return "The library is empty; save papers with save_papers."
-    head = f"{plural(page.count, 'saved paper')} (page {page.page}):"
-    rows = [
-        f"- {handle(row.title, row.paper)} · saved {clean(row.saved_at, 40)}"
-        + ("" if row.in_catalog else " · outside the catalog")
-        for row in page.results
-    ]
-    return "\n".join([head, *rows])
-
-
-def passages(call: Call) -> str:
-    """`search_library`: hits grouped by paper, each with its section, quote and cursor."""
-    result = call.model
-    if not result.count:
-        return (
-            "No passage of a saved or previously read paper matches; save papers with "
-            "save_papers, or use search_papers to search the catalog."
-        )
-    lines = [f"{plural(result.count, 'passage')} for {literal_reference(result.query)}:"]
-    current = None
-    for hit in result.results:
-        if hit.paper != current:
-            current = hit.paper
-            kind = "saved" if hit.saved else "read before"
-            lines.append(f"### {handle(hit.title, hit.paper)}, {kind}")
-        section = clean(hit.section, 300)
-        title = clean(hit.title)
-        if section.startswith(title + " > "):
-            section = section[len(title) + 3 :]
-        cursor = f" · cursor {clean(hit.cursor, 2000)}" if hit.cursor else " · from the start"
-        lines.append(
-            f"- {section or '(before the first heading)'}: {clean(hit.quote, 400)}{cursor}"
-        )
-    lines.append('Read on at a passage: read_paper(paper="<its paper>", cursor="<its cursor>").')
-    return "\n".join(lines)
