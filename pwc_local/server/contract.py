@@ -49,6 +49,7 @@ from pwc_local.server.models import (
     ToolOutput,
 )
 from pwc_local.server.render import Piece, of_model
+from pwc_local.server.render_generic import generic
 
 Group = Literal["hosted", "library", "reading"]
 Arguments = Mapping[str, Any]
@@ -147,7 +148,7 @@ class ToolSpec:
     * `project(answer, arguments)`: the output model, from the query's answer and
       the validated arguments (defaults filled in);
     * `text`: the pieces of the text block in the default `markdown` mode
-      (`render`, `render_pieces`); none: `render.generic`, the model as Markdown;
+      (`render`, `render_pieces`); by default `generic`, the model as Markdown;
     * `summary(model, answer)`: the text block of a hosted tool in the `summary`
       mode, the hosted server's template; `None` (the field or the return value)
       means the model's JSON dump, as the hosted server sends (local tools have no
@@ -164,7 +165,7 @@ class ToolSpec:
     project: Callable[[Any, Arguments], ToolOutput]
     description: str
     summary: Callable[[Any, Any], str | None] | None = None
-    text: tuple[Piece, ...] = ()
+    text: tuple[Piece, ...] = (generic,)
     needs: tuple[str, ...] = ("catalog",)
     annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
     links: Callable[[Any], list[links.PaperLink]] | None = None

@@ -6,7 +6,8 @@ compact Markdown rendering of the result: every item with its identifiers, table
 rows, long free text trimmed (the full text stays in `structuredContent`), and how to
 get the next page spelled as the exact call. Each contract entry names its pieces
 (`ToolSpec.text`); `text_block` joins them, and an entry that names none gets
-`generic`, a compact Markdown walk over the model, so every tool has a good text.
+`render_generic.generic`, a compact Markdown walk over the model, so every tool has
+a good text.
 
     ToolSpec(..., text=(render.papers, render.notes, render.next_page()))
 
@@ -35,6 +36,7 @@ The Markdown never exceeds the compact JSON: where it would, the JSON is sent in
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,8 +48,10 @@ from pwc_local.safe_text import one_line
 if TYPE_CHECKING:
     from pwc_local.server.contract import ToolSpec
 
+logger = logging.getLogger(__name__)
+
 TITLE_CHARS = 300  # a title or name in a line; longer ones end in an ellipsis
-CELL_CHARS = 120  # a free-text table cell
+CELL_CHARS = 420  # a table cell: a title with its IDs, or a trimmed text
 FREE_TEXT_CHARS = 400  # an abstract or description, cut to its first sentences
 HINT_CHARS = 400  # a spelled-out call longer than this is described instead
 AUTHORS_SHOWN = 3  # in a paper line; the paper's own page lists up to `AUTHORS_LISTED`
@@ -58,12 +62,13 @@ ELLIPSIS = "…"
 
 @dataclass(frozen=True)
 class Call:
-    """What a piece renders: one tool call's output model, answer and arguments."""
+    """What a piece renders: one tool call's output model (and its JSON), answer, arguments."""
 
     spec: ToolSpec
     model: Any
     answer: Any
     arguments: Mapping[str, Any]
+    structured: dict[str, Any]  # `model` dumped in JSON mode: the `structuredContent`
 
 
 Piece = Callable[[Call], str | None]
@@ -72,7 +77,7 @@ Piece = Callable[[Call], str | None]
 # -- words ---------------------------------------------------------------------------------
 
 
-def clean(value: Any, limit: int = TITLE_CHARS) -> str:
+def clean(value: Any, limit: int | None = TITLE_CHARS) -> str:
     """Caller or catalog text as one bounded printable line (the one sanitiser)."""
     return one_line("" if value is None else str(value), limit, cut=ELLIPSIS)
 
@@ -96,7 +101,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
 
 def trimmed(text: Any, sentences: int = 2, limit: int = FREE_TEXT_CHARS) -> str:
     """The first `sentences` sentences of free text, as one line of at most `limit` chars."""
-    flat = clean(text, None)  # type: ignore[arg-type]
+    flat = clean(text, None)
     parts = _SENTENCE_END.split(flat, maxsplit=sentences)
     short = " ".join(parts[:sentences])
     cut = ELLIPSIS if len(parts) > sentences else ""
@@ -165,8 +170,9 @@ def parameters(count: int | None) -> str:
 
 
 def metric(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.6g}"
+    """A metric value as the catalog gave it; a float with a binary tail to 6 digits."""
+    if isinstance(value, float) and len(repr(value)) > 10:
+        return f"{value:.6g}"
     return clean(value, 40)
 
 
@@ -240,172 +246,6 @@ def stale_line(cached_at: datetime, now: datetime | None = None) -> str:
     )
 
 
-# -- generic: any model as Markdown ----------------------------------------------------------
-
-_LABELS = ("name", "title", "model_name")
-_HANDLES = ("slug", "arxiv_id", "reference")
-_SKIPPED = frozenset({"schema_version", "cache"})
-
-
-def _label_of(row: Mapping[str, Any]) -> str | None:
-    for key in _LABELS:
-        if isinstance(row.get(key), str) and row[key]:
-            return key
-    return None
-
-
-def _row_handle(row: Mapping[str, Any], label: str | None) -> str:
-    values = [*(row.get(key) for key in _HANDLES), id_of(row.get("id"))]
-    return handle(row[label], *values) if label else ids(*values)
-
-
-def _scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
-
-
-def _shown(key: str, value: Any, *, in_table: bool) -> bool:
-    """Whether a field goes in the text: not empty, and in a table no URL or long text."""
-    if value in (None, "", [], {}):
-        return False
-    return not (in_table and (key.endswith("url") or key == "description"))
-
-
-def _value(key: str, value: Any) -> str:
-    if isinstance(value, list) and all(_scalar(item) for item in value):
-        return ", ".join(clean(item, 100) for item in value)
-    if key == "description" or (isinstance(value, str) and len(value) > FREE_TEXT_CHARS):
-        return trimmed(value)
-    if isinstance(value, bool):
-        return yes_no(value)
-    return clean(value)
-
-
-def _words(key: str) -> str:
-    return key.replace("_", " ")
-
-
-def _rows_of(value: Any) -> list[Mapping[str, Any]] | None:
-    if isinstance(value, list) and value and all(isinstance(item, Mapping) for item in value):
-        return value
-    return None
-
-
-def _record_lines(row: Mapping[str, Any], depth: int) -> list[str]:
-    """One object: its label and handle, then its fields, then its nested rows."""
-    label = _label_of(row)
-    used = {label, *_HANDLES, "id"} if label else set()
-    facts = [
-        f"{_words(key)}: {_value(key, value)}"
-        for key, value in row.items()
-        if key not in used
-        and key not in _SKIPPED
-        and _shown(key, value, in_table=False)
-        and (_scalar(value) or (isinstance(value, list) and all(_scalar(v) for v in value)))
-    ]
-    indent = "  " * depth
-    head = _row_handle(row, label)
-    lines = [f"{indent}- " + " · ".join(part for part in [head, *facts] if part)]
-    for key, value in row.items():
-        rows = _rows_of(value)
-        if rows is not None and key not in _SKIPPED:
-            lines.append(f"{indent}  {_words(key)}:")
-            lines += _rows_lines(rows, depth + 1)
-        elif isinstance(value, Mapping) and key not in _SKIPPED and value:
-            lines.append(f"{indent}  {_words(key)}:")
-            lines += _record_lines(value, depth + 1)
-    return lines
-
-
-def _rows_lines(rows: Sequence[Mapping[str, Any]], depth: int) -> list[str]:
-    """Rows as a table when they are flat, else as nested list items."""
-    nested = any(not _scalar(v) and _rows_of(v) is not None for row in rows for v in row.values())
-    if nested or depth > 0 or len(rows) == 1:
-        return [line for row in rows for line in _record_lines(row, depth)]
-    return [_rows_table(rows)]
-
-
-def _rows_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    label = _label_of(rows[0])
-    columns: list[str] = []
-    for row in rows:
-        for key, value in row.items():
-            if key in columns or key in _SKIPPED or key in _LABELS or key in _HANDLES:
-                continue
-            flat = _scalar(value) or all(_scalar(v) for v in value or [])
-            if key != "id" and flat and _shown(key, value, in_table=True):
-                columns.append(key)
-    headers = [_words(label or "item"), *[_words(key) for key in columns]]
-    body = []
-    for row in rows:
-        row_label = _label_of(row)
-        lead = _row_handle(row, row_label)
-        body.append(
-            [
-                lead,
-                *[
-                    _value(key, row.get(key)) if row.get(key) not in (None, "") else ""
-                    for key in columns
-                ],
-            ]
-        )
-    return table(headers, body)
-
-
-def _record_block(row: Mapping[str, Any], label: str) -> str:
-    """A single labelled object: a heading with its handle, its facts, its text and links."""
-    used = {label, *_HANDLES, "id"}
-    facts, texts, links, nested = [], [], [], []
-    for key, value in row.items():
-        if key in used or key in _SKIPPED or not _shown(key, value, in_table=False):
-            continue
-        if _rows_of(value) is not None or isinstance(value, Mapping):
-            nested.append(markdown_of({key: value}))
-        elif key.endswith("url") and isinstance(value, str):
-            links.append(f"{_words(key)} {clean(value, 500)}")
-        elif key == "description" or (isinstance(value, str) and len(value) > CELL_CHARS):
-            texts.append(trimmed(value))
-        elif _scalar(value) or all(_scalar(item) for item in value):
-            facts.append(f"{_words(key)}: {_value(key, value)}")
-    lines = [f"## {_row_handle(row, label)}", " · ".join(facts), *texts, " · ".join(links)]
-    return "\n\n".join(["\n".join(line for line in lines if line), *nested])
-
-
-def markdown_of(document: Any, depth: int = 0) -> str:
-    """Any JSON document as compact Markdown: objects as fact lines, flat rows as tables."""
-    rows = _rows_of(document)
-    if rows is not None:
-        return "\n".join(_rows_lines(rows, depth))
-    if not isinstance(document, Mapping):
-        return clean(document) if document not in (None, "", []) else ""
-    label = _label_of(document)
-    if label is not None:
-        return _record_block(document, label)
-    blocks: list[str] = []
-    facts = []
-    for key, value in document.items():
-        if key in _SKIPPED or value in (None, "", [], {}):
-            continue
-        if (inner := _rows_of(value)) is not None:
-            blocks.append(f"{_words(key)} ({len(inner)}):\n" + "\n".join(_rows_lines(inner, 0)))
-        elif isinstance(value, Mapping):
-            inner_text = markdown_of(value)
-            blocks.append(inner_text if _label_of(value) else f"{_words(key)}:\n{inner_text}")
-        elif _scalar(value) or isinstance(value, list):
-            facts.append(f"{_words(key)}: {_value(key, value)}")
-    if facts:
-        blocks.insert(0, " · ".join(facts))
-    return "\n\n".join(block for block in blocks if block)
-
-
-def generic(call: Call) -> str:
-    """The model as compact Markdown: the fallback of every entry that declares no pieces."""
-    document = call.model.model_dump(mode="json")
-    data = document.get("data")
-    if set(document) - _SKIPPED == {"data"}:
-        return markdown_of(data)
-    return markdown_of({key: value for key, value in document.items() if key != "data"})
-
-
 def of_model(function: Callable[[Any], str]) -> Piece:
     """A piece from a text function of the output model alone (the reading tools')."""
     return lambda call: function(call.model)
@@ -415,9 +255,8 @@ def of_model(function: Callable[[Any], str]) -> Piece:
 
 
 def markdown(call: Call) -> str:
-    """The declared pieces of `call.spec` (or `generic`), joined by blank lines."""
-    pieces = call.spec.text or (generic,)
-    return "\n\n".join(block for piece in pieces if (block := piece(call)))
+    """The declared pieces of `call.spec`, joined by blank lines."""
+    return "\n\n".join(block for piece in call.spec.text if (block := piece(call)))
 
 
 def text_block(call: Call, mode: str, summary: str | None, stale_since: datetime | None) -> str:
@@ -426,7 +265,7 @@ def text_block(call: Call, mode: str, summary: str | None, stale_since: datetime
     `summary` is the entry's hosted-server text (`None`: the JSON dump), used in the
     `summary` mode; `stale_since` is when the oldest stale cache entry used was saved.
     """
-    document = call.model.model_dump(mode="json")
+    document = call.structured
     if mode == "json":
         return compact_json(document)
     if mode == "summary" and call.spec.group == "hosted":
@@ -436,7 +275,12 @@ def text_block(call: Call, mode: str, summary: str | None, stale_since: datetime
 
             text += "\n\n" + stale_notice(stale_since.isoformat())
         return text
-    text, bound = markdown(call), compact_json(document)
+    bound = compact_json(document)
+    try:
+        text = markdown(call)
+    except Exception as exc:  # a rendering fault must not cost the answer: send the JSON
+        logger.warning("text of %s fell back to JSON: %s", call.spec.name, type(exc).__name__)
+        text = bound
     if len(text.encode()) > len(bound.encode()):
         text = bound
     return text if stale_since is None else stale_line(stale_since) + "\n\n" + text

@@ -23,7 +23,6 @@ from pwc_local.server.render import (
     handle,
     id_of,
     ids,
-    markdown_of,
     metric,
     paper_line,
     parameters,
@@ -32,6 +31,7 @@ from pwc_local.server.render import (
     trimmed,
     yes_no,
 )
+from pwc_local.server.render_generic import markdown_of
 
 # -- shared -----------------------------------------------------------------------------------
 

@@ -182,12 +182,10 @@ def tool_result(
         stale_since = freshness.cached_at
         model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
     summary = spec.summary(model, answer) if spec.summary and mode == "summary" else None
-    call = render.Call(spec, model, answer, arguments)
+    call = render.Call(spec, model, answer, arguments, model.model_dump(mode="json"))
+    text = render.text_block(call, mode, summary, stale_since)
     return CallToolResult(
-        content=[
-            TextContent(type="text", text=render.text_block(call, mode, summary, stale_since))
-        ],
-        structured_content=model.model_dump(mode="json"),
+        content=[TextContent(type="text", text=text)], structured_content=call.structured
     )
 
 
