@@ -15,6 +15,7 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -327,3 +328,68 @@ def test_call_prints_the_markdown_and_json_stays_the_structured_result(
     assert json.loads(info.stdout)["paper"]["title"] == (
         "Deep\x1b]8;;http://evil.test\x07Residual\x9b2J"
     )
+
+
+# -- the helpers, on hostile and odd values ------------------------------------------------------
+
+
+def test_table_cells_are_one_line_and_cannot_open_a_column() -> None:
+    from pwc_local.server.render import table
+
+    rendered = table(["Model", "Score"], [["a | b\n| forged | row |", 1], [None, "\x1b[31mred"]])
+    assert rendered.splitlines() == [
+        "| Model | Score |",
+        "|---|---|",
+        "| a \\| b \\| forged \\| row \\| | 1 |",
+        "|  | [31mred |",
+    ]
+
+
+def test_a_call_hint_spells_values_as_printable_json_or_describes_a_long_call() -> None:
+    from pwc_local.server.contract import BY_NAME
+    from pwc_local.server.render import call_hint
+
+    spec = BY_NAME["search_papers"]
+    hint = call_hint(spec, {"query": 'a "b"\x1b\u2028', "limit": 10, "page": 1}, page=2)
+    assert hint == 'search_papers(query="a \\"b\\"\\u001b\\u2028", page=2)'
+    long = call_hint(spec, {"query": "x" * 500, "limit": 3}, page=2)
+    assert long == "search_papers with the same arguments and page=2"
+
+
+def test_ages_in_words() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from pwc_local.server.render import stale_line
+
+    now = datetime(2026, 12, 2, 13, 40, tzinfo=timezone.utc)
+    ages = [timedelta(seconds=30), timedelta(minutes=1), timedelta(hours=3), timedelta(days=3)]
+    lines = [stale_line(now - age, now) for age in ages]
+    assert [line.split(", ")[1] for line in lines] == [
+        "less than a minute old",
+        "1 minute old",
+        "3 hours old",
+        "3 days old",
+    ]
+    assert lines[2].endswith("reached (2026-12-02T10:40:00+00:00).")
+
+
+def test_deep_catalog_json_is_cut_and_a_rendering_fault_sends_the_json() -> None:
+    from pwc_local.server.contract import BY_NAME
+    from pwc_local.server.models import QueryResult
+    from pwc_local.server.render import Call, compact_json, text_block
+    from pwc_local.server.render_generic import DEEPER
+
+    deep: dict[str, Any] = {"name": "leaf"}
+    for level in range(50):
+        deep = {"name": f"level {level}", "child": deep}
+    model = QueryResult(data={"results": [deep, {"name": "other"}]})
+    spec = BY_NAME["list_conferences"]
+    call = Call(spec, model, None, {"year": None}, model.model_dump(mode="json"))
+    text = text_block(call, "markdown", None, None)
+    assert DEEPER in text and "level 49" in text and "leaf" not in text
+
+    def broken(_call: Call) -> str:
+        raise KeyError("a field the piece expected")
+
+    faulty = Call(replace(spec, text=(broken,)), model, None, {}, call.structured)
+    assert text_block(faulty, "markdown", None, None) == compact_json(call.structured)

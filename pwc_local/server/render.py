@@ -138,6 +138,11 @@ def id_of(value: Any) -> str | None:
     return f"id {clean(value, 100)}" if value not in (None, "") else None
 
 
+def paper_ids(arxiv_id: Any, paper_id: Any) -> str:
+    """A paper's identifiers: `1706.03762, id 755` (the catalog ID once, when it is the same)."""
+    return ids(arxiv_id, id_of(paper_id) if paper_id != arxiv_id else None)
+
+
 def handle(name: Any, *values: Any) -> str:
     """`Name (slug, id 7)`: a name with the identifiers a tool takes."""
     shown = ids(*values)
@@ -192,7 +197,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 def paper_line(paper: Any, number: int | None = None) -> str:
     """One paper: title, arXiv ID and catalog ID, first authors, date, citations, code."""
-    facts = [ids(paper.arxiv_id, id_of(paper.id))]
+    facts = [paper_ids(paper.arxiv_id, paper.id)]
     authors = [clean(name, 80) for name in paper.authors[:AUTHORS_SHOWN]]
     if authors:
         facts.append(", ".join(authors) + (" et al." if len(paper.authors) > AUTHORS_SHOWN else ""))

@@ -84,40 +84,51 @@ def _rows_of(value: Any) -> list[Mapping[str, Any]] | None:
     return None
 
 
-def _record_lines(row: Mapping[str, Any], indent: int, depth: int) -> list[str]:
-    """One object as a list item: its label and handle, its fields, then its nested rows."""
-    pad = "  " * indent
-    if depth > MAX_DEPTH:
-        return [f"{pad}- {DEEPER}"]
-    label = _label_of(row)
+def _facts(row: Mapping[str, Any], label: str | None) -> list[str]:
+    """`key: value` for a row's short fields (not its label, IDs, URLs, description, rows)."""
     used = {label, *_HANDLES, "id"} if label else set()
-    facts = [
+    return [
         f"{_words(key)}: {_value(key, value)}"
         for key, value in row.items()
         if key not in used
         and key not in _SKIPPED
-        and _shown(key, value, in_table=False)
+        and _shown(key, value, in_table=True)
         and (_scalar(value) or (isinstance(value, list) and all(map(_scalar, value))))
     ]
-    lines = [f"{pad}- " + " · ".join(part for part in [_row_handle(row, label), *facts] if part)]
-    for key, value in row.items():
-        if key in _SKIPPED:
-            continue
-        if (rows := _rows_of(value)) is not None:
-            lines.append(f"{pad}  {_words(key)}:")
-            lines += _rows_lines(rows, indent + 1, depth + 1)
-        elif isinstance(value, Mapping) and value:
-            lines.append(f"{pad}  {_words(key)}:")
-            lines += _record_lines(value, indent + 1, depth + 1)
+
+
+def _line(row: Mapping[str, Any]) -> str:
+    label = _label_of(row)
+    return " · ".join(part for part in [_row_handle(row, label), *_facts(row, label)] if part)
+
+
+def _rows_lines(rows: Sequence[Mapping[str, Any]], depth: int) -> list[str]:
+    """Flat rows as a table (one row: a list item); rows holding rows as headed sections.
+
+    Areas > tasks > benchmarks becomes `### Area`, `#### Task`, then a table of the
+    task's benchmarks.
+    """
+    if depth > MAX_DEPTH:
+        return [DEEPER]
+    nested = any(
+        isinstance(value, Mapping) or _rows_of(value) is not None
+        for row in rows
+        for value in row.values()
+    )
+    if not nested:
+        return [_rows_table(rows) if len(rows) > 1 else "- " + _line(rows[0])]
+    lines = []
+    for row in rows:
+        lines.append("#" * min(3 + depth, 6) + " " + _line(row))
+        for key, value in row.items():
+            if key in _SKIPPED:
+                continue
+            if (inner := _rows_of(value)) is not None:
+                lines += _rows_lines(inner, depth + 1)
+            elif isinstance(value, Mapping) and value:
+                lines.append(f"{_words(key)}:")
+                lines += _rows_lines([value], depth + 1)
     return lines
-
-
-def _rows_lines(rows: Sequence[Mapping[str, Any]], indent: int, depth: int) -> list[str]:
-    """Rows as a table when they are flat and not indented, else as list items."""
-    nested = any(_rows_of(value) is not None for row in rows for value in row.values())
-    if nested or indent > 0 or len(rows) == 1:
-        return [line for row in rows for line in _record_lines(row, indent, depth)]
-    return [_rows_table(rows)]
 
 
 def _rows_table(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -172,7 +183,7 @@ def markdown_of(document: Any, depth: int = 0) -> str:
         return DEEPER
     rows = _rows_of(document)
     if rows is not None:
-        return "\n".join(_rows_lines(rows, 0, depth))
+        return "\n".join(_rows_lines(rows, depth))
     if not isinstance(document, Mapping):
         return clean(document) if document not in (None, "", []) else ""
     label = _label_of(document)

@@ -2,8 +2,10 @@
 
 Each is a function of a `render.Call` to a block of text (or `None`), built from the
 helpers in `render`; a factory (`next_page("page")`) takes what differs between the
-tools that share a piece. The output models they read are the tools' own
-(`models.py`, `library_models.py`), so a piece never guesses at a field.
+tools that share a piece. A tool's own piece reads the fields of its output model
+(`models.py`); the shared ones (`next_page`, `note`) read what their models have in
+common, and `data`'s `next_page` for a catalog payload. The library tools' pieces are
+with their models (`library_models.py`).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from pwc_local.server.render import (
     entity,
     handle,
     id_of,
-    ids,
+    literal,
     metric,
+    paper_ids,
     paper_line,
     parameters,
     plural,
@@ -65,19 +68,26 @@ def note(call: Call) -> str | None:
     return "\n".join(lines) or None
 
 
-def data(noun: str, nouns: str | None = None) -> Piece:
-    """A `QueryResult`'s catalog `data` as Markdown, after a count of its rows."""
+def data(noun: str, group: str = "area") -> Piece:
+    """A `QueryResult`'s catalog `data` as Markdown, after a count of its rows.
+
+    Rows that hold rows of their own are counted as `group`s (tasks grouped by area).
+    """
 
     def piece(call: Call) -> str:
         document = call.model.data
         rows = document.get("results") if isinstance(document, dict) else document
         if isinstance(rows, list):
             total = document.get("count") if isinstance(document, dict) else None
-            head = plural(len(rows), noun, nouns)
+            grouped = any(
+                isinstance(row, dict) and any(isinstance(v, list | dict) for v in row.values())
+                for row in rows
+            )
+            head = plural(len(rows), group if grouped else noun)
             if isinstance(total, int) and total != len(rows):
                 head += f" of {total:,}"
             if not rows:
-                return f"No {nouns or noun + 's'} found."
+                return f"No {noun}s found."
             return f"{head}:\n\n{markdown_of(rows)}"
         return markdown_of(document)
 
@@ -102,7 +112,7 @@ def paper_info(call: Call) -> str:
     """`get_paper_info`: the paper's facts, abstract, tasks, methods, code and resources."""
     result = call.model
     paper = result.paper
-    facts = [ids(paper.arxiv_id, id_of(paper.id))]
+    facts = [paper_ids(paper.arxiv_id, paper.id)]
     if paper.published:
         facts.append(clean(paper.published, 40))
     if paper.citation_count is not None:
@@ -275,7 +285,7 @@ def task(call: Call) -> str:
             f"Benchmarks, by trend ({len(detail.benchmarks)}):\n"
             + table(["Benchmark", "Full name", "Papers"], rows)
             + "\nLeaderboard: "
-            + call_hint(_tool(call, "get_benchmark"), {}, benchmark=first.slug or first.name)
+            + f"get_benchmark(benchmark={literal(first.slug or first.name)})"
             + "."
         )
     return "\n\n".join(blocks)
@@ -304,7 +314,7 @@ def benchmarks(call: Call) -> str:
     """`list_benchmarks`: the flat page as a table, a grouped answer as its tree."""
     page = call.model
     if call.answer.grouped:
-        return markdown_of(page.data) or "No benchmarks found."
+        return data("benchmark")(call) or "No benchmarks found."
     if not page.items:
         return "No benchmarks found."
     rows = [
@@ -322,9 +332,3 @@ def benchmarks(call: Call) -> str:
 
 def benchmark_notes(call: Call) -> str | None:
     return "\n".join(f"Note: {clean(text, 500)}" for text in call.answer.notes) or None
-
-
-def _tool(call: Call, name: str) -> Any:
-    from pwc_local.server.contract import BY_NAME
-
-    return BY_NAME[name]
