@@ -246,6 +246,8 @@ def test_a_reference_cannot_forge_a_line_nor_a_title_reach_the_text_raw(
         assert "\x1b" not in text and "\x9b" not in text
         assert not any(line.startswith("Injected line") for line in text.splitlines()), name
     assert "Evil [2J ]0;pwned Title Injected line 31m end" in results[1].content[0].text
+    links = [item for item in results[1].content[1:] if item.type == "resource_link"]
+    assert links and all(link.title.isprintable() for link in links)
 
 
 # -- through the installed server and the command line ------------------------------------------
