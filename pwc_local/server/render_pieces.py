@@ -175,27 +175,39 @@ def _metric_columns(rows: Sequence[Any]) -> list[str]:
 
 
 ARROWS = {"higher": " ↑", "lower": " ↓"}
+# Row fields with a column when any row of the table has them (header, field).
+OPTIONAL_COLUMNS = (
+    ("Benchmark", "benchmark"),  # rows of get_paper_info's legacy evaluations
+    ("Protocol", "evaluation_protocol"),
+    ("Shots", "shots"),
+)
 
 
 def leaderboard_table(
     rows: Sequence[Any], *, with_paper: bool = True, directions: dict[str, str] | None = None
 ) -> str:
-    """Evaluation rows: rank, model, the most reported metrics, size, openness, paper.
+    """Evaluation rows: rank, model, the most reported metrics, protocol, size, openness, paper.
 
     `directions` (metric name -> higher/lower) marks the metric columns with an arrow.
     """
     columns = _metric_columns(rows)
     arrows = directions or {}
     others = any(set(row.metrics) - set(columns) for row in rows)
-    tasks = {getattr(row, "task", None) for row in rows}
-    with_task = len(tasks) > 1 or not with_paper
+    with_task = len({getattr(row, "task", None) for row in rows}) > 1 or not with_paper
+    optional = [
+        (header, name)
+        for header, name in OPTIONAL_COLUMNS
+        if any(getattr(row, name, None) not in (None, "") for row in rows)
+    ]
     headers = ["#", "Model", *(["Task"] if with_task else [])]
+    headers += [header for header, _ in optional]
     headers += [clean(name, 80) + ARROWS.get(arrows.get(name, ""), "") for name in columns]
     headers += [*(["Other metrics"] if others else []), "Parameters", "Open"]
     headers += ["Paper"] if with_paper else []
     body = []
     for row in rows:
         cells: list[Any] = [row.best_rank, row.model_name, *([row.task] if with_task else [])]
+        cells += [clean(getattr(row, name, None), 80) for _, name in optional]
         cells += [metric(row.metrics.get(name)) if name in row.metrics else "" for name in columns]
         if others:
             rest = [f"{name} {metric(v)}" for name, v in row.metrics.items() if name not in columns]
