@@ -211,6 +211,12 @@ def test_result_text_setting_is_validated_like_the_others(tmp_path: Path) -> Non
     assert load_settings(environ={}, config_file=config).result_text == "summary"
     with pytest.raises(ConfigError, match=r"result_text .* not one of markdown, summary, json"):
         load_settings(environ={"PWC_MCP_LOCAL_RESULT_TEXT": "html"})
+    # `install CLIENT --env` checks an entry's environment with the same loader.
+    from pwc_local.clients.entry import server_env_problems
+
+    assert server_env_problems({"PWC_MCP_LOCAL_RESULT_TEXT": "json"}) == []
+    [problem] = server_env_problems({"PWC_MCP_LOCAL_RESULT_TEXT": "html"})
+    assert problem.startswith("invalid result_text from environment PWC_MCP_LOCAL_RESULT_TEXT")
 
 
 # -- hostile text ----------------------------------------------------------------------------

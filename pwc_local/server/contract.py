@@ -185,11 +185,12 @@ def _papers(answer: Any, _arguments: Arguments) -> PaperPage:
     return projections.paper_page(answer)
 
 
-# The Markdown of every paper listing, and of every `QueryResult` tool's catalog rows.
+# The text of every paper listing (`PaperPage`).
 PAPERS = (piece.papers, piece.note, piece.next_page())
 
 
 def _rows(noun: str) -> tuple[Piece, ...]:
+    """The text of a catalog listing kept as it came (`QueryResult.data`): rows of `noun`s."""
     return (piece.data(noun), piece.next_page())
 
 
