@@ -12,7 +12,6 @@ to forge a line, a catalog title full of control characters and escapes.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
@@ -327,7 +326,8 @@ def test_call_prints_the_markdown_and_json_stays_the_structured_result(
     shown = _run_cli(home, "call", "get_benchmark", "benchmark=imagenet-1k", "limit=5")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("## ImageNet-1k (imagenet-1k, id 72)\n")
-    assert re.search(r"^\| 1 \| ViT-H/14 \| 88\.55 \|", shown.stdout, re.M), shown.stdout
+    row = "| 1 | ViT-H/14 | Fine-tuned at 518px | 88.55 | 632.0 | 98.6% | 632M | yes | An Image"
+    assert row in shown.stdout.splitlines()[5], shown.stdout
     assert 'Next page: get_benchmark(benchmark="imagenet-1k", page=2, limit=5).' in shown.stdout
     info = _run_cli(home, "call", "get_paper_info", "paper=1512.03385", "--json")
     assert info.returncode == 0, info.stderr

@@ -178,15 +178,14 @@ ARROWS = {"higher": " ↑", "lower": " ↓"}
 # Row fields with a column when any row of the table has them (header, field).
 OPTIONAL_COLUMNS = (
     ("Benchmark", "benchmark"),  # rows of get_paper_info's legacy evaluations
-    ("Protocol", "evaluation_protocol"),
-    ("Shots", "shots"),
+    ("Protocol", "evaluation_protocol"),  # says the shots too, when there are any
 )
 
 
 def leaderboard_table(
     rows: Sequence[Any], *, with_paper: bool = True, directions: dict[str, str] | None = None
 ) -> str:
-    """Evaluation rows: rank, model, the most reported metrics, protocol, size, openness, paper.
+    """Evaluation rows: rank, model, protocol, the most reported metrics, size, openness, paper.
 
     `directions` (metric name -> higher/lower) marks the metric columns with an arrow.
     """
