@@ -327,7 +327,7 @@ def test_call_prints_the_markdown_and_json_stays_the_structured_result(
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("## ImageNet-1k (imagenet-1k, id 72)\n")
     row = "| 1 | ViT-H/14 | Fine-tuned at 518px | 88.55 | 632.0 | 98.6% | 632M | yes | An Image"
-    assert row in shown.stdout.splitlines()[5], shown.stdout
+    assert shown.stdout.splitlines()[6].startswith(row), shown.stdout
     assert 'Next page: get_benchmark(benchmark="imagenet-1k", page=2, limit=5).' in shown.stdout
     info = _run_cli(home, "call", "get_paper_info", "paper=1512.03385", "--json")
     assert info.returncode == 0, info.stderr
