@@ -9,6 +9,7 @@ the name does not say enough.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -187,9 +188,10 @@ def search_text(call: Call) -> str:
         title = clean(hit.title)
         if section.startswith(title + " > "):
             section = section[len(title) + 3 :]
+        # A quote that starts at its section's heading need not say the heading again.
+        heading = re.escape(section.rsplit(" > ", 1)[-1])
+        quote = re.sub(rf"^#{{1,6}} {heading} ", "", clean(hit.quote, 400))
         cursor = f" · cursor {clean(hit.cursor, 2000)}" if hit.cursor else " · from the start"
-        lines.append(
-            f"- {section or '(before the first heading)'}: {clean(hit.quote, 400)}{cursor}"
-        )
+        lines.append(f"- {section or '(before the first heading)'}: {quote}{cursor}")
     lines.append('Read on at a passage: read_paper(paper="<its paper>", cursor="<its cursor>").')
     return "\n".join(lines)
