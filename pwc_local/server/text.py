@@ -42,7 +42,7 @@ INSTRUCTIONS = """\
 its benchmarks; ranks only hold within their own task scope.
 - read_paper returns Markdown in chunks: pass back next_cursor (with the same paper) until it \
 is null.
-- structuredContent holds every field; the text block may trim long text.
+- structuredContent is complete; the text block may trim long text.
 - "Official implementation" is the catalog's own designation, not verified; an evaluation's \
 is_open may be null when nobody recorded it."""
 
