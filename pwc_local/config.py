@@ -34,6 +34,10 @@ DEFAULT_CACHE_SIZE = 1024**3
 DEFAULT_CURSOR_TTL = 24 * 3600
 DEFAULT_TOOLS = "all"
 DEFAULT_OUTAGE_HOLD = 60.0
+DEFAULT_RESULT_TEXT = "markdown"
+# What a tool result's text block holds (server/render.py): the data as Markdown, the
+# hosted server's short templates, or the compact JSON of `structuredContent`.
+RESULT_TEXTS = ("markdown", "summary", "json")
 CONFIG_FILE_NAME = "mcp-local.toml"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -51,6 +55,7 @@ ENV_NAMES = {
     "cursor_ttl": ENV_PREFIX + "CURSOR_TTL",
     "tools": ENV_PREFIX + "TOOLS",
     "outage_hold": ENV_PREFIX + "OUTAGE_HOLD",
+    "result_text": ENV_PREFIX + "RESULT_TEXT",
 }
 ENV_CONFIG_FILE = ENV_PREFIX + "CONFIG"
 
@@ -79,6 +84,7 @@ class Settings:
     cursor_ttl: int = DEFAULT_CURSOR_TTL
     tools: str = DEFAULT_TOOLS
     outage_hold: float = DEFAULT_OUTAGE_HOLD
+    result_text: str = DEFAULT_RESULT_TEXT
     config_file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -311,6 +317,17 @@ def parse_outage_hold(raw: Any) -> float:
     return value
 
 
+def parse_result_text(raw: Any) -> str:
+    """What the text block of a tool result holds: `markdown`, `summary` or `json`."""
+    value = str(raw).strip().lower()
+    if value not in RESULT_TEXTS:
+        raise ConfigError(
+            f"{str(raw)[:64]!r} is not one of {', '.join(RESULT_TEXTS)} (markdown: the data as "
+            "Markdown; summary: the hosted server's short text; json: the structured result)"
+        )
+    return value
+
+
 _TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
@@ -360,4 +377,5 @@ _PARSERS = {
     "cursor_ttl": parse_cursor_ttl,
     "tools": parse_tools,
     "outage_hold": parse_outage_hold,
+    "result_text": parse_result_text,
 }

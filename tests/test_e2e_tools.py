@@ -60,7 +60,13 @@ class Session(LiveSession):
         return self.message(name, result)
 
 
-session, fresh_fake = module_session(Session, "home", PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS))
+# The text assertions below are the hosted server's templates: the `summary` mode.
+session, fresh_fake = module_session(
+    Session,
+    "home",
+    PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS),
+    PWC_MCP_LOCAL_RESULT_TEXT="summary",
+)
 
 
 def _raw(session: Session, path: str) -> Any:

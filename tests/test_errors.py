@@ -522,9 +522,10 @@ def test_stale_answers_are_labelled(tmp_path: Path) -> None:
             "stale": True,
             "cached_at": "2026-05-01T12:30:00+00:00",
         }
-        assert _text(stale).endswith(
-            "This answer comes from the local cache saved at 2026-05-01T12:30:00+00:00, "
-            "because the Papers With Code catalog could not be reached."
+        first_line = _text(stale).split("\n", 1)[0]
+        assert first_line.startswith("From the local cache, ")
+        assert first_line.endswith(
+            " old, because the catalog could not be reached (2026-05-01T12:30:00+00:00)."
         )
         catalog.fail_with(None)
         fresh = await client.call_tool("list_frameworks", {})

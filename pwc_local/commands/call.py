@@ -4,9 +4,10 @@ Both build the very server that `serve` runs and go through its public entry poi
 (`call_tool`, `list_tools`), so a call here takes the same path as a `tools/call`
 from an MCP client: the same schema validation, cache, error codes and text.
 
-`call` prints the tool's text summary (or, with `--json`, its structured result) on
-stdout and exits 0; a tool error prints its `code: sentence` line on stderr and
-exits 1; arguments that cannot be read exit 2 (usage).
+`call` prints the tool's text block, the Markdown a model reads (or, with `--json`,
+its structured result), on stdout and exits 0; a tool error prints its
+`code: sentence` line on stderr and exits 1; arguments that cannot be read exit 2
+(usage).
 """
 
 from __future__ import annotations
@@ -112,8 +113,10 @@ def call(
         click.echo(_tool_error_line(tool, text), err=True)
         sys.exit(1)
     if as_json:
-        document = outcome.structured_content
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        from pwc_local.server.render import printable_json
+
+        # The same JSON as ever; a control character in catalog text arrives escaped.
+        click.echo(printable_json(outcome.structured_content, indent=2))
         return
     for item in outcome.content:
         if getattr(item, "type", None) == "text":

@@ -34,6 +34,7 @@ from pydantic import Field
 
 from pwc_local.catalog.limits import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.server import library_models, links, projections, reading_results, text
+from pwc_local.server import render_pieces as piece
 from pwc_local.server.models import (
     BenchmarkPage,
     BenchmarkResult,
@@ -47,6 +48,8 @@ from pwc_local.server.models import (
     TaskResult,
     ToolOutput,
 )
+from pwc_local.server.render import Piece, of_model
+from pwc_local.server.render_generic import generic
 
 Group = Literal["hosted", "library", "reading"]
 Arguments = Mapping[str, Any]
@@ -146,8 +149,12 @@ class ToolSpec:
       the runtime services named in `needs` and the parameters with `query=True`;
     * `project(answer, arguments)`: the output model, from the query's answer and
       the validated arguments (defaults filled in);
-    * `summary(model, answer)`: the text block; `None` (the field or the return
-      value) means the model's JSON dump, as the hosted server sends;
+    * `text`: the pieces of the text block in the default `markdown` mode
+      (`render`, `render_pieces`); by default `generic`, the model as Markdown;
+    * `summary(model, answer)`: the text block of a hosted tool in the `summary`
+      mode, the hosted server's template; `None` (the field or the return value)
+      means the model's JSON dump, as the hosted server sends (local tools have no
+      hosted text to match: their `summary` mode is their Markdown);
     * `links(model)`: the papers the result names, which then get `resource_link`
       items after the text block (`pwc_local.server.links`).
     """
@@ -160,6 +167,7 @@ class ToolSpec:
     project: Callable[[Any, Arguments], ToolOutput]
     description: str
     summary: Callable[[Any, Any], str | None] | None = None
+    text: tuple[Piece, ...] = (generic,)
     needs: tuple[str, ...] = ("catalog",)
     annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
     links: Callable[[Any], list[links.PaperLink]] | None = None
@@ -177,6 +185,15 @@ def _data(answer: Any, _arguments: Arguments) -> QueryResult:
 
 def _papers(answer: Any, _arguments: Arguments) -> PaperPage:
     return projections.paper_page(answer)
+
+
+# The text of every paper listing (`PaperPage`).
+PAPERS = (piece.papers, piece.note, piece.next_page())
+
+
+def _rows(noun: str) -> tuple[Piece, ...]:
+    """The text of a catalog listing kept as it came (`QueryResult.data`): rows of `noun`s."""
+    return (piece.data(noun), piece.next_page())
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -197,6 +214,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=_papers,
         summary=lambda page, _: text.found_papers(page),
+        text=PAPERS,
         links=links.page_links,
         description=(
             "Search papers by title, topic, author or arXiv ID, for broad discovery. For best / "
@@ -223,6 +241,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             repo_limit=a["repo_limit"],
         ),
         summary=lambda result, _: text.paper_info(result),
+        text=(piece.paper_info, piece.note),
         links=links.info_links,
         description=(
             "Compact metadata of one paper; its code list starts with official repositories. "
@@ -240,6 +259,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=EvaluationPage,
         project=lambda answer, a: projections.evaluation_page(a["paper"], a["page"], answer),
         summary=lambda result, _: text.paper_evaluations(result),
+        text=(piece.paper_evaluations, piece.next_page()),
         description=(
             "One page of a paper's benchmark results with protocol, source, openness and "
             "task-scoped ranks. " + _PAPER
@@ -254,6 +274,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperReadResult,
         project=lambda answer, _: projections.paper_read(answer),
         summary=lambda result, _: text.paper_markdown(result),
+        text=(of_model(text.paper_markdown),),
         description=(
             "Stored Markdown of a paper, in chunks: while truncated, call again with the same "
             "paper and the last next_cursor; omit cursor to start over. Papers outside the "
@@ -284,6 +305,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=PaperPage,
         project=_papers,
+        text=PAPERS,
         links=links.page_links,
         description=(
             "List papers filtered by exact catalog associations (task, method, conference, "
@@ -297,6 +319,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(Param("limit", Limit, 10),),
         output=PaperPage,
         project=_papers,
+        text=PAPERS,
         description="Papers most recently added to the catalog.",
     ),
     ToolSpec(
@@ -310,6 +333,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=PaperPage,
         project=_papers,
+        text=PAPERS,
         description="Trending papers, ranked by repository velocity.",
     ),
     ToolSpec(
@@ -320,6 +344,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=lambda answer, _: projections.related_page(answer),
         summary=lambda page, _: page.note,
+        text=PAPERS,
         description=(
             "Catalog papers related to one paper. For a paper outside the catalog: catalog "
             "search hits for its public title, with a note and available_at links. " + _PAPER
@@ -332,6 +357,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(Param("paper", Reference),),
         output=PaperLineageResult,
         project=lambda answer, _: projections.lineage(answer),
+        text=(piece.lineage,),
         description=(
             "Predecessor and successor papers the catalog links explicitly to one paper. " + _PAPER
         ),
@@ -347,6 +373,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             answer, benchmark_limit=a["benchmark_limit"]
         ),
         summary=lambda result, _: text.task(result),
+        text=(piece.task,),
         description=(
             "One task by exact name, slug or ID: hierarchy and its benchmarks ranked by trend. "
             "Start here for best / state-of-the-art questions, then call get_benchmark."
@@ -369,6 +396,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=QueryResult,
         project=_data,
+        text=_rows("task"),
         description=(
             "List or filter research tasks, or (group_by_area) the visible top-level taxonomy "
             "grouped by area."
@@ -382,6 +410,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=MethodResult,
         project=lambda answer, _: projections.method_result(answer),
         summary=lambda result, _: text.method(result),
+        text=(piece.method,),
         description="One method by name, full name, slug, ID or common alias.",
     ),
     ToolSpec(
@@ -403,6 +432,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=QueryResult,
         project=_data,
+        text=_rows("method"),
         description="List or filter methods.",
     ),
     ToolSpec(
@@ -421,6 +451,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(Param("year", int | None, None),),
         output=QueryResult,
         project=_data,
+        text=_rows("conference"),
         description="Conferences with imported papers, optionally for one year.",
     ),
     ToolSpec(
@@ -439,6 +470,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(Param("featured_only", bool, False),),
         output=QueryResult,
         project=_data,
+        text=_rows("organization"),
         description="List organizations; featured_only keeps curated featured ones.",
     ),
     ToolSpec(
@@ -461,6 +493,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=QueryResult,
         project=_data,
+        text=_rows("framework"),
         description="List frameworks, filtered by domain, category or platform.",
     ),
     # -- benchmarks -------------------------------------------------------------------------
@@ -485,6 +518,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             answer.payload, page=a["page"], metric_note=answer.metric_note
         ),
         summary=lambda result, _: text.benchmark(result),
+        text=(piece.benchmark, piece.metric_note, piece.next_page()),
         description=(
             "One benchmark by exact name with its leaderboard. max_parameters (e.g. 4B) drops "
             "larger models; sort_metric orders rows; require_metrics, minimum_metrics, "
@@ -521,6 +555,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             answer.payload, grouped=answer.grouped, next_page=answer.next_page
         ),
         summary=lambda page, answer: text.benchmark_list(page, list(answer.notes)),
+        text=(piece.benchmarks, piece.benchmark_notes, piece.next_page()),
         description=(
             "Benchmarks: a task's benchmarks in trend order (task), a filtered listing, or "
             "grouped by area and task (group_by_area, area). Trend order needs task; area is "
@@ -542,7 +577,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=library_models.SavePapersResult,
         project=library_models.saved_result,
-        summary=library_models.saved_text,
+        text=(library_models.saved_text,),
         links=links.row_links,
         description=(
             "Save papers (up to 25 references) for offline use: metadata, full Markdown and "
@@ -565,7 +600,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(Param("page", Page, 1), Param("limit", Limit, 10)),
         output=library_models.LibraryPage,
         project=library_models.library_page,
-        summary=library_models.library_text,
+        text=(library_models.library_text, piece.next_page()),
         links=links.row_links,
         description="Saved papers (readable offline), most recently saved first.",
         annotations=ToolAnnotations(
@@ -587,7 +622,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=library_models.LibrarySearchResult,
         project=library_models.search_result,
-        summary=library_models.search_text,
+        text=(library_models.search_text,),
         links=links.row_links,
         description=(
             "Full-text search (offline, BM25) over saved papers and papers read before: each "
@@ -609,7 +644,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(Param("paper", Reference),),
         output=reading_results.PaperOutlineResult,
         project=reading_results.paper_outline,
-        summary=reading_results.outline_text,
+        text=(of_model(reading_results.outline_text),),
         description=(
             "A paper's section tree (id, level, heading, byte offset and length), to read only "
             "the sections you need with read_paper_section."
@@ -627,7 +662,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=reading_results.PaperSectionResult,
         project=reading_results.paper_section,
-        summary=reading_results.section_text,
+        text=(of_model(reading_results.section_text),),
         description=(
             "One section of a paper's Markdown, subsections included, at most max_bytes; if "
             "truncated, read_paper(paper, cursor=next_cursor) reads on."
@@ -643,7 +678,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         output=reading_results.CitationResult,
         project=reading_results.citation,
-        summary=reading_results.citation_text,
+        text=(of_model(reading_results.citation_text),),
         description=(
             "A paper's citation as BibTeX, RIS or CSL-JSON, also for papers outside the "
             "catalog (e.g. by DOI)."

@@ -1,19 +1,22 @@
 """Output models, projections and text of the library tools (save, list, search).
 
 Kept apart from `models.py` (the hosted tools' contract) so the local additions
-are visibly local. Every schema here ends up in `tools/list`, which the three
+are visibly local. Their text (every mode but `json`) is the Markdown of the pieces
+at the end. Every schema here ends up in `tools/list`, which the three
 tools may grow by at most 6,000 bytes, so fields carry descriptions only where
 the name does not say enough.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any, Literal
 
 from pydantic import Field
 
 from pwc_local.server.models import ToolOutput, _Strict
+from pwc_local.server.render import Call, clean, count_of, handle, plural
 
 
 class SavedRow(_Strict):
@@ -129,40 +132,66 @@ def search_result(answer: Any, _arguments: Any = None) -> LibrarySearchResult:
     )
 
 
-# -- text blocks -----------------------------------------------------------------------
+# -- text: the pieces of their Markdown (render.py) ---------------------------------------
 
 
-def saved_text(result: SavePapersResult, _answer: Any = None) -> str:
+def saved_text(call: Call) -> str:
+    result = call.model
     lines = [f"Saved {result.saved}, already saved {result.already_saved}, failed {result.failed}."]
     for row in result.results:
-        if row.error:
-            lines.append(f"- {row.reference}: {row.error}")
+        if row.status == "failed":
+            lines.append(f"- {literal_reference(row.reference)}: {clean(row.error, 600)}")
         else:
-            lines.append(f"- {row.paper}: {row.title} ({row.status})")
+            size = (
+                f", {count_of(row.markdown_bytes)} bytes of Markdown" if row.markdown_bytes else ""
+            )
+            lines.append(f"- {handle(row.title or row.paper, row.paper)}: {row.status}{size}")
     if result.saved or result.already_saved:
         lines.append("Saved papers answer read_paper, get_paper_info and search_library offline.")
     return "\n".join(lines)
 
 
-def library_text(result: LibraryPage, _answer: Any = None) -> str:
-    if not result.count:
+def literal_reference(reference: str) -> str:
+    """A caller's reference quoted, cleaned and bounded: it never reads as a line of ours."""
+    return f'"{clean(reference, 120)}"'
+
+
+def library_text(call: Call) -> str:
+    page = call.model
+    if not page.count:
         return "The library is empty; save papers with save_papers."
-    lines = [f"{result.count} saved papers (page {result.page}):"]
-    lines += [f"- {row.paper}: {row.title}" for row in result.results]
-    if result.next_page:
-        lines.append(f"More: page={result.next_page}.")
-    return "\n".join(lines)
+    head = f"{plural(page.count, 'saved paper')} (page {page.page}):"
+    rows = [
+        f"- {handle(row.title, row.paper)} · saved {clean(row.saved_at, 40)}"
+        + ("" if row.in_catalog else " · outside the catalog")
+        for row in page.results
+    ]
+    return "\n".join([head, *rows])
 
 
-def search_text(result: LibrarySearchResult, _answer: Any = None) -> str:
+def search_text(call: Call) -> str:
+    """`search_library`: hits grouped by paper, each with its section, quote and cursor."""
+    result = call.model
     if not result.count:
         return (
             "No passage of a saved or previously read paper matches; save papers with "
             "save_papers, or use search_papers to search the catalog."
         )
-    lines = [f"{result.count} passages:"]
+    lines = [f"{plural(result.count, 'passage')} for {literal_reference(result.query)}:"]
+    current = None
     for hit in result.results:
-        where = f" — {hit.section}" if hit.section else ""
-        lines.append(f"- {hit.paper} {hit.title}{where}: {hit.quote}")
-    lines.append("Continue reading at a passage: read_paper(paper, cursor) with its cursor.")
+        if hit.paper != current:
+            current = hit.paper
+            kind = "saved" if hit.saved else "read before"
+            lines.append(f"### {handle(hit.title, hit.paper)}, {kind}")
+        section = clean(hit.section, 300)
+        title = clean(hit.title)
+        if section.startswith(title + " > "):
+            section = section[len(title) + 3 :]
+        # A quote that starts at its section's heading need not say the heading again.
+        heading = re.escape(section.rsplit(" > ", 1)[-1])
+        quote = re.sub(rf"^#{{1,6}} {heading} ", "", clean(hit.quote, 400))
+        cursor = f" · cursor {clean(hit.cursor, 2000)}" if hit.cursor else " · from the start"
+        lines.append(f"- {section or '(before the first heading)'}: {quote}{cursor}")
+    lines.append('Read on at a passage: read_paper(paper="<its paper>", cursor="<its cursor>").')
     return "\n".join(lines)

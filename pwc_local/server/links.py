@@ -27,6 +27,8 @@ from urllib.parse import quote
 
 from mcp_types import ResourceLink
 
+from pwc_local.safe_text import one_line
+
 MAX_LINKED_PAPERS = 25
 MAX_TITLE_CHARS = 200
 JSON = "application/json"
@@ -97,11 +99,13 @@ async def resource_links(
             continue
         seen.add(paper.key)
         segment = quote(paper.key, safe="")
-        title = " ".join(paper.title.split())[:MAX_TITLE_CHARS] or paper.key
+        # Catalog text a client shows: through the one sanitiser (no escapes, one line).
+        shown = one_line(paper.key, MAX_TITLE_CHARS)
+        title = one_line(paper.title, MAX_TITLE_CHARS) or shown
         links.append(
             ResourceLink(
                 uri=f"pwc://papers/{segment}",
-                name=f"paper-info {paper.key}",
+                name=f"paper-info {shown}",
                 title=title,
                 description="The paper's catalog metadata.",
                 mime_type=JSON,
@@ -111,7 +115,7 @@ async def resource_links(
             links.append(
                 ResourceLink(
                     uri=f"pwc://papers/{segment}/markdown",
-                    name=f"paper-markdown {paper.key}",
+                    name=f"paper-markdown {shown}",
                     title=f"{title} (Markdown)",
                     description="The paper's full stored Markdown.",
                     mime_type=MARKDOWN,

@@ -3,8 +3,8 @@
 `get_paper_outline`, `read_paper_section` and `cite_paper` (declared in the contract
 table, group `reading`) return these models as `structuredContent`. Their text blocks
 are written for a model that reads only text: the outline as an indented list with
-sizes, the section's Markdown once (not a second JSON copy, as `read_paper` does),
-and the citation document itself.
+sizes (headings and title through the sanitiser), the section's Markdown once (not a
+second JSON copy, as `read_paper` does), and the citation document itself.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pwc_local.config import format_size
 from pwc_local.server.models import ToolOutput, _Strict
+from pwc_local.server.render import clean, printable_block
 
 # The models carry no docstrings or field descriptions on purpose: they would be
 # repeated in every session's tools/list (the budget of issue 9 is 4,000 bytes for the
@@ -107,11 +108,11 @@ def citation(answer: Any, _arguments: Any = None) -> CitationResult:
 def outline_text(result: PaperOutlineResult, _answer: Any = None) -> str:
     """`Outline of <paper> (<size>): ` then one indented line per section."""
     size = format_size(result.size)
-    lines = [f"Outline of {result.title or result.paper} ({result.paper}, {size}):"]
+    lines = [f"Outline of {clean(result.title or result.paper)} ({clean(result.paper)}, {size}):"]
     for section in result.sections:
         indent = "  " * max(section.level - 1, 0)
         lines.append(
-            f"{indent}- {section.id} {section.heading} "
+            f"{indent}- {section.id} {clean(section.heading)} "
             f"[offset {section.offset}, {format_size(section.length)}]"
         )
     lines.append("Read one with read_paper_section(paper, section=<id>).")
@@ -130,4 +131,5 @@ def section_text(result: PaperSectionResult, _answer: Any = None) -> str:
 
 
 def citation_text(result: CitationResult, _answer: Any = None) -> str:
-    return result.citation
+    """The citation document itself, each line through the sanitiser."""
+    return printable_block(result.citation)

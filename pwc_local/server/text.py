@@ -1,15 +1,18 @@
 """Words the model reads: server identity and instructions, result summaries.
 
 Everything here is sent to a language model, either once per session
-(`instructions`) or with every result (summaries), so it is short on purpose. The
-summary templates follow the hosted server's literally (its per-tool text
-templates), so clients that read the text block see what they are used to. Tool
+(`instructions`) or with every result, so it is short on purpose. The summary
+templates follow the hosted server's literally (its per-tool text templates): they
+are the text block in the `result_text = "summary"` mode, for clients that expect
+exactly the hosted server's text; the default Markdown is `render.py`'s. Tool
 and parameter descriptions live with their tool in `contract.py`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from pwc_local.safe_text import one_line
 
 if TYPE_CHECKING:  # the server's identity is read before `initialize`; the models are not
     from pwc_local.server.models import (
@@ -39,11 +42,16 @@ INSTRUCTIONS = """\
 its benchmarks; ranks only hold within their own task scope.
 - read_paper returns Markdown in chunks: pass back next_cursor (with the same paper) until it \
 is null.
-- Data is in structuredContent; the text block is a short summary.
+- structuredContent is complete; the text block may trim long text.
 - "Official implementation" is the catalog's own designation, not verified; an evaluation's \
 is_open may be null when nobody recorded it."""
 
-# -- summaries (the hosted server's templates, literally) --------------------------------
+# -- summaries (the hosted server's templates, literally; the `summary` mode) ------------
+
+
+def _line(text: str) -> str:
+    # Catalog text in a template: one printable line (issue 22), else as the hosted server.
+    return one_line(text, 1000, cut="…")
 
 
 def _next(next_page: int | None) -> str:
@@ -57,9 +65,9 @@ def found_papers(page: PaperPage) -> str:
 def paper_info(result: PaperInfoResult) -> str:
     paper = result.paper
     if not result.in_catalog:
-        return f"## {paper.title}\n\n{result.note or ''}"
+        return f"## {_line(paper.title)}\n\n{_line(result.note or '')}"
     return (
-        f"## {paper.title}\n\n{paper.code_repository_count} code repositories; "
+        f"## {_line(paper.title)}\n\n{paper.code_repository_count} code repositories; "
         f"returned {len(paper.repositories)}."
     )
 
@@ -74,19 +82,19 @@ def paper_evaluations(result: EvaluationPage) -> str:
 def task(result: TaskResult) -> str:
     detail = result.task
     return (
-        f"## {detail.name}\n\n{detail.paper_count} papers; returned "
+        f"## {_line(detail.name)}\n\n{detail.paper_count} papers; returned "
         f"{len(detail.benchmarks)} benchmarks."
     )
 
 
 def method(result: MethodResult) -> str:
-    return f"## {result.method.name}\n\n{result.method.paper_count} papers."
+    return f"## {_line(result.method.name)}\n\n{result.method.paper_count} papers."
 
 
 def benchmark(result: BenchmarkResult) -> str:
-    note = f" Note: {result.metric_note.rstrip('.')}." if result.metric_note else ""
+    note = f" Note: {_line(result.metric_note).rstrip('.')}." if result.metric_note else ""
     return (
-        f"## {result.benchmark.name}\n\n{result.evaluation_count} evaluation rows; returned "
+        f"## {_line(result.benchmark.name)}\n\n{result.evaluation_count} evaluation rows; returned "
         f"{len(result.evaluations)} models on page {result.page}. Ranks are task-scoped."
         f"{_next(result.next_page)}{note}"
     )
@@ -94,7 +102,7 @@ def benchmark(result: BenchmarkResult) -> str:
 
 def benchmark_list(page: BenchmarkPage, notes: list[str]) -> str:
     return f"Found {len(page.items)} benchmarks.{_next(page.next_page)}" + "".join(
-        f" Note: {note.rstrip('.')}." for note in notes
+        f" Note: {_line(note).rstrip('.')}." for note in notes
     )
 
 

@@ -8,7 +8,9 @@ Written once for every tool:
   validation from it, and the `outputSchema` from the entry's output model.
 * `CatalogTools.call` is the one call path: arguments (validated by the SDK, or
   completed with the declared defaults for resources) go to the query function,
-  its answer through the entry's projection and summary, and the result out.
+  its answer through the entry's projection and text (`render.text_block`: the
+  declared Markdown pieces, the hosted summary or the compact JSON, as the
+  `result_text` setting says), and the result out.
 * An entry that declares `links` gets `resource_link` items after its text block,
   one per paper the result names (`pwc_local.server.links`).
 * The papers, tasks and benchmarks a result shows join the completion vocabulary
@@ -22,8 +24,9 @@ Where a stale label comes from: `_run` makes the call's `Freshness` record and t
 `catalog` service hands the query `freshness.for_call(runtime.catalog, record)`, a
 view of the caching source that notes on the record every expired entry it serves
 because the catalog could not be reached. `tool_result` reads the record and adds
-`cache: {stale, cached_at}` and the stale notice. Cache writes need nothing here:
-the caching source stores an answer once its shape check passed, at the fetch.
+`cache: {stale, cached_at}` and the text says so (in Markdown, in its first line).
+Cache writes need nothing here: the caching source stores an answer once its shape
+check passed, at the fetch.
 
 Start-up cost matters (clients spawn a server per session), so nothing here
 imports an HTTP client, cache or query module at import time: each query function
@@ -34,7 +37,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
@@ -45,7 +47,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 from pwc_local.runtime import LazyRuntime, Runtime
-from pwc_local.server import named, text
+from pwc_local.server import named, render
 from pwc_local.server.contract import BY_NAME, REQUIRED, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
@@ -164,23 +166,28 @@ async def call_query(name: str, *services: Any, **given: Any) -> Any:
     return await query_function(spec.query)(*services, **arguments, **hooks)
 
 
-def tool_result(model: ToolOutput, summary: str | None, freshness: Freshness) -> CallToolResult:
-    """`structuredContent` = the model; one text block = `summary` or the model's JSON dump.
+def tool_result(
+    spec: ToolSpec,
+    model: ToolOutput,
+    answer: Any,
+    arguments: Arguments,
+    freshness: Freshness,
+    mode: str,
+) -> CallToolResult:
+    """`structuredContent` = the model; one text block in the `result_text` `mode`.
 
-    When stale cache entries were used, the model's `cache` says so and the text
-    ends with a sentence explaining it.
+    When stale cache entries were used, the model's `cache` says so and so does the
+    text (`render.text_block`).
     """
-    notice = ""
+    stale_since = None
     if freshness.stale and freshness.cached_at is not None:
-        cached_at = freshness.cached_at.isoformat()
-        model.cache = CacheStatus(stale=True, cached_at=cached_at)
-        notice = "\n\n" + text.stale_notice(cached_at)
-    structured = model.model_dump(mode="json")
-    if summary is None:
-        summary = json.dumps(structured, indent=2, ensure_ascii=False)
+        stale_since = freshness.cached_at
+        model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
+    summary = spec.summary(model, answer) if spec.summary and mode == "summary" else None
+    call = render.Call(spec, model, answer, arguments, model.model_dump(mode="json"))
+    text = render.text_block(call, mode, summary, stale_since)
     return CallToolResult(
-        content=[TextContent(type="text", text=summary + notice)],
-        structured_content=structured,
+        content=[TextContent(type="text", text=text)], structured_content=call.structured
     )
 
 
@@ -215,8 +222,8 @@ class CatalogTools:
             answer = await query_function(spec.query)(*services, **forwarded(spec, arguments))
             model = spec.project(answer, arguments)
             named.learn(runtime.vocabulary, model)  # for completions; queues, never waits
-            summary = spec.summary(model, answer) if spec.summary else None
-            result = tool_result(model, summary, freshness)
+            mode = runtime.settings.result_text
+            result = tool_result(spec, model, answer, arguments, freshness, mode)
             if spec.links is not None:
                 result.content += await resource_links(
                     spec.links(model), lambda paper: markdown_readable(runtime.catalog, paper)
