@@ -250,7 +250,7 @@ def test_a_reference_cannot_forge_a_line_nor_a_title_reach_the_text_raw(
         assert _printable_lines(text), (name, text)
         assert "\x1b" not in text and "\x9b" not in text
         assert not any(line.startswith("Injected line") for line in text.splitlines()), name
-    assert "Evil [2J ]0;pwned Title Injected line 31m end" in results[1].content[0].text
+    assert "Evil Title Injected line end" in results[1].content[0].text
     links = [item for item in results[1].content[1:] if item.type == "resource_link"]
     assert links and all(link.title.isprintable() for link in links)
 
@@ -349,7 +349,7 @@ def test_table_cells_are_one_line_and_cannot_open_a_column() -> None:
         "| Model | Score |",
         "|---|---|",
         "| a \\| b \\| forged \\| row \\| | 1 |",
-        "|  | [31mred |",
+        "|  | red |",
     ]
 
 
