@@ -9,7 +9,8 @@ remembers every comment, blank line and spelling and writes back only what chang
   blank line above it.
 * An existing entry is edited in place, in the form it is written in (a table, dotted
   keys, an inline table): a value that stays the same keeps its text and comments, a
-  new key goes after the entry's last key, a new mapping there is an inline table.
+  new key goes after the entry's last key, a new `env` becomes its `[...env]` table
+  (an inline table among dotted keys).
 * Removing an entry removes its tables and the blank lines that would be left doubled.
 
 One rule about ownership is ours, not tomlkit's: comment and blank lines after a
