@@ -276,6 +276,26 @@ def test_malformed_file_is_left_untouched(home: Path, client_id: str):
     assert backups(path) == []
 
 
+def test_codex_force_edits_our_table_in_place_keeping_its_comments(home: Path):
+    head = '# Codex\nmodel = "o3"\n\n[mcp_servers.pwc-local] # papers\n# set by hand\n'
+    tail = '\n# profiles below\n[profiles.fast]\nmodel = "o4-mini"\n'
+    path = seed(
+        home,
+        CLIENTS["codex"],
+        head + 'command = "/old" # venv\nargs = []\nstartup_timeout_sec = 30\n' + tail,
+    )
+    assert run("install", "codex", "--env", "A=1", "--force").exit_code == 0
+    command = json.dumps(server_command()[0], ensure_ascii=False)  # a TOML basic string
+    assert path.read_text() == (
+        head
+        + f"command = {command} # venv\nargs = []\nstartup_timeout_sec = 30\n"
+        + '\n[mcp_servers.pwc-local.env]\nA = "1"\n'
+        + tail
+    )
+    assert run("uninstall", "codex").exit_code == 0
+    assert path.read_text() == '# Codex\nmodel = "o3"\n' + tail
+
+
 @all_clients
 def test_uninstall_without_an_entry_changes_nothing(home: Path, client_id: str):
     client = CLIENTS[client_id]

@@ -1,27 +1,38 @@
-"""Read a TOML file and replace one table's text, leaving the rest byte-identical.
+"""Read a TOML file and change one table in it, leaving the rest as it was.
 
 Codex keeps its MCP servers in `~/.codex/config.toml` as tables named
 `[mcp_servers.NAME]`, with the environment in `[mcp_servers.NAME.env]`. The standard
-library reads TOML but cannot write it, and a round trip through any writer would
-lose the person's comments and layout. So `TomlText` finds the text regions of the
-tables that belong to one entry (the entry's own table and its sub-tables) and
-replaces or removes just those, appending a new entry at the end of the file.
+library reads TOML but cannot write it, so edits go through tomlkit, whose document
+remembers every comment, blank line and spelling and writes back only what changed.
 
-As in `pwc_local.clients.jsonc`, every edit is verified by parsing the result: it
-must equal the old document with exactly the intended change, otherwise
-`UnsafeEdit` is raised. That catches the forms this module does not rewrite, such as
-an entry written as an inline table or with dotted keys.
+* A new entry becomes `[mcp_servers.NAME]` (and `.env`) after the last server, one
+  blank line above it.
+* An existing entry is edited in place, in the form it is written in (a table, dotted
+  keys, an inline table): a value that stays the same keeps its text and comments, a
+  new key goes after the entry's last key, a new `env` becomes its `[...env]` table
+  (an inline table among dotted keys).
+* Removing an entry removes its tables and the blank lines that would be left doubled.
+
+One rule about ownership is ours, not tomlkit's: comment and blank lines after a
+table's last key belong to the header below them (they usually describe it), so a
+key added to our table goes above them and removing our table keeps them.
+`_gaps_to_headers` moves them into the next header's indent (the text tomlkit writes
+before the `[`) before any edit; the text stays the same.
+
+The standard library's parser stays the reader: it is the strict one and its errors
+give the line and column. As in `pwc_local.clients.jsonc`, every edit is verified by
+parsing the result: it must equal the old document with exactly the intended change,
+otherwise `UnsafeEdit` is raised. tomlkit is imported only when an edit is made.
 """
 
 from __future__ import annotations
 
 import copy
-import datetime
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pwc_local.clients.errors import ConfigSyntaxError, UnsafeEdit
 from pwc_local.clients.jsonc import value_at
@@ -31,10 +42,13 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
+    from tomlkit.items import Table
+
 _ERROR_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 # A line with its ending. TOML lines end at "\n" alone; str.splitlines would also split
-# at U+2028, U+0085 and other characters that strings and comments may hold.
+# at U+2028, U+0085 and other characters that comments may hold.
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
 
 
@@ -55,34 +69,23 @@ def loads(text: str) -> dict[str, Any]:
         raise ConfigSyntaxError(reason or "invalid TOML", line, column) from None
 
 
-@dataclass(frozen=True)
-class Table:
-    """A `[header]` and the text it owns: `text[start:end]` up to its last content line.
-
-    Comment and blank lines after the last key belong to whatever follows (they
-    usually describe the next table), so they are outside the region.
-    """
-
-    keys: tuple[str, ...]
-    start: int
-    end: int
-
-
 class TomlText:
-    """A TOML document whose `[PREFIX.NAME]` tables can be replaced or removed."""
+    """A TOML document whose `[PREFIX.NAME]` tables can be replaced or removed.
+
+    `newline` is the file's line break; new lines are written with it.
+    """
 
     def __init__(self, text: str, *, newline: str = "\n") -> None:
         self.text = text
         self.newline = newline
         self.value = loads(text)
-        self.tables = _scan_tables(text)
 
     def get(self, path: tuple[str, ...]) -> Any:
         """The value at `path`, or `None` when a key along it is missing."""
         return value_at(self.value, path)
 
     def set_table(self, prefix: tuple[str, ...], name: str, entry: Mapping[str, Any]) -> str:
-        """Text with table `prefix.name` replaced by `entry` (or appended when absent)."""
+        """Text with table `prefix.name` holding `entry` (added when absent)."""
         expected = copy.deepcopy(self.value)
         container: Any = expected
         for key in prefix:
@@ -91,16 +94,30 @@ class TomlText:
             raise UnsafeEdit(f"{'.'.join(prefix)!r} is not a table; fix it by hand")
         container[name] = copy.deepcopy(dict(entry))
 
-        rendered = render_table((*prefix, name), entry, self.newline)
-        keys = (*prefix, name)
-        text = _without_regions(self.text, keys, keep=1)
-        regions = _regions(text, keys)
-        if regions:
-            start, end = regions[0]
-            new_text = text[:start] + rendered + text[end:]
-        else:
-            new_text = self._append(rendered)
-        return self._checked(new_text, expected)
+        def edit(document: TOMLDocument, headers: list[_Header]) -> None:
+            import tomlkit
+            from tomlkit.items import InlineTable, Table
+
+            servers: Any = document
+            for key in prefix:
+                if key not in servers:
+                    _add(servers, key, tomlkit.table(is_super_table=True))
+                    servers[key].trivia.indent = ""  # the blank line is our header's
+                servers = servers[key]
+            current = servers.get(name)
+            if isinstance(current, Table):
+                _update(current, entry)
+                return
+            inline = isinstance(servers, InlineTable) or isinstance(current, InlineTable)
+            table = _table(entry, inline=inline)
+            if current is not None:
+                servers[name] = table
+                return
+            if not inline and self.text.strip():
+                table.trivia.indent = "\n"  # one blank line above the new header
+            _add(servers, name, table)
+
+        return self._edited(edit, expected)
 
     def remove_table(self, prefix: tuple[str, ...], name: str) -> str:
         """Text without table `prefix.name` and its sub-tables; unchanged when absent."""
@@ -108,259 +125,196 @@ class TomlText:
         if not isinstance(container, dict) or name not in container:
             return self.text
         expected = copy.deepcopy(self.value)
-        del self._container(expected, prefix)[name]
-        # A parent table that only our headers created implicitly disappears with them.
-        for depth in range(len(prefix), 0, -1):
-            parent = prefix[:depth]
-            explicit = any(t.keys == parent for t in self.tables)
-            if self._container(expected, parent) or explicit:
-                break
-            del self._container(expected, parent[:-1])[parent[-1]]
-        return self._checked(_without_regions(self.text, (*prefix, name), keep=0), expected)
+        path = (*prefix, name)
 
-    # -- helpers --------------------------------------------------------------------------
+        def edit(document: TOMLDocument, headers: list[_Header]) -> None:
+            from tomlkit.items import Table
 
-    @staticmethod
-    def _container(value: dict[str, Any], prefix: tuple[str, ...]) -> dict[str, Any]:
-        for key in prefix:
-            value = value[key]
-        return value
+            ours = [i for i, header in enumerate(headers) if header.keys[: len(path)] == path]
+            below, gap = None, ""
+            if ours:
+                first = headers[ours[0]]
+                below = headers[ours[-1] + 1] if ours[-1] + 1 < len(headers) else None
+                gap = _joined_gap(
+                    first.table.trivia.indent,
+                    below.table.trivia.indent if below else None,
+                    at_start=not first.after_content,
+                )
+            tables: list[Any] = [document]
+            for key in prefix:
+                tables.append(tables[-1][key])
+            del tables[-1][name]
+            # A parent table that only our headers created implicitly goes with them.
+            for depth in range(len(prefix), 0, -1):
+                parent = tables[depth]
+                if parent or not (isinstance(parent, Table) and parent.is_super_table()):
+                    break
+                del tables[depth - 1][prefix[depth - 1]]
+                del _table_at(expected, prefix[: depth - 1])[prefix[depth - 1]]
+            if below is not None:
+                below.table.trivia.indent = gap
+            elif gap:  # comments above our table at the end of the file stay
+                import tomlkit
 
-    def _append(self, rendered: str) -> str:
-        text = self.text
-        if not text.strip():
-            return rendered
-        if not text.endswith("\n"):
-            text += self.newline
-        return text + self.newline + rendered
+                for _, item in tomlkit.parse(gap).body:
+                    document.add(item)
 
-    def _checked(self, new_text: str, expected: dict[str, Any]) -> str:
+        del _table_at(expected, prefix)[name]
+        return self._edited(edit, expected)
+
+    def _edited(
+        self, edit: Callable[[TOMLDocument, list[_Header]], None], expected: dict[str, Any]
+    ) -> str:
+        """Apply `edit` to the file's tomlkit document and return the new text, checked.
+
+        tomlkit writes new lines as "\\n"; a file whose every line ends in "\\r\\n" is
+        edited with "\\n" and turned back, so that new lines match the old ones.
+        """
+        import tomlkit
+        from tomlkit.exceptions import TOMLKitError
+
+        crlf = self.newline == "\r\n" and self.text.count("\n") == self.text.count("\r\n")
+        text = self.text.replace("\r\n", "\n") if crlf else self.text
+        try:
+            document = tomlkit.parse(text)
+            headers = _gaps_to_headers(document)
+            if document.as_string() != text:
+                raise UnsafeEdit("tomlkit does not write this file back as it was")
+            edit(document, headers)
+            new_text = document.as_string()
+        except (TOMLKitError, ValueError) as exc:  # tomlkit's ParseError is a ValueError
+            raise UnsafeEdit(f"cannot rewrite this file ({exc}); edit it by hand") from None
+        if crlf:
+            new_text = new_text.replace("\n", "\r\n")
         try:
             actual = loads(new_text)
         except ConfigSyntaxError:
             actual = None
         if actual != expected:
             raise UnsafeEdit(
-                "the entry is written in a form this command does not rewrite "
-                "(an inline table or dotted keys); edit the file by hand"
+                "the entry is written in a form this command does not rewrite; "
+                "edit the file by hand"
             )
         return new_text
 
 
-def render_table(keys: tuple[str, ...], entry: Mapping[str, Any], newline: str = "\n") -> str:
-    """The TOML text of a table: scalar and list keys first, then one sub-table per
-    nested mapping (`[mcp_servers.NAME.env]`)."""
-    header = ".".join(_key(k) for k in keys)
-    lines = [f"[{header}]"]
-    subtables: list[tuple[str, Mapping[str, Any]]] = []
+def _table_at(value: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _table(entry: Mapping[str, Any], *, inline: bool) -> Any:
+    """`entry` as a tomlkit table: inline (`{ ... }`), or a `[header]` table whose
+    nested mappings are sub-tables (`[mcp_servers.NAME.env]`)."""
+    import tomlkit
+
+    table: Any = tomlkit.inline_table() if inline else tomlkit.table()
     for key, value in entry.items():
-        if isinstance(value, Mapping):
-            subtables.append((key, value))
-        else:
-            lines.append(f"{_key(key)} = {_value(value)}")
-    for key, value in subtables:
-        lines.append("")
-        lines.append(f"[{header}.{_key(key)}]")
-        lines.extend(f"{_key(k)} = {_value(v)}" for k, v in value.items())
-    return newline.join(lines) + newline
+        table[key] = _table(value, inline=inline) if isinstance(value, Mapping) else value
+    return table
 
 
-def _key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else _string(key)
+def _update(table: Table, entry: Mapping[str, Any]) -> None:
+    """Make `table` hold `entry`, touching only the keys whose value changes.
 
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if value != value:
-            return "nan"
-        if value in (float("inf"), float("-inf")):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return _string(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_value(item) for item in value) + "]"
-    if isinstance(value, Mapping):
-        inner = ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items())
-        return "{ " + inner + " }" if inner else "{}"
-    if isinstance(value, datetime.date | datetime.time):
-        return value.isoformat()
-    raise UnsafeEdit(f"cannot write a value of type {type(value).__name__} to TOML")
-
-
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
-
-
-def _string(text: str) -> str:
-    """A TOML basic string: quotes, backslashes and control characters escaped."""
-    out = []
-    for char in text:
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04X}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
-
-
-def _regions(text: str, keys: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Regions of the tables named `keys` or nested below it, in file order."""
-    return [(t.start, t.end) for t in _scan_tables(text) if t.keys[: len(keys)] == keys]
-
-
-def _without_regions(text: str, keys: tuple[str, ...], *, keep: int) -> str:
-    """Remove the regions of `keys` and its sub-tables, last first, keeping `keep` of
-    them at the front. Each removal rescans, so blank-line tidying sees the current text."""
-    while True:
-        regions = _regions(text, keys)
-        if len(regions) <= keep:
-            return text
-        start, end = _removal_span(text, *regions[-1])
-        text = text[:start] + text[end:]
-
-
-def _removal_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """Widen a removed region over blank lines so that no double gap is left.
-
-    At the end of the file the blank lines before the region go too; elsewhere the
-    blank lines after it go when a blank line (or the file start) is before it.
+    A mapping the table lacks becomes a sub-table below a `[header]` table, and an
+    inline table in one written with dotted keys (tomlkit cannot add a sub-table there).
     """
-    if not text[end:].strip():
-        while text[:start].endswith(("\n\n", "\r\n\r\n")):
-            start -= 2 if text[:start].endswith("\r\n") else 1
-        return start, len(text)
-    if start and not text[:start].endswith(("\n\n", "\r\n\r\n")):
-        return start, end
-    while True:
-        for blank in ("\r\n", "\n"):
-            if text.startswith(blank, end):
-                end += len(blank)
-                break
+    from tomlkit.items import Table
+
+    for key in [key for key in table if key not in entry]:
+        del table[key]
+    for key, value in entry.items():
+        current = table.get(key)
+        if isinstance(value, Mapping) and isinstance(current, Table):
+            _update(current, value)
+        elif _same(current, value):
+            continue
+        elif current is not None:  # a changed value; a changed inline table stays inline
+            table[key] = _table(value, inline=True) if isinstance(value, Mapping) else value
+        elif isinstance(value, Mapping) and not table.is_super_table():
+            sub = _table(value, inline=False)
+            sub.trivia.indent = "\n"  # a blank line above `[...env]`, as in a new entry
+            _add(table, key, sub)
         else:
-            return start, end
+            _add(table, key, _table(value, inline=True) if isinstance(value, Mapping) else value)
 
 
-def _scan_tables(text: str) -> list[Table]:
-    """Find every `[table]` / `[[array]]` header and the content region it owns.
+def _add(parent: Any, key: str, value: Any) -> None:
+    """Add a new `key`, indented like the parent's `[header]` line as tomlkit would, but
+    not like the comments that `_gaps_to_headers` moved above that line."""
+    import tomlkit
+    from tomlkit.items import Table
 
-    A small scanner follows strings (including multi-line ones) and brackets, so a
-    `[` that starts a line inside a multi-line array or string is not taken for a
-    header. Header keys are decoded by the TOML parser itself.
-    """
-    scanner = _Scanner()
-    tables: list[Table] = []
-    current: tuple[tuple[str, ...], int] | None = None
-    last_content_end = 0
-    offset = 0
-    for line in _LINE.findall(text):
-        line_end = offset + len(line)
-        if scanner.at_top_level() and line.lstrip(" \t").startswith("["):
-            if current is not None:
-                tables.append(Table(current[0], current[1], last_content_end))
-            current = (_header_keys(line), offset)
-            last_content_end = line_end
-        elif scanner.scan(line):
-            last_content_end = line_end
-        offset = line_end
-    if current is not None:
-        tables.append(Table(current[0], current[1], last_content_end))
-    return tables
+    if not isinstance(parent, Table):  # the document, or an inline table
+        parent[key] = value
+        return
+    item = tomlkit.item(value)
+    item.trivia.indent += parent.trivia.indent.rpartition("\n")[2]
+    parent.raw_append(key, item)
 
 
-def _header_keys(line: str) -> tuple[str, ...]:
-    """Keys of a header line, decoded by parsing the header alone as a document."""
-    try:
-        document: Any = tomllib.loads(line)
-    except tomllib.TOMLDecodeError:
-        return ()
-    keys: list[str] = []
-    while isinstance(document, dict) and len(document) == 1:
-        key, document = next(iter(document.items()))
-        keys.append(key)
-        if isinstance(document, list):  # [[array.of.tables]]
-            document = document[-1] if document else None
-    return tuple(keys)
+def _same(item: Any, value: Any) -> bool:
+    """Whether a tomlkit item stands for `value` (`1` is not `true`)."""
+    plain = item.unwrap() if hasattr(item, "unwrap") else item
+    return type(plain) is type(value) and plain == value
 
 
-class _Scanner:
-    """Tracks multi-line strings and open brackets across lines of TOML values."""
+@dataclass(frozen=True)
+class _Header:
+    """A `[header]` table, in file order; `after_content` when a key or header is above it."""
 
-    def __init__(self) -> None:
-        self.depth = 0
-        self.multiline: str | None = None  # '"""' or "'''" while inside one
+    keys: tuple[str, ...]
+    table: Table
+    after_content: bool
 
-    def at_top_level(self) -> bool:
-        return self.depth == 0 and self.multiline is None
 
-    def scan(self, line: str) -> bool:
-        """Consume one line; return whether it holds content (not blank or comment)."""
-        content = self.multiline is not None or self.depth > 0
-        i = 0
-        while i < len(line):
-            if self.multiline is not None:
-                close = self._find_close(line, i, self.multiline)
-                if close < 0:
-                    return True
-                i = close + 3
-                self.multiline = None
+def _gaps_to_headers(document: TOMLDocument) -> list[_Header]:
+    """Move comment and blank lines that follow a table's last key into the indent of
+    the header below them, and list the `[header]` tables in file order."""
+    from tomlkit.items import Comment, Null, Table, Whitespace
+
+    headers: list[_Header] = []
+    gap: list[tuple[list[Any], int]] = []  # (body, index) of the lines since the last key
+    content = False
+
+    def walk(body: list[Any], keys: tuple[str, ...]) -> None:
+        nonlocal content
+        for index, (key, item) in enumerate(body):
+            if key is None:
+                if isinstance(item, Whitespace | Comment):
+                    gap.append((body, index))
                 continue
-            char = line[i]
-            if char in " \t\r\n":
-                i += 1
-                continue
-            if char == "#":
-                break
-            content = True
-            if line.startswith(('"""', "'''"), i):
-                self.multiline = line[i : i + 3]
-                i += 3
-            elif char == '"':
-                i = self._skip_basic(line, i + 1)
-            elif char == "'":
-                close = line.find("'", i + 1)
-                i = len(line) if close < 0 else close + 1
-            else:
-                if char in "[{":
-                    self.depth += 1
-                elif char in "]}":
-                    self.depth = max(0, self.depth - 1)
-                i += 1
-        return content
+            if isinstance(item, Table) and not item.is_super_table():
+                moved = "".join(owner[i][1].as_string() for owner, i in gap)
+                for owner, i in gap:
+                    owner[i] = (None, Null())
+                gap.clear()
+                item.trivia.indent = moved + item.trivia.indent
+                headers.append(_Header((*keys, key.key), item, content))
+                content = True
+            if isinstance(item, Table):  # a header's body, or dotted keys / a super table
+                walk(item.value.body, (*keys, key.key))
+            else:  # a key, or an array of tables, which keeps its own layout
+                gap.clear()
+                content = True
 
-    @staticmethod
-    def _skip_basic(line: str, i: int) -> int:
-        while i < len(line):
-            if line[i] == "\\":
-                i += 2
-            elif line[i] == '"':
-                return i + 1
-            else:
-                i += 1
-        return i
+    walk(document.body, ())
+    return headers
 
-    @staticmethod
-    def _find_close(line: str, i: int, delimiter: str) -> int:
-        while i < len(line):
-            if delimiter == '"""' and line[i] == "\\":
-                i += 2
-                continue
-            if line.startswith(delimiter, i):
-                # Up to two quotes may sit just inside the closing delimiter.
-                while line.startswith(delimiter, i + 1):
-                    i += 1
-                return i
-            i += 1
-        return -1
+
+def _joined_gap(above: str, below: str | None, *, at_start: bool) -> str:
+    """What stays of the lines above a removed table (`above`) and above the header
+    below it (`below`, `None` at the end of the file): the comments of both, without a
+    doubled blank line, a blank first line, or blank lines at the end of the file."""
+    kept = [line for line in _LINE.findall(above) if line.endswith("\n")]  # not our indent
+    if below is None:
+        while kept and not kept[-1].strip():
+            kept.pop()
+        return "".join(kept)
+    rest = _LINE.findall(below)
+    if (at_start and not "".join(kept).strip()) or (kept and not kept[-1].strip()):
+        while rest and rest[0].endswith("\n") and not rest[0].strip():
+            rest.pop(0)
+    return "".join(kept) + "".join(rest)
