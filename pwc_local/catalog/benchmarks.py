@@ -63,6 +63,7 @@ __all__ = [
     "BenchmarkListAnswer",
     "find_benchmark",
     "get_benchmark",
+    "leaderboard_rows",
     "list_benchmarks",
 ]
 
@@ -185,6 +186,18 @@ async def get_benchmark(
         plain = await board.answer(page, limit, MetricRequest())
         note = f"{exc}; the leaderboard was returned without metric filters or metric sorting"
         return BenchmarkAnswer(plain, metric_note=note)
+
+
+async def leaderboard_rows(catalog: CatalogSource, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every result of the benchmark `row` (a `find_benchmark` row): merged, best rank first.
+
+    The whole stored leaderboard is read, 100 rows per request, at most 1 000 rows
+    (`InvalidResponse` beyond). The watch list compares two such reads.
+    """
+    reference = str(row.get("name") or row["id"])
+    board = _Leaderboard(catalog, row, reference=reference, is_open=None, size=None)
+    rows, _ = await board._scan()
+    return merge_rows(rows)
 
 
 class _Leaderboard:

@@ -90,6 +90,13 @@ class WatchLimitReached(UsageError):
     """The list holds `MAX_WATCHES` watches already; the message says how to make room."""
 
 
+def limit_reached() -> WatchLimitReached:
+    return WatchLimitReached(
+        f"the watch list holds {MAX_WATCHES} watches, its limit; remove one first "
+        "(watch with remove=true, or pwc-mcp-local watch remove KIND TARGET)"
+    )
+
+
 @dataclass(frozen=True)
 class Watch:
     """One watch. `key` is the canonical form of `target` (see `queries.watch`)."""
@@ -228,10 +235,7 @@ class Watchlist:
                 return Watch(*existing), False
             (count,) = db.execute("SELECT COUNT(*) FROM watches").fetchone()
             if count >= MAX_WATCHES:
-                raise WatchLimitReached(
-                    f"the watch list holds {MAX_WATCHES} watches, its limit; remove one first "
-                    "(watch with remove=true, or pwc-mcp-local watch remove KIND TARGET)"
-                )
+                raise limit_reached()
             cursor = db.execute(
                 "INSERT INTO watches(kind, key, target, name, created_at, looked_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
