@@ -35,6 +35,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "library": "pwc_local.commands.library:library",
     "call": "pwc_local.commands.call:call",
     "tools": "pwc_local.commands.call:tools",
+    "watch": "pwc_local.commands.watch:watch",
+    "whats-new": "pwc_local.commands.watch:whats_new",
 }
 
 
