@@ -5,23 +5,12 @@ from __future__ import annotations
 import httpx
 
 from tests.fake_catalog import (
+    NEW_PAPER,
     FakeCatalog,
     NewPaper,
     NewResult,
     NewSuccessor,
     NewVersion,
-    Paper,
-)
-
-NEW_PAPER = Paper(
-    id="91100",
-    arxiv_id="2610.04321",
-    title="Giant Residual Networks",
-    authors=("Kaiming He", "Watch Newcomer"),
-    published="2026-10-30",
-    abstract="A fixture paper added by a test.",
-    points=("Added between two looks.",),
-    tasks=("10",),
 )
 
 
@@ -51,7 +40,7 @@ def test_a_new_paper_shows_in_its_task_author_and_search(fake_catalog: FakeCatal
     task = _get(fake_catalog, "tasks/10/papers", order_by="date_published")
     author = _get(fake_catalog, "papers/", author="Kaiming He", order_by="date_published")
     newcomer = _get(fake_catalog, "papers/", author="Watch Newcomer")
-    found = _get(fake_catalog, "papers/search", q="giant residual networks")
+    found = _get(fake_catalog, "papers/search", q="giant vision transformer networks")
     for listing in (task, author, newcomer, found):
         assert isinstance(listing, dict)
         assert listing["results"][0]["id"] == "91100"

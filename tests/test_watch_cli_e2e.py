@@ -15,27 +15,17 @@ import pytest
 
 from pwc_local.store.watchlist import MAX_WATCHES, Watchlist
 from tests.fake_catalog import (
+    NEW_PAPER,
     FakeCatalog,
     NewPaper,
     NewResult,
     NewSuccessor,
     NewVersion,
-    Paper,
 )
 from tests.test_library_cli_e2e import command_env, run
 
 pytestmark = pytest.mark.e2e
 
-NEW_PAPER = Paper(
-    id="91100",
-    arxiv_id="2610.04321",
-    title="Giant Vision Transformer Networks",
-    authors=("Kaiming He", "Watch Newcomer"),
-    published="2026-10-30",
-    abstract="A vision transformer paper that appears between two looks.",
-    points=("Added by a test.",),
-    tasks=("10",),
-)
 WATCHES = [
     ("benchmark", "imagenet-1k"),
     ("task", "Image Classification"),

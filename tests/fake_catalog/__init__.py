@@ -18,7 +18,7 @@ Module map: `server` (HTTP server and lifecycle), `routing` (route table),
 
 from __future__ import annotations
 
-from .changes import Change, NewPaper, NewResult, NewSuccessor, NewVersion
+from .changes import NEW_PAPER, Change, NewPaper, NewResult, NewSuccessor, NewVersion
 from .data_papers import CATALOG_TODAY, Paper
 from .data_public import (
     PUBLIC_ARXIV_ID,
@@ -56,6 +56,7 @@ __all__ = [
     "LEGACY_ARXIV_ID",
     "LEGACY_ID",
     "MISSING_ARXIV_ID",
+    "NEW_PAPER",
     "NO_MARKDOWN_ARXIV_ID",
     "PUBLIC_ARXIV_ID",
     "PUBLIC_DOI",

@@ -7,9 +7,7 @@ the fixture data:
 
     fake.apply(NewResult("72", paper="2432", model="ViT-G/14",
                          metrics={"Top-1 Accuracy": 90.1}, rank=1))   # a new ImageNet leader
-    fake.apply(NewPaper(Paper(id="91100", arxiv_id="2610.04321", title="...",
-                              authors=("Kaiming He",), published="2026-10-30",
-                              abstract="...", points=(), tasks=("10",))))
+    fake.apply(NewPaper(NEW_PAPER))     # or any `Paper(...)` the fake does not hold
     fake.apply(NewVersion("1706.03762", "# Attention, revised\\n"))   # a new content version
     fake.apply(NewSuccessor(before="755", after="91100"))             # lineage grows
 
@@ -32,6 +30,20 @@ from .data_papers import Paper
 
 if TYPE_CHECKING:
     from .fixtures import Catalog
+
+
+# A paper the fake does not hold, ready to add: in Image Classification (task 10), by
+# Kaiming He and a newcomer, matching "vision transformer", newer than every fixture.
+NEW_PAPER = Paper(
+    id="91100",
+    arxiv_id="2610.04321",
+    title="Giant Vision Transformer Networks",
+    authors=("Kaiming He", "Watch Newcomer"),
+    published="2026-10-30",
+    abstract="A vision transformer paper that appears between two looks.",
+    points=("Added by a test.",),
+    tasks=("10",),
+)
 
 
 class Change(Protocol):
