@@ -99,6 +99,8 @@ def test_bad_targets_store_nothing(fake_catalog: FakeCatalog, tmp_path: Path) ->
                 await watch(catalog, watchlist, "dataset", "COCO")
             with pytest.raises(UsageError, match="target must not be empty"):
                 await watch(catalog, watchlist, "query", "   ")
+            with pytest.raises(UsageError, match="target must be at most 500 characters"):
+                await watch(catalog, watchlist, "query", "word " * 101)
             closest = "Benchmark not found: ImageNet; closest results: ImageNet-1k"
             with pytest.raises(NotFound, match=closest):
                 await watch(catalog, watchlist, "benchmark", "ImageNet")

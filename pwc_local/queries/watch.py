@@ -66,6 +66,7 @@ from pwc_local.catalog.benchmarks import find_benchmark, leaderboard_rows
 from pwc_local.catalog.errors import HTTPStatusError, NotFound, UpstreamTimeout, UsageError
 from pwc_local.catalog.http import CatalogSource
 from pwc_local.catalog.leaderboard import merge_rows, metric_value, result_key
+from pwc_local.catalog.limits import MAX_REFERENCE_CHARS
 from pwc_local.catalog.papers import (
     get_paper_info,
     get_paper_lineage,
@@ -132,7 +133,7 @@ async def watch(
     a watch that is not on the list.
     """
     kind = _checked_kind(kind)
-    text = required_text(target, "target")
+    text = _checked_target(target)
     watches = await _blocking(watchlist.watches)
     if remove:
         found = await _watch_named(catalog, watches, kind, text)
@@ -180,14 +181,12 @@ async def whats_new(
     "previous_look", "status", "reason", "changes", "more"}]}`, watches oldest first.
     """
     clock = now or _now
-    watches = await _blocking(watchlist.watches)
-    baselines = await _blocking(watchlist.baselines)
+    looks = await _blocking(watchlist.looks)
     limiter = anyio.CapacityLimiter(CONCURRENCY)
-    reports: list[dict[str, Any]] = [{} for _ in watches]
-    moves: list[Move | None] = [None for _ in watches]
+    reports: list[dict[str, Any]] = [{} for _ in looks]
+    moves: list[Move | None] = [None for _ in looks]
 
-    async def check(index: int, item: Watch) -> None:
-        baseline = baselines.get((item.kind, item.key), Baseline(None, None))
+    async def check(index: int, item: Watch, baseline: Baseline) -> None:
         async with limiter:
             try:
                 with anyio.fail_after(timeout):
@@ -209,8 +208,8 @@ async def whats_new(
         moves[index] = Move(item.kind, item.key, baseline.taken_at, stored)
 
     async with anyio.create_task_group() as group:
-        for index, item in enumerate(watches):
-            group.start_soon(check, index, item)
+        for index, (item, baseline) in enumerate(looks):
+            group.start_soon(check, index, item, baseline)
     checked_at = clock()
     if mark_seen:
         await _blocking(watchlist.move, [move for move in moves if move is not None], checked_at)
@@ -229,7 +228,7 @@ async def resolve_and_look(
 ) -> tuple[Resolved, Snapshot]:
     """Resolve `target` as the hosted tools do, then take the first snapshot."""
     kind = _checked_kind(kind)
-    text = required_text(target, "target")
+    text = _checked_target(target)
     if kind == "benchmark":
         row = await find_benchmark(catalog, text)
         key = str(row["id"])
@@ -580,6 +579,13 @@ def _checked_kind(kind: str) -> str:
     if folded not in KINDS:
         raise _unknown_kind(kind)
     return folded
+
+
+def _checked_target(target: str) -> str:
+    text = required_text(target, "target")
+    if len(text) > MAX_REFERENCE_CHARS:
+        raise UsageError(f"target must be at most {MAX_REFERENCE_CHARS} characters")
+    return text
 
 
 def _unknown_kind(kind: object) -> UsageError:

@@ -198,16 +198,18 @@ class Watchlist:
             ).fetchone()
         return None if row is None else Watch(*row)
 
-    def baselines(self) -> dict[tuple[str, str], Baseline]:
-        """Each watch's baseline by `(kind, key)` (its snapshot `None` when missing or corrupt)."""
+    def looks(self) -> list[tuple[Watch, Baseline]]:
+        """Every watch with its baseline, oldest first, in one read."""
         with self._read() as db:
             rows = db.execute(
-                "SELECT w.kind, w.key, b.taken_at, b.snapshot, b.digest FROM watches w "
-                "LEFT JOIN watch_baselines b ON b.watch = w.id"
+                f"SELECT {_COLUMNS}, b.taken_at, b.snapshot, b.digest FROM watches w "
+                "LEFT JOIN watch_baselines b ON b.watch = w.id ORDER BY w.id"
             ).fetchall()
-        return {
-            (kind, key): _baseline(taken, text, sealed) for kind, key, taken, text, sealed in rows
-        }
+        return [(Watch(*row[:6]), _baseline(*row[6:])) for row in rows]
+
+    def baselines(self) -> dict[tuple[str, str], Baseline]:
+        """Each watch's baseline by `(kind, key)` (its snapshot `None` when missing or corrupt)."""
+        return {(watch.kind, watch.key): baseline for watch, baseline in self.looks()}
 
     # -- writing -------------------------------------------------------------------------
 
