@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from pwc_local.catalog.errors import NotFound, UsageError
 from pwc_local.catalog.http import HttpCatalog
+from pwc_local.queries import watch as watch_queries
 from pwc_local.queries.watch import MAX_CHANGES, watch, whats_new
 from pwc_local.store.watchlist import Watchlist
 from tests.fake_catalog import FakeCatalog, NewResult
@@ -126,3 +128,25 @@ def test_the_same_watch_under_another_spelling_is_kept(
             assert (removed["status"], removed["watches"]) == ("removed", [])
 
     anyio.run(scenario)
+
+
+def test_a_bug_in_one_look_costs_that_watch_only(
+    fake_catalog: FakeCatalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    async def broken(catalog: Any, key: str) -> dict:
+        raise KeyError(key)
+
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            await watch(catalog, watchlist, "paper", "1706.03762")
+            await watch(catalog, watchlist, "benchmark", "COCO")
+            monkeypatch.setattr(watch_queries, "_paper_look", broken)
+            answer = await whats_new(catalog, watchlist)
+            assert _statuses(answer) == [("paper", "not_checked"), ("benchmark", "unchanged")]
+            assert answer["watches"][0]["reason"].startswith("internal_error: ")
+            moved = watchlist.looks()
+            assert moved[0][0].looked_at < moved[1][0].looked_at  # only the checked one moved
+
+    anyio.run(scenario)
+    assert "unexpected KeyError while looking at a watch" in caplog.text
+    assert "1706.03762" not in caplog.text  # frames only, never the exception text

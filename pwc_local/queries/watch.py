@@ -53,6 +53,8 @@ in one transaction; without it nothing is written, so asking twice answers the s
 from __future__ import annotations
 
 import functools
+import logging
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -87,6 +89,8 @@ from pwc_local.store.watchlist import (
 )
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "v1"
 KINDS = ("benchmark", "task", "paper", "author", "query")
@@ -196,6 +200,10 @@ async def whats_new(
                 return
             except CodedError as exc:
                 reports[index] = _report(item, "not_checked", reason=_reason(exc))
+                return
+            except Exception as exc:  # a bug (or a catalog shape nobody foresaw): this watch only
+                _log_bug(exc)
+                reports[index] = _report(item, "not_checked", reason=_reason(CodedError()))
                 return
         if baseline.snapshot is None:
             reports[index] = _report(item, "unchanged", reason=UNREADABLE)
@@ -654,6 +662,12 @@ def _report(
         "changes": changes or [],
         "more": more,
     }
+
+
+def _log_bug(exc: BaseException) -> None:
+    # Frames only: the exception's text may quote a target, which is never logged.
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    logger.error("unexpected %s while looking at a watch\n%s", type(exc).__name__, frames)
 
 
 def _reason(exc: CodedError) -> str:
