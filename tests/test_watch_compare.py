@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pwc_local.queries.watch import WINDOW, baseline_of, compare
+from pwc_local.server.watch_models import WhatsNewResult, whats_new_text
 
 
 def _result(model: str, value: float, rank: int | None, published: str = "2024-01-01") -> dict:
@@ -144,3 +145,51 @@ def test_markdown_appearing_is_a_new_version_but_disappearing_is_not() -> None:
         for c in compare("paper", baseline_of("paper", _paper_look(None)), _paper_look("v"))
     ] == ["new_version"]
     assert compare("paper", baseline_of("paper", _paper_look("v")), _paper_look(None)) == []
+
+
+def test_the_text_carries_every_change_and_no_terminal_escapes() -> None:
+    result = WhatsNewResult.model_validate(
+        {
+            "checked_at": "2026-12-02T14:00:00+00:00",
+            "watches": [
+                {
+                    "kind": "benchmark",
+                    "target": "imagenet",
+                    "name": "ImageNet\x1b]0;pwned\x07-1k",
+                    "previous_look": "2026-12-01T09:30:00+00:00",
+                    "status": "changed",
+                    "changes": [
+                        {
+                            "type": "new_leader",
+                            "model": "G\x1b[2J",
+                            "metric": "Top-1",
+                            "value": 90.1,
+                            "previous_model": "H",
+                            "previous_value": 88.55,
+                        },
+                    ],
+                    "more": 3,
+                },
+                {
+                    "kind": "task",
+                    "target": "ocr",
+                    "name": "OCR",
+                    "previous_look": "2026-12-01T09:30:00+00:00",
+                    "status": "not_checked",
+                    "reason": "upstream_error: the catalog could not be reached.",
+                    "changes": [],
+                    "more": 0,
+                },
+            ],
+        }
+    )
+    text = whats_new_text(result)
+    assert "\x1b" not in text and "\x07" not in text
+    assert text.splitlines() == [
+        "ImageNet-1k (benchmark, last look 2026-12-01 09:30 UTC):",
+        "  new leader    G  Top-1 90.1  (was H, 88.55)",
+        "  ... and 3 more",
+        "OCR (task, last look 2026-12-01 09:30 UTC): not checked: "
+        "upstream_error: the catalog could not be reached.",
+        "1 changed, 0 unchanged, 1 not checked (their baselines stay)",
+    ]

@@ -24,8 +24,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -43,14 +42,6 @@ T = TypeVar("T")
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 KIND = click.Choice(KINDS, case_sensitive=False)  # shown as {benchmark|task|...} in usage
-_LABELS = {
-    "new_result": "new result",
-    "new_leader": "new leader",
-    "new_paper": "new paper",
-    "new_benchmark": "new benchmark",
-    "new_version": "new version",
-    "new_successor": "successor",
-}
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -88,23 +79,14 @@ def add(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
 def list_watches(ctx: click.Context, as_json: bool) -> None:
     """List the watches, oldest first."""
     from pwc_local.queries.watch import SCHEMA_VERSION, watch_list
-    from pwc_local.server.watch_models import WatchListResult
+    from pwc_local.server.watch_models import WatchListResult, watch_list_text
 
     outcome = _run(_settings(ctx), lambda _, watchlist: watch_list(watchlist))
     result = WatchListResult.model_validate({"schema_version": SCHEMA_VERSION, **outcome})
     if as_json:
         click.echo(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
         return
-    if not result.watches:
-        click.echo("No watches yet; add one with: pwc-mcp-local watch add benchmark ImageNet-1k")
-        return
-    for item in result.watches:
-        click.echo(
-            f"{item.kind:<9}  {shown(item.name)}"
-            + (f"  (as {shown(item.target)})" if item.target != item.name else "")
-            + f"  last look {_when(item.last_look)}"
-        )
-    click.echo(f"{len(result.watches)} of at most {result.limit} watches")
+    click.echo(watch_list_text(result))
 
 
 @watch.command("remove", context_settings=CONTEXT_SETTINGS)
@@ -134,7 +116,7 @@ def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
     Exits 0 whether or not anything changed, 1 when some watch could not be checked.
     """
     from pwc_local.queries.watch import whats_new as whats_new_query
-    from pwc_local.server.watch_models import WhatsNewResult
+    from pwc_local.server.watch_models import WhatsNewResult, whats_new_text
 
     settings = _settings(ctx)
     outcome = _run(
@@ -147,7 +129,9 @@ def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
     if as_json:
         click.echo(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        _print_report(result, peek=peek)
+        click.echo(whats_new_text(result))
+        if peek and result.watches:
+            click.echo("--peek: no baseline moved")
     if any(report.status == "not_checked" for report in result.watches):
         sys.exit(1)
 
@@ -200,70 +184,3 @@ def _live_catalog(settings: Settings) -> OutageGuard:
 
     http = HttpCatalog(settings.api_url, timeout=settings.timeout)
     return OutageGuard(http, OutageMemory(hold=settings.outage_hold))
-
-
-# -- the terminal table ----------------------------------------------------------------
-
-
-def _print_report(result: Any, *, peek: bool) -> None:
-    if not result.watches:
-        click.echo("No watches yet; add one with: pwc-mcp-local watch add benchmark ImageNet-1k")
-        return
-    counts = {"changed": 0, "unchanged": 0, "not_checked": 0}
-    for report in result.watches:
-        counts[report.status] += 1
-        head = f"{shown(report.name)} ({report.kind}, last look {_when(report.previous_look)})"
-        if report.status == "not_checked":
-            click.echo(f"{head}: not checked: {shown(report.reason or 'unknown reason')}")
-            continue
-        if report.status == "unchanged":
-            click.echo(
-                f"{head}: nothing new" + (f" ({shown(report.reason)})" if report.reason else "")
-            )
-            continue
-        click.echo(f"{head}:")
-        for change in report.changes:
-            click.echo(f"  {_LABELS[change.type]:<13} {_change_line(change)}")
-        if report.more:
-            click.echo(f"  ... and {report.more} more")
-    summary = f"{counts['changed']} changed, {counts['unchanged']} unchanged"
-    if counts["not_checked"]:
-        summary += f", {counts['not_checked']} not checked (their baselines stay)"
-    if peek:
-        summary += "; --peek: no baseline moved"
-    click.echo(summary)
-
-
-def _change_line(change: Any) -> str:
-    """One change as a line: what, its value, and the paper it comes from."""
-    parts: list[str] = []
-    if change.type == "new_version":
-        return f"the Markdown changed (content version {change.version[:12]})"
-    if change.model:
-        parts.append(shown(change.model))
-    if change.metric is not None and change.value is not None:
-        parts.append(f"{shown(change.metric)} {change.value:g}")
-    if change.rank is not None:
-        parts.append(f"rank {change.rank}")
-    if change.type == "new_leader" and change.previous_model:
-        was = shown(change.previous_model)
-        if change.previous_value is not None:
-            was += f", {change.previous_value:g}"
-        parts.append(f"(was {was})")
-    benchmark = change.benchmark
-    if benchmark is not None:
-        parts.append(shown(benchmark if isinstance(benchmark, str) else benchmark.name))
-    paper = change.paper
-    if paper is not None:
-        label = shown(paper.title or paper.arxiv_id or paper.id or "untitled")
-        extra = ", ".join(shown(bit) for bit in (paper.arxiv_id, paper.published) if bit)
-        parts.append(f"{label} ({extra})" if extra else label)
-    return "  ".join(parts)
-
-
-def _when(iso: str) -> str:
-    try:
-        moment = datetime.fromisoformat(iso)
-    except ValueError:
-        return shown(iso)
-    return moment.strftime("%Y-%m-%d %H:%M UTC")

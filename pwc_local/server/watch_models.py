@@ -2,17 +2,22 @@
 
 The query functions (`pwc_local.queries.watch`) return plain payloads of exactly
 this shape; a binding validates them into these models, and `pwc-mcp-local
-whats-new --json` prints the same models' JSON. Every schema here is paid in
-`tools/list`, so one flat change model serves all six change types, and fields
-carry descriptions only where the name does not say enough.
+whats-new --json` prints the same models' JSON. The text functions at the end
+render the same result, for the tools' text and the terminal alike; every name and
+title in them comes from the catalog or a caller, so it goes through `shown`.
+
+Every schema here is paid in `tools/list`, so one flat change model serves all six
+change types, and fields carry descriptions only where the name does not say enough.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from datetime import datetime
+from typing import Any, Literal
 
 from pydantic import Field
 
+from pwc_local.safe_text import shown
 from pwc_local.server.models import ToolOutput, _Strict
 
 WatchKind = Literal["benchmark", "task", "paper", "author", "query"]
@@ -79,3 +84,93 @@ class WatchListResult(ToolOutput):
     status: Literal["added", "kept", "removed"] | None = None
     watches: list[WatchEntry]
     limit: int
+
+
+# -- text ------------------------------------------------------------------------------
+
+NO_WATCHES = "No watches yet; add one with: pwc-mcp-local watch add benchmark ImageNet-1k"
+CHANGE_LABELS = {
+    "new_result": "new result",
+    "new_leader": "new leader",
+    "new_paper": "new paper",
+    "new_benchmark": "new benchmark",
+    "new_version": "new version",
+    "new_successor": "successor",
+}
+
+
+def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
+    """Every watch's head line and its changes, one per line, then a count by status."""
+    if not result.watches:
+        return NO_WATCHES
+    lines: list[str] = []
+    counts = {"changed": 0, "unchanged": 0, "not_checked": 0}
+    for report in result.watches:
+        counts[report.status] += 1
+        head = f"{shown(report.name)} ({report.kind}, last look {_when(report.previous_look)})"
+        if report.status == "not_checked":
+            lines.append(f"{head}: not checked: {shown(report.reason or 'unknown reason')}")
+        elif report.status == "unchanged":
+            note = f" ({shown(report.reason)})" if report.reason else ""
+            lines.append(f"{head}: nothing new{note}")
+        else:
+            lines.append(f"{head}:")
+            lines.extend(
+                f"  {CHANGE_LABELS[change.type]:<13} {change_line(change)}"
+                for change in report.changes
+            )
+            if report.more:
+                lines.append(f"  ... and {report.more} more")
+    summary = f"{counts['changed']} changed, {counts['unchanged']} unchanged"
+    if counts["not_checked"]:
+        summary += f", {counts['not_checked']} not checked (their baselines stay)"
+    return "\n".join([*lines, summary])
+
+
+def watch_list_text(result: WatchListResult, _answer: Any = None) -> str:
+    """One line per watch (kind, name, the spelling it was added with, last look)."""
+    if not result.watches:
+        return NO_WATCHES
+    lines = [
+        f"{item.kind:<9}  {shown(item.name)}"
+        + (f"  (as {shown(item.target)})" if item.target != item.name else "")
+        + f"  last look {_when(item.last_look)}"
+        for item in result.watches
+    ]
+    lines.append(f"{len(result.watches)} of at most {result.limit} watches")
+    return "\n".join(lines)
+
+
+def change_line(change: WatchChange) -> str:
+    """One change: the model and its value, the benchmark, the paper it comes from."""
+    if change.type == "new_version":
+        return f"the Markdown changed (content version {(change.version or '')[:12]})"
+    parts: list[str] = []
+    if change.model:
+        parts.append(shown(change.model))
+    if change.metric is not None and change.value is not None:
+        parts.append(f"{shown(change.metric)} {change.value:g}")
+    if change.rank is not None:
+        parts.append(f"rank {change.rank}")
+    if change.type == "new_leader" and change.previous_model:
+        was = shown(change.previous_model)
+        if change.previous_value is not None:
+            was += f", {change.previous_value:g}"
+        parts.append(f"(was {was})")
+    benchmark = change.benchmark
+    if benchmark is not None:
+        parts.append(shown(benchmark if isinstance(benchmark, str) else benchmark.name))
+    paper = change.paper
+    if paper is not None:
+        label = shown(paper.title or paper.arxiv_id or paper.id or "untitled")
+        extra = ", ".join(shown(bit) for bit in (paper.arxiv_id, paper.published) if bit)
+        parts.append(f"{label} ({extra})" if extra else label)
+    return "  ".join(parts)
+
+
+def _when(iso: str) -> str:
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return shown(iso)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
