@@ -193,3 +193,13 @@ def test_the_text_carries_every_change_and_no_terminal_escapes() -> None:
         "upstream_error: the catalog could not be reached.",
         "1 changed, 0 unchanged, 1 not checked (their baselines stay)",
     ]
+
+
+def test_a_cut_leaderboard_reports_only_rows_ranked_within_its_window() -> None:
+    before = {**_board(("A", 88.5, 1), ("B", 80.0, 5)), "full": True, "worst_rank": 5}
+    after = _board(("A", 88.5, 1), ("up", 85.0, 3), ("B", 80.0, 6), ("low", 10.0, 7))
+    after["results"]["unranked"] = _result("unranked", 1.0, None)
+    stored = baseline_of("benchmark", before)
+    assert (stored["full"], stored["worst_rank"]) == (True, 5)
+    changes = compare("benchmark", stored, after)
+    assert [(change["type"], change["model"]) for change in changes] == [("new_result", "up")]

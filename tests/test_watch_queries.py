@@ -150,3 +150,29 @@ def test_a_bug_in_one_look_costs_that_watch_only(
     anyio.run(scenario)
     assert "unexpected KeyError while looking at a watch" in caplog.text
     assert "1706.03762" not in caplog.text  # frames only, never the exception text
+
+
+def test_a_leaderboard_longer_than_the_scan_limit_is_watched_as_its_best_rows(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    for index in range(800):  # ImageNet-1k: 241 rows, then 1 041 (unranked ones last)
+        model = f"Tail-{index:03d}"
+        fake_catalog.apply(
+            NewResult("72", paper="310", model=model, metrics={"Top-1 Accuracy": 1}, rank=None)
+        )
+
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            await watch(catalog, watchlist, "benchmark", "ImageNet-1k")
+            fake_catalog.apply(
+                NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1})
+            )
+            report = (await whats_new(catalog, watchlist))["watches"][0]
+            assert report["status"] == "changed"
+            # Before the cut, the 1 000-row safety limit refused the watch (upstream_error).
+            assert [(c["type"], c["model"]) for c in report["changes"]] == [
+                ("new_leader", "ViT-G/14"),
+                ("new_result", "ViT-G/14"),
+            ]
+
+    anyio.run(scenario)

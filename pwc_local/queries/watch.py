@@ -41,6 +41,8 @@ per watch (`more` counts the rest):
 Paper listings are windows (the newest 100, the best 100 hits): a paper counts as new
 when it was not in the previous window, and, if that window was full, is not older
 than the oldest paper in it (so one that merely moved back into view is not news).
+A leaderboard longer than 1 000 rows is read as its best-ranked 1 000, a window too:
+a new row then counts when it ranks within the previous window's worst rank.
 
 Faults: every watch is looked at concurrently (at most `CONCURRENCY` at once), each
 within `timeout` seconds. A watch the catalog could not answer for (unreachable,
@@ -278,7 +280,7 @@ async def look(catalog: CatalogSource, kind: str, key: str) -> Snapshot:
 
 
 async def _benchmark_look(catalog: CatalogSource, row: dict[str, Any]) -> Snapshot:
-    rows = await leaderboard_rows(catalog, row)
+    rows, whole = await leaderboard_rows(catalog, row)
     metric = _primary_metric(rows)
     results: dict[str, Any] = {}
     leader: dict[str, Any] | None = None
@@ -288,7 +290,11 @@ async def _benchmark_look(catalog: CatalogSource, row: dict[str, Any]) -> Snapsh
         results[key] = item
         if leader is None and isinstance(merged.get("best_rank"), int):
             leader = {"key": key, "model": item["model"], "value": item["value"]}
-    return {"metric": metric, "results": results, "leader": leader}
+    snapshot = {"metric": metric, "results": results, "leader": leader, "full": not whole}
+    if not whole:  # the best-ranked 1 000 rows: a window, like a paper listing
+        ranks = [item["rank"] for item in results.values() if item["rank"] is not None]
+        snapshot["worst_rank"] = max(ranks, default=None)
+    return snapshot
 
 
 async def _task_look(
@@ -436,6 +442,8 @@ def baseline_of(kind: str, snapshot: Snapshot) -> Snapshot:
     if kind == "benchmark":
         stored["metric"] = snapshot.get("metric")
         stored["leader"] = snapshot.get("leader")
+        if snapshot.get("full"):
+            stored["full"], stored["worst_rank"] = True, snapshot.get("worst_rank")
     if "papers" in snapshot:
         stored["papers"] = {key: item["published"] for key, item in snapshot["papers"].items()}
         stored["full"] = bool(snapshot.get("full"))
@@ -458,9 +466,13 @@ def compare(kind: str, baseline: Snapshot, snapshot: Snapshot) -> list[Change]:
             {"type": "new_version", "version": version, "previous_version": baseline.get("version")}
         )
     known_results = baseline.get("results") or {}
+    worst = baseline.get("worst_rank") if kind == "benchmark" and baseline.get("full") else None
     for key, item in (snapshot.get("results") or {}).items():
-        if key not in known_results:
-            changes.append({"type": "new_result", **item})
+        if key in known_results:
+            continue
+        if worst is not None and (item["rank"] is None or item["rank"] > worst):
+            continue  # moved into a cut leaderboard's window from below, not new
+        changes.append({"type": "new_result", **item})
     if "papers" in snapshot:
         changes.extend(_new_papers(baseline, snapshot["papers"]))
     known_benchmarks = set(baseline.get("benchmarks") or [])
