@@ -55,6 +55,7 @@ def _changes(report: dict[str, Any]) -> list[tuple[str, str | None]]:
 
 def _change_everything(fake: FakeCatalog) -> None:
     fake.apply(NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1}))
+    fake.apply(NewResult("12", paper="755", model="Transformer (huge)", metrics={"BLEU score": 30}))
     fake.apply(NewPaper(NEW_PAPER))
     fake.apply(NewVersion("1706.03762", "# Attention Is All You Need, revised\n"))
     fake.apply(NewSuccessor(before="755", after="91100"))
@@ -92,7 +93,14 @@ def test_every_kind_then_peek_then_mark_seen(tmp_path: Path, fake_catalog: FakeC
     for kind in ("task", "author", "query"):
         assert _changes(by_kind[kind]) == [("new_paper", "91100")], kind
     version = fake_catalog.content_version("1706.03762")
-    assert _changes(by_kind["paper"]) == [("new_version", version), ("new_successor", "91100")]
+    assert _changes(by_kind["paper"]) == [
+        ("new_version", version),
+        ("new_result", "Transformer (huge)"),
+        ("new_successor", "91100"),
+    ]
+    evaluation = by_kind["paper"]["changes"][1]
+    assert evaluation["benchmark"] == {"id": "12", "name": "WMT2014 English-German"}
+    assert (evaluation["metric"], evaluation["value"], evaluation["rank"]) == ("BLEU score", 30, 1)
     assert peeked["schema_version"] == "v1"
     assert all(report["more"] == 0 and report["reason"] is None for report in by_kind.values())
 

@@ -325,7 +325,8 @@ async def _paper_look(catalog: CatalogSource, key: str) -> Snapshot:
     for merged in merge_rows(info["evaluations"]["results"]):
         metric = _row_metric(merged)
         item = _result(merged, metric)
-        item["benchmark"] = _label(merged.get("dataset_name"), merged.get("dataset_id"))
+        dataset = _label(merged.get("dataset_id"), "")
+        item["benchmark"] = {"id": dataset, "name": _label(merged.get("dataset_name"), dataset)}
         results[_unique(results, result_key(merged))] = item
     successors: dict[str, Any] = {}
     for node in lineage.get("successors") or []:

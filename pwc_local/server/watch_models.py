@@ -43,9 +43,7 @@ class WatchChange(_Strict):
 
     type: ChangeType
     paper: WatchedPaper | None = None
-    benchmark: WatchedBenchmark | str | None = Field(
-        default=None, description="new_benchmark: the benchmark; a paper's new_result: its name"
-    )
+    benchmark: WatchedBenchmark | None = None
     model: str | None = None
     metric: str | None = None
     value: float | None = None
@@ -157,9 +155,8 @@ def change_line(change: WatchChange) -> str:
         if change.previous_value is not None:
             was += f", {change.previous_value:g}"
         parts.append(f"(was {was})")
-    benchmark = change.benchmark
-    if benchmark is not None:
-        parts.append(shown(benchmark if isinstance(benchmark, str) else benchmark.name))
+    if change.benchmark is not None:
+        parts.append(shown(change.benchmark.name))
     paper = change.paper
     if paper is not None:
         label = shown(paper.title or paper.arxiv_id or paper.id or "untitled")
