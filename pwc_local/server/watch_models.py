@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from pwc_local.safe_text import shown
+from pwc_local.safe_text import one_line, shown
 from pwc_local.server.models import ToolOutput, _Strict
 
 WatchKind = Literal["benchmark", "task", "paper", "author", "query"]
@@ -86,6 +86,7 @@ class WatchListResult(ToolOutput):
 
 # -- text ------------------------------------------------------------------------------
 
+MAX_REASON_CHARS = 500  # a `code: sentence` that names the setting to fix is worth its length
 NO_WATCHES = "No watches yet; add one with: pwc-mcp-local watch add benchmark ImageNet-1k"
 CHANGE_LABELS = {
     "new_result": "new result",
@@ -98,16 +99,20 @@ CHANGE_LABELS = {
 
 
 def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
-    """Every watch's head line and its changes, one per line, then a count by status."""
+    """Every watch's head line and its changes, then a count by status and, once each,
+    why watches were not checked (one outage would otherwise repeat on every line)."""
     if not result.watches:
         return NO_WATCHES
     lines: list[str] = []
     counts = {"changed": 0, "unchanged": 0, "not_checked": 0}
+    reasons: dict[str, int] = {}
     for report in result.watches:
         counts[report.status] += 1
         head = f"{shown(report.name)} ({report.kind}, last look {_when(report.previous_look)})"
         if report.status == "not_checked":
-            lines.append(f"{head}: not checked: {shown(report.reason or 'unknown reason')}")
+            reason = one_line(report.reason or "unknown reason", MAX_REASON_CHARS, cut="…")
+            reasons[reason] = reasons.get(reason, 0) + 1
+            lines.append(f"{head}: not checked ({reason.partition(':')[0]})")
         elif report.status == "unchanged":
             note = f" ({shown(report.reason)})" if report.reason else ""
             lines.append(f"{head}: nothing new{note}")
@@ -121,8 +126,13 @@ def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
                 lines.append(f"  ... and {report.more} more")
     summary = f"{counts['changed']} changed, {counts['unchanged']} unchanged"
     if counts["not_checked"]:
-        summary += f", {counts['not_checked']} not checked (their baselines stay)"
-    return "\n".join([*lines, summary])
+        summary += f", {counts['not_checked']} not checked (their baselines stay):"
+    lines.append(summary)
+    lines.extend(
+        f"  {reason}" + (f" ({count} watches)" if count > 1 else "")
+        for reason, count in reasons.items()
+    )
+    return "\n".join(lines)
 
 
 def watch_list_text(result: WatchListResult, _answer: Any = None) -> str:
