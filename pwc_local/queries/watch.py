@@ -25,14 +25,15 @@ A look at one watch is a snapshot, taken through the catalog query functions:
     query      target: search words; key: the words folded;
                the 100 best search_papers hits
 
-and the baseline stored from it keeps only what the next comparison needs (`baseline`):
+and the baseline stored from it keeps only what the next comparison needs (`baseline_of`):
 result keys with the primary metric's value, the leader, paper IDs with their dates,
 benchmark and successor IDs, the content version. Comparing a new snapshot with it
 (`compare`, pure) gives changes of six types, newest first, at most `MAX_CHANGES`
 per watch (`more` counts the rest):
 
     new_result      a leaderboard row (or a paper's evaluation) not there before
-    new_leader      the best-ranked row of the primary metric is another one
+    new_leader      the best-ranked row is another one (the primary metric is that
+                    row's `best_metric`, the one the catalog ranks by)
     new_paper       a paper the task, author or search lists now and did not before
     new_benchmark   a benchmark the task has now
     new_version     the paper's Markdown has another content version
