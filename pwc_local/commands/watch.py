@@ -46,7 +46,10 @@ KIND = click.Choice(KINDS, case_sensitive=False)  # shown as {benchmark|task|...
 
 @click.group(context_settings=CONTEXT_SETTINGS)
 def watch() -> None:
-    """Watch benchmarks, tasks, papers, authors or searches; `whats-new` says what changed."""
+    """Watch benchmarks, tasks, papers, authors, searches.
+
+    `pwc-mcp-local whats-new` then says what changed since the last look.
+    """
 
 
 @watch.command("add", context_settings=CONTEXT_SETTINGS)
@@ -111,9 +114,10 @@ def remove(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
 @click.option("--peek", is_flag=True, help="Look without moving the baselines.")
 @click.pass_context
 def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
-    """What changed on every watch since the last look; then the baselines move to now.
+    """Say what changed on every watch since the last look.
 
-    Exits 0 whether or not anything changed, 1 when some watch could not be checked.
+    Then the baselines move to now (not with --peek). Exits 0 whether or not
+    anything changed, 1 when some watch could not be checked.
     """
     from pwc_local.queries.watch import whats_new as whats_new_query
     from pwc_local.server.watch_models import WhatsNewResult, whats_new_text
