@@ -36,6 +36,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "call": "pwc_local.commands.call:call",
     "tools": "pwc_local.commands.call:tools",
     "completion": "pwc_local.commands.completion:completion",
+    "watch": "pwc_local.commands.watch:watch",
+    "whats-new": "pwc_local.commands.watch:whats_new",
 }
 
 

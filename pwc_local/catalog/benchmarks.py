@@ -63,6 +63,7 @@ __all__ = [
     "BenchmarkListAnswer",
     "find_benchmark",
     "get_benchmark",
+    "leaderboard_rows",
     "list_benchmarks",
 ]
 
@@ -187,6 +188,21 @@ async def get_benchmark(
         return BenchmarkAnswer(plain, metric_note=note)
 
 
+async def leaderboard_rows(
+    catalog: CatalogSource, row: dict[str, Any]
+) -> tuple[list[dict[str, Any]], bool]:
+    """The results of the benchmark `row` (a `find_benchmark` row), merged, best rank first.
+
+    The stored leaderboard is read in best-rank order, 100 rows per request, up to
+    `SCAN_ROW_LIMIT` rows; the flag says whether that was all of it. The watch list
+    compares two such reads.
+    """
+    reference = str(row.get("name") or row["id"])
+    board = _Leaderboard(catalog, row, reference=reference, is_open=None, size=None)
+    rows, total = await board._scan(cut=True)
+    return merge_rows(rows), len(rows) >= total
+
+
 class _Leaderboard:
     """Reads one benchmark's evaluation rows from the right endpoint.
 
@@ -289,8 +305,11 @@ class _Leaderboard:
             results=merged[:limit],
         )
 
-    async def _scan(self) -> tuple[list[dict[str, Any]], int]:
-        """Every stored row, page by page, refusing pagination that would never end."""
+    async def _scan(self, *, cut: bool = False) -> tuple[list[dict[str, Any]], int]:
+        """Every stored row, page by page, refusing pagination that would never end.
+
+        Past `SCAN_ROW_LIMIT` rows the scan fails, or with `cut` returns the rows read.
+        """
         collected: list[dict[str, Any]] = []
         page = 1
         while True:
@@ -312,6 +331,8 @@ class _Leaderboard:
                     return collected, total
                 following = after
             if len(collected) >= SCAN_ROW_LIMIT:
+                if cut:
+                    return collected, total
                 raise InvalidResponse("leaderboard scan reached its safety limit of 1000 rows")
             if following > _MAX_PAGE:
                 raise InvalidResponse("leaderboard scan ran past the last catalog page")

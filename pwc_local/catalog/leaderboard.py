@@ -50,6 +50,7 @@ __all__ = [
     "parse_pareto",
     "parse_sort",
     "resolve_metrics",
+    "result_key",
     "select_rows",
     "shot_count",
 ]
@@ -101,6 +102,11 @@ def _group_key(row: Mapping[str, Any]) -> tuple[str, ...]:
         _split(row),
         shot_count(row.get("methodology")),
     )
+
+
+def result_key(row: Mapping[str, Any]) -> str:
+    """One text naming the result a (merged) row reports: the fields `merge_rows` groups by."""
+    return "|".join(_group_key(row))
 
 
 def _int_or_none(value: Any) -> int | None:

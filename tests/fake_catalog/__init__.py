@@ -12,12 +12,14 @@ fixture data with real arXiv IDs and titles, fault switches and a request log.
 Module map: `server` (HTTP server and lifecycle), `routing` (route table),
 `routes_*` (endpoint behaviour), `wire` (query parsing, envelopes, errors),
 `fixtures` (indexed data and row shapes), `data_*` (the fixture tables),
-`markdown` (documents, versions, chunking), `faults`, `requestlog`.
+`markdown` (documents, versions, chunking), `faults`, `requestlog`, `changes`
+(data changes between two looks: `fake.apply(NewResult(...))`).
 """
 
 from __future__ import annotations
 
-from .data_papers import CATALOG_TODAY
+from .changes import NEW_PAPER, Change, NewPaper, NewResult, NewSuccessor, NewVersion
+from .data_papers import CATALOG_TODAY, Paper
 from .data_public import (
     PUBLIC_ARXIV_ID,
     PUBLIC_DOI,
@@ -54,6 +56,7 @@ __all__ = [
     "LEGACY_ARXIV_ID",
     "LEGACY_ID",
     "MISSING_ARXIV_ID",
+    "NEW_PAPER",
     "NO_MARKDOWN_ARXIV_ID",
     "PUBLIC_ARXIV_ID",
     "PUBLIC_DOI",
@@ -63,10 +66,16 @@ __all__ = [
     "SAME_TITLE",
     "SAME_TITLE_ARXIV_IDS",
     "Catalog",
+    "Change",
     "FakeCatalog",
     "Fault",
     "Faults",
     "LoggedRequest",
+    "NewPaper",
+    "NewResult",
+    "NewSuccessor",
+    "NewVersion",
+    "Paper",
     "RequestLog",
     "big_document",
     "content_version",

@@ -4,7 +4,8 @@ The fixture tables live in the `data_*` modules (papers and authors, taxonomy,
 benchmarks and evaluations, public metadata); this module joins them, computes
 the counts the API reports, renders rows in the JSON shapes of catalog-api.md
 §2.0, and holds the little mutable state a test may change: the stored Markdown
-(swap a document to provoke the 409 of §3.5) and optional filler papers.
+(swap a document to provoke the 409 of §3.5), optional filler papers, and what a
+`changes` change adds (papers, evaluation rows, lineage links; `apply`).
 
 Notable fixture references (also exported from the package):
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import data_benchmarks, data_papers, data_taxonomy
 from .data_benchmarks import Dataset
@@ -42,6 +43,9 @@ from .data_papers import (
 )
 from .data_taxonomy import Framework, Method, Task
 from .markdown import big_document, render_paper
+
+if TYPE_CHECKING:
+    from .changes import Change
 
 __all__ = [
     "ATTENTION_ID",
@@ -91,6 +95,7 @@ class Catalog:
                         category_name,
                     )
         self.datasets: dict[str, Dataset] = {ds.id: ds for ds in data_benchmarks.DATASETS}
+        self.lineage_pairs: tuple[tuple[str, str], ...] = data_papers.LINEAGE
         self._markdown: dict[str, str] = {}
         self._reindex()
         self.evaluations: list[dict[str, Any]] = [
@@ -216,6 +221,48 @@ class Catalog:
             self._reindex()
             return added
 
+    # -- changes between two looks (tests/fake_catalog/changes.py) ----------------------
+
+    def apply(self, change: Change) -> None:
+        """Apply one `changes` change under the lock (lists are replaced, not edited)."""
+        with self._lock:
+            change.apply_to(self)
+
+    def add_paper(self, paper: Paper) -> None:
+        """Hold `paper` from now on; unknown author keys get the next generated IDs."""
+        if paper.id in self._by_id:
+            raise KeyError(f"the fake already holds paper {paper.id}")
+        authors = dict(self.authors)
+        next_id = 1 + max(int(author.id) for author in authors.values())
+        for key in paper.authors:
+            if key not in authors:
+                authors[key] = Author(str(next_id), key)
+                next_id += 1
+        self.authors = authors
+        self.papers = [*self.papers, paper]
+        self._reindex()
+        if paper.markdown:
+            self._markdown[self.read_key(paper)] = self._render_markdown(paper)
+
+    def add_evaluation(self, spec: dict[str, Any]) -> None:
+        """A new evaluation row (an `_ev` spec); rows at or below its rank in its task move down."""
+        rank, board = spec["best_rank"], (spec["dataset_id"], spec["task_id"])
+        moved = []
+        for row in self.evaluations:
+            ranked = isinstance(row["best_rank"], int) and rank is not None
+            if ranked and (row["dataset_id"], row["task_id"]) == board and row["best_rank"] >= rank:
+                row = {**row, "best_rank": row["best_rank"] + 1}
+            moved.append(row)
+        index = 1 + max(int(row["id"]) for row in moved)
+        self.evaluations = [*moved, self._evaluation_row(index, spec)]
+
+    def add_lineage(self, before: str, after: str) -> None:
+        """`after` becomes a successor of `before` (both catalog IDs of held papers)."""
+        for paper_id in (before, after):
+            if paper_id not in self._by_id:
+                raise KeyError(f"no fixture paper {paper_id!r}")
+        self.lineage_pairs = (*self.lineage_pairs, (before, after))
+
     # -- shapes -------------------------------------------------------------------------
 
     def author_names(self, paper: Paper) -> list[str]:
@@ -307,7 +354,7 @@ class Catalog:
         }
 
     def lineage(self, paper: Paper, *, predecessors: bool) -> list[Paper]:
-        pairs = data_papers.LINEAGE
+        pairs = self.lineage_pairs
         if predecessors:
             ids = [before for before, after in pairs if after == paper.id]
         else:

@@ -24,6 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
+from .changes import Change
 from .faults import (
     CUSTOM,
     DROP,
@@ -102,6 +103,8 @@ class FakeCatalog:
     * `start()` / `stop()`: listen / stop listening (same port on restart).
     * `set_markdown()`, `remove_markdown()`, `markdown()`, `content_version()`,
       `add_filler_papers()`, `reset()`.
+    * `apply(change)`: change the data between two looks (`changes`: a new result,
+      paper, Markdown version or successor).
     """
 
     def __init__(self, *, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
@@ -227,6 +230,10 @@ class FakeCatalog:
         if text is None:
             raise KeyError(f"no stored Markdown for {reference!r}")
         return content_version(text)
+
+    def apply(self, change: Change) -> None:
+        """Apply a `changes` change (new result, paper, version, successor) until `reset()`."""
+        self.catalog.apply(change)
 
     def add_filler_papers(self, count: int) -> None:
         """See `Catalog.add_filler_papers`: many old papers for deep search paging."""

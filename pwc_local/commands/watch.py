@@ -1,0 +1,190 @@
+"""`pwc-mcp-local watch add | list | remove` and `pwc-mcp-local whats-new`: the watch list.
+
+For a terminal or a cron job, the same logic as the `watch` and `whats_new` tools
+(`pwc_local.queries.watch`), on the same list (the library database in the user
+data directory), so a watch added here shows in the tools and the other way round:
+
+    pwc-mcp-local watch add benchmark ImageNet-1k
+    pwc-mcp-local watch add query vision transformer      # the words after KIND are the target
+    pwc-mcp-local whats-new                               # then the baselines move to now
+    pwc-mcp-local whats-new --peek --json                 # look only; the tool's JSON
+
+Each look asks the live catalog (not the cache: a fresh cache entry would hide a
+change for minutes). `whats-new` exits 0 whether or not anything changed and 1 when
+some watch could not be checked (the catalog unreachable, say); those keep their
+baselines, so the next run reports what changed meanwhile. A failing `watch add` or
+`watch remove` prints its `code: sentence` line on stderr and exits 1.
+
+Names and titles come from the catalog and are untrusted: every line goes through
+`safe_text` first.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
+
+import click
+
+from pwc_local.commands.call import _settings
+from pwc_local.config import ConfigError, Settings
+from pwc_local.queries.watch import KINDS
+from pwc_local.safe_text import shown
+
+if TYPE_CHECKING:
+    from pwc_local.catalog.http import CatalogSource
+    from pwc_local.store.outage import OutageGuard
+    from pwc_local.store.watchlist import Watchlist
+
+T = TypeVar("T")
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+KIND = click.Choice(KINDS, case_sensitive=False)  # shown as {benchmark|task|...} in usage
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+def watch() -> None:
+    """Watch benchmarks, tasks, papers, authors, searches.
+
+    `pwc-mcp-local whats-new` then says what changed since the last look.
+    """
+
+
+@watch.command("add", context_settings=CONTEXT_SETTINGS)
+@click.argument("kind", type=KIND)
+@click.argument("target", nargs=-1, required=True)
+@click.pass_context
+def add(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
+    """Watch TARGET, taking what the catalog has now as the baseline.
+
+    KIND is benchmark, task, paper, author or query; TARGET is what the matching
+    tool takes (a benchmark or task name, slug or ID, a paper reference, an author,
+    search words). Adding a watch again keeps it and its baseline.
+    """
+    from pwc_local.queries.watch import watch as watch_query
+
+    outcome = _run(
+        _settings(ctx),
+        lambda catalog, watchlist: watch_query(catalog, watchlist, kind, " ".join(target)),
+    )
+    entry = outcome["watches"][-1] if outcome["status"] == "added" else None
+    if entry is None:
+        click.echo(f"Already watched: {kind} {shown(' '.join(target))} (baseline kept)")
+    else:
+        click.echo(f"Watching {entry['kind']} {shown(entry['name'])}; baseline taken now.")
+
+
+@watch.command("list", context_settings=CONTEXT_SETTINGS)
+@click.option("--json", "as_json", is_flag=True, help="Print the watch list as the tool's JSON.")
+@click.pass_context
+def list_watches(ctx: click.Context, as_json: bool) -> None:
+    """List the watches, oldest first."""
+    from pwc_local.queries.watch import SCHEMA_VERSION, watch_list
+    from pwc_local.server.watch_models import WatchListResult, watch_list_text
+
+    outcome = _run(_settings(ctx), lambda _, watchlist: watch_list(watchlist))
+    result = WatchListResult.model_validate({"schema_version": SCHEMA_VERSION, **outcome})
+    if as_json:
+        click.echo(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        return
+    click.echo(watch_list_text(result))
+
+
+@watch.command("remove", context_settings=CONTEXT_SETTINGS)
+@click.argument("kind", type=KIND)
+@click.argument("target", nargs=-1, required=True)
+@click.pass_context
+def remove(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
+    """Stop watching TARGET (its name, the words it was added with, or its ID)."""
+    from pwc_local.queries.watch import watch as watch_query
+
+    _run(
+        _settings(ctx),
+        lambda catalog, watchlist: watch_query(
+            catalog, watchlist, kind, " ".join(target), remove=True
+        ),
+    )
+    click.echo(f"No longer watching {kind} {shown(' '.join(target))}.")
+
+
+@click.command("whats-new", context_settings=CONTEXT_SETTINGS)
+@click.option("--json", "as_json", is_flag=True, help="Print the whats_new tool's JSON.")
+@click.option("--peek", is_flag=True, help="Look without moving the baselines.")
+@click.pass_context
+def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
+    """Say what changed on every watch since the last look.
+
+    Then the baselines move to now (not with --peek). Exits 0 whether or not
+    anything changed, 1 when some watch could not be checked.
+    """
+    from pwc_local.queries.watch import whats_new as whats_new_query
+    from pwc_local.server.watch_models import WhatsNewResult, whats_new_text
+
+    settings = _settings(ctx)
+    outcome = _run(
+        settings,
+        lambda catalog, watchlist: whats_new_query(
+            catalog, watchlist, mark_seen=not peek, timeout=settings.timeout
+        ),
+    )
+    result = WhatsNewResult.model_validate(outcome)
+    if as_json:
+        click.echo(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    else:
+        click.echo(whats_new_text(result))
+        if peek and result.watches:
+            click.echo("--peek: no baseline moved")
+    if any(report.status == "not_checked" for report in result.watches):
+        sys.exit(1)
+
+
+# -- running one query -----------------------------------------------------------------
+
+
+def _run(settings: Settings, query: Callable[[CatalogSource, Watchlist], Awaitable[T]]) -> T:
+    """Open the watch list and the live catalog (no request yet), run `query`, close both.
+
+    A failure the tools would report prints its `code: sentence` line and exits 1.
+    """
+    import anyio
+
+    from pwc_local.failures import CodedError
+    from pwc_local.logs import configure_logging
+    from pwc_local.server.errors import error_message
+    from pwc_local.store.watchlist import Watchlist
+
+    try:
+        configure_logging(settings.log_level, settings.log_file)
+    except ConfigError as exc:
+        from pwc_local.cli import refuse
+
+        refuse(exc)
+
+    async def run() -> T:
+        with Watchlist.open() as watchlist:
+            source = _live_catalog(settings)
+            try:
+                return await query(source, watchlist)
+            finally:
+                await source.aclose()
+
+    try:
+        return anyio.run(run)
+    except CodedError as exc:
+        click.echo(f"pwc-mcp-local: {error_message(exc)}", err=True)
+        sys.exit(1)
+
+
+def _live_catalog(settings: Settings) -> OutageGuard:
+    """The catalog without cache or library, behind the outage guard (see the module docstring).
+
+    One command is one short process, so its outage memory is its own: once the
+    catalog failed to answer, the remaining watches are not waited on.
+    """
+    from pwc_local.catalog.http import HttpCatalog
+    from pwc_local.store.outage import OutageGuard, OutageMemory
+
+    http = HttpCatalog(settings.api_url, timeout=settings.timeout)
+    return OutageGuard(http, OutageMemory(hold=settings.outage_hold))

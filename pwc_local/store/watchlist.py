@@ -1,0 +1,344 @@
+"""The watch list: what the user watches, and what the catalog showed at the last look.
+
+Two tables in the library database (`library.sqlite3` in the user data directory,
+`pwc_local.store.library`), reached through connections of this module's own; the
+library's schema is untouched:
+
+    watches             one row per watch: kind, canonical key (unique together),
+                        the target as the user wrote it, the display name, when it
+                        was added and when it was last looked at
+    watch_baselines     one row per watch: the snapshot of the last look, as JSON
+                        with its digest, holding only what the comparison needs
+                        (IDs, the primary metric and its values, content versions,
+                        successor IDs: see `pwc_local.queries.watch`), never pages
+
+Guarantees, and how they are kept:
+
+* *User data, not cache.* It lives beside the saved papers, so restarts and
+  `cache clear` keep it.
+* *A baseline moves whole or not at all.* `move` writes every baseline of one look
+  in one `BEGIN IMMEDIATE` transaction: a killed process leaves the previous look.
+  Each move names the look it replaces, so a look another process recorded
+  meanwhile is never overwritten by an older one.
+* *Several processes at once.* WAL mode (readers never wait), writers queue for at
+  most `BUSY_TIMEOUT_MS`, then `WatchlistBusy` (`library_busy:`) says to try again.
+* *Never a corrupt baseline.* A snapshot whose digest does not match reads as no
+  baseline, and the next look takes it again.
+* *At most `MAX_WATCHES`.* Checked inside the adding transaction, so two processes
+  adding at once cannot pass it together.
+
+Every method blocks on disk, so async callers run them in a worker thread.
+Nothing here logs targets or snapshots.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pwc_local.catalog.errors import UsageError
+from pwc_local.failures import CodedError
+from pwc_local.store.library import (
+    DB_FILE_NAME,
+    LibraryError,
+    _ensure_private_dir,
+    _ensure_private_file,
+    _transaction,
+    default_library_dir,
+)
+
+MAX_WATCHES = 100
+BUSY_TIMEOUT_MS = 5_000
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS watches (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        target TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        looked_at REAL NOT NULL,
+        UNIQUE (kind, key)
+    )""",
+    """CREATE TABLE IF NOT EXISTS watch_baselines (
+        watch INTEGER PRIMARY KEY REFERENCES watches(id) ON DELETE CASCADE,
+        taken_at REAL NOT NULL,
+        snapshot TEXT NOT NULL,
+        digest TEXT NOT NULL
+    )""",
+)
+_COLUMNS = "w.kind, w.key, w.target, w.name, w.created_at, w.looked_at"
+
+
+class WatchlistBusy(CodedError):
+    """Another process kept the library database locked longer than `BUSY_TIMEOUT_MS`."""
+
+    code = "library_busy"
+    shown = True
+
+
+class WatchLimitReached(UsageError):
+    """The list holds `MAX_WATCHES` watches already; the message says how to make room."""
+
+
+def limit_reached() -> WatchLimitReached:
+    return WatchLimitReached(
+        f"the watch list holds {MAX_WATCHES} watches, its limit; remove one first "
+        "(watch with remove=true, or pwc-mcp-local watch remove KIND TARGET)"
+    )
+
+
+@dataclass(frozen=True)
+class Watch:
+    """One watch. `key` is the canonical form of `target` (see `queries.watch`)."""
+
+    kind: str
+    key: str
+    target: str
+    name: str
+    created_at: float
+    looked_at: float
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The last look at one watch: `snapshot` (JSON-able) taken at `taken_at`.
+
+    `snapshot` is `None` when the stored one is missing or fails its digest;
+    `taken_at` is then still the row's (`None` without a row), for `Move.replaces`.
+    """
+
+    taken_at: float | None
+    snapshot: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Move:
+    """Move a watch's baseline to `snapshot`, if it is still the one taken at `replaces`."""
+
+    kind: str
+    key: str
+    replaces: float | None
+    snapshot: dict[str, Any]
+
+
+class Watchlist:
+    """The watch list of one process (see the module docstring); open with `Watchlist.open()`."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path, busy_ms: int) -> None:
+        self._db = connection
+        self.path = path
+        self._busy_ms = busy_ms
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, directory: Path | None = None, *, busy_ms: int = BUSY_TIMEOUT_MS) -> Watchlist:
+        """Open (creating when missing) the watch tables in the library database.
+
+        `busy_ms` bounds the wait for another process's write lock (tests shorten it).
+        """
+        directory = default_library_dir() if directory is None else Path(directory)
+        _ensure_private_dir(directory)
+        path = directory / DB_FILE_NAME
+        _ensure_private_file(path)
+        try:
+            connection = sqlite3.connect(
+                str(path),
+                timeout=busy_ms / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            connection.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            watchlist = cls(connection, path, busy_ms)
+            with watchlist._write() as db:
+                for statement in _SCHEMA:
+                    db.execute(statement)
+        except sqlite3.OperationalError as exc:
+            if _is_busy(exc):
+                raise _busy(path, busy_ms) from None
+            raise _unusable(path, exc) from None
+        except sqlite3.DatabaseError as exc:
+            raise _unusable(path, exc) from None
+        return watchlist
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Watchlist:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- reading -------------------------------------------------------------------------
+
+    def watches(self) -> list[Watch]:
+        """Every watch, oldest first."""
+        with self._read() as db:
+            rows = db.execute(f"SELECT {_COLUMNS} FROM watches w ORDER BY w.id").fetchall()
+        return [Watch(*row) for row in rows]
+
+    def find(self, kind: str, key: str) -> Watch | None:
+        with self._read() as db:
+            row = db.execute(
+                f"SELECT {_COLUMNS} FROM watches w WHERE w.kind = ? AND w.key = ?", (kind, key)
+            ).fetchone()
+        return None if row is None else Watch(*row)
+
+    def looks(self) -> list[tuple[Watch, Baseline]]:
+        """Every watch with its baseline, oldest first, in one read."""
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT {_COLUMNS}, b.taken_at, b.snapshot, b.digest FROM watches w "
+                "LEFT JOIN watch_baselines b ON b.watch = w.id ORDER BY w.id"
+            ).fetchall()
+        return [(Watch(*row[:6]), _baseline(*row[6:])) for row in rows]
+
+    def baselines(self) -> dict[tuple[str, str], Baseline]:
+        """Each watch's baseline by `(kind, key)` (its snapshot `None` when missing or corrupt)."""
+        return {(watch.kind, watch.key): baseline for watch, baseline in self.looks()}
+
+    # -- writing -------------------------------------------------------------------------
+
+    def add(
+        self,
+        kind: str,
+        key: str,
+        *,
+        target: str,
+        name: str,
+        snapshot: dict[str, Any],
+        now: float | None = None,
+    ) -> tuple[Watch, bool]:
+        """Add a watch with `snapshot` as its baseline; `(watch, added)`.
+
+        A watch already on the list is kept as it is, baseline and all (`added` false).
+        A new one beyond `MAX_WATCHES` raises `WatchLimitReached`.
+        """
+        instant = time.time() if now is None else now
+        with self._write() as db:
+            existing = db.execute(
+                f"SELECT {_COLUMNS} FROM watches w WHERE w.kind = ? AND w.key = ?", (kind, key)
+            ).fetchone()
+            if existing is not None:
+                return Watch(*existing), False
+            (count,) = db.execute("SELECT COUNT(*) FROM watches").fetchone()
+            if count >= MAX_WATCHES:
+                raise limit_reached()
+            cursor = db.execute(
+                "INSERT INTO watches(kind, key, target, name, created_at, looked_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (kind, key, target, name, instant, instant),
+            )
+            _store_baseline(db, int(cursor.lastrowid or 0), instant, snapshot)
+        return Watch(kind, key, target, name, instant, instant), True
+
+    def remove(self, kind: str, key: str) -> bool:
+        """Remove a watch and its baseline; false when it was not on the list."""
+        with self._write() as db:
+            cursor = db.execute("DELETE FROM watches WHERE kind = ? AND key = ?", (kind, key))
+        return cursor.rowcount > 0
+
+    def move(self, moves: Sequence[Move], now: float | None = None) -> int:
+        """Move the baselines of one look, all in one transaction; how many moved.
+
+        A watch removed meanwhile, or whose baseline another process moved since
+        `replaces` was read, is left alone.
+        """
+        instant = time.time() if now is None else now
+        moved = 0
+        with self._write() as db:
+            for move in moves:
+                row = db.execute(
+                    "SELECT w.id, b.taken_at FROM watches w "
+                    "LEFT JOIN watch_baselines b ON b.watch = w.id WHERE w.kind = ? AND w.key = ?",
+                    (move.kind, move.key),
+                ).fetchone()
+                if row is None or row[1] != move.replaces:
+                    continue
+                _store_baseline(db, int(row[0]), instant, move.snapshot)
+                db.execute("UPDATE watches SET looked_at = ? WHERE id = ?", (instant, row[0]))
+                moved += 1
+        return moved
+
+    # -- internals -----------------------------------------------------------------------
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._busy_is_clear():
+            yield self._db
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._busy_is_clear(), _transaction(self._db):
+            yield self._db
+
+    @contextmanager
+    def _busy_is_clear(self) -> Iterator[None]:
+        """A lock held past the busy timeout is `WatchlistBusy`; other failures `LibraryError`."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if _is_busy(exc):
+                raise _busy(self.path, self._busy_ms) from None
+            raise _unusable(self.path, exc) from None
+        except sqlite3.DatabaseError as exc:
+            raise _unusable(self.path, exc) from None
+
+
+def _seal(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def _store_baseline(
+    db: sqlite3.Connection, watch: int, taken_at: float, snapshot: dict[str, Any]
+) -> None:
+    text = json.dumps(snapshot, separators=(",", ":"), sort_keys=True)
+    db.execute(
+        "INSERT OR REPLACE INTO watch_baselines(watch, taken_at, snapshot, digest) "
+        "VALUES (?, ?, ?, ?)",
+        (watch, taken_at, text, _seal(text)),
+    )
+
+
+def _baseline(taken_at: Any, text: Any, sealed: Any) -> Baseline:
+    taken = float(taken_at) if isinstance(taken_at, int | float) else None
+    if not isinstance(text, str) or sealed != _seal(text):
+        return Baseline(taken, None)
+    try:
+        snapshot = json.loads(text)
+    except ValueError:
+        return Baseline(taken, None)
+    return Baseline(taken, snapshot if isinstance(snapshot, dict) else None)
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).casefold()
+    return "locked" in text or "busy" in text
+
+
+def _busy(path: Path, busy_ms: int) -> WatchlistBusy:
+    return WatchlistBusy(
+        f"the library database {path} stayed locked by another process for "
+        f"{busy_ms / 1000:g} s; try again in a moment"
+    )
+
+
+def _unusable(path: Path, exc: sqlite3.DatabaseError) -> LibraryError:
+    return LibraryError(
+        f"cannot use the watch list in the library database {path}: {exc}; move the file "
+        "aside to start an empty library"
+    )

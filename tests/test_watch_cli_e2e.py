@@ -1,0 +1,184 @@
+"""End to end: the installed `pwc-mcp-local watch ...` and `whats-new` against the loopback fake.
+
+Every command is a new process with the test's own HOME, data and cache directories
+(`command_env`), so each run also proves the watch list survives a restart.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pwc_local.store.watchlist import MAX_WATCHES, Watchlist
+from tests.fake_catalog import (
+    NEW_PAPER,
+    FakeCatalog,
+    NewPaper,
+    NewResult,
+    NewSuccessor,
+    NewVersion,
+)
+from tests.test_library_cli_e2e import command_env, run
+
+pytestmark = pytest.mark.e2e
+
+WATCHES = [
+    ("benchmark", "imagenet-1k"),
+    ("task", "Image Classification"),
+    ("paper", "1706.03762"),
+    ("author", "Kaiming He"),
+    ("query", "vision transformer"),
+]
+
+
+def _ok(done: subprocess.CompletedProcess[str], status: int = 0) -> str:
+    assert done.returncode == status, (done.stdout, done.stderr)
+    return done.stdout
+
+
+def _json(env: dict[str, str], *args: str, status: int = 0) -> Any:
+    return json.loads(_ok(run(env, *args, "--json"), status))
+
+
+def _changes(report: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """Each change's type and what it names (model, paper ID or version)."""
+    named = []
+    for change in report["changes"]:
+        paper = change.get("paper") or {}
+        named.append((change["type"], change.get("model") or paper.get("id") or change["version"]))
+    return named
+
+
+def _change_everything(fake: FakeCatalog) -> None:
+    fake.apply(NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1}))
+    fake.apply(NewResult("12", paper="755", model="Transformer (huge)", metrics={"BLEU score": 30}))
+    fake.apply(NewPaper(NEW_PAPER))
+    fake.apply(NewVersion("1706.03762", "# Attention Is All You Need, revised\n"))
+    fake.apply(NewSuccessor(before="755", after="91100"))
+
+
+def test_every_kind_then_peek_then_mark_seen(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
+    env = command_env(tmp_path, fake_catalog.api_url)
+    for kind, target in WATCHES:
+        assert "baseline taken now" in _ok(run(env, "watch", "add", kind, *target.split()))
+    listed = _json(env, "watch", "list")
+    assert [(item["kind"], item["name"]) for item in listed["watches"]] == [
+        ("benchmark", "ImageNet-1k"),
+        ("task", "Image Classification"),
+        ("paper", "Attention Is All You Need"),
+        ("author", "Kaiming He"),
+        ("query", "vision transformer"),
+    ]
+    quiet = _json(env, "whats-new", "--peek")
+    assert {report["status"] for report in quiet["watches"]} == {"unchanged"}
+
+    _change_everything(fake_catalog)
+    peeked = _json(env, "whats-new", "--peek")
+    assert _json(env, "whats-new", "--peek")["watches"] == peeked["watches"]
+    by_kind = {report["kind"]: report for report in peeked["watches"]}
+    assert all(report["status"] == "changed" for report in by_kind.values())
+    assert _changes(by_kind["benchmark"]) == [
+        ("new_leader", "ViT-G/14"),
+        ("new_result", "ViT-G/14"),
+    ]
+    leader = by_kind["benchmark"]["changes"][0]
+    assert (leader["metric"], leader["value"]) == ("Top-1 Accuracy", 90.1)
+    assert (leader["previous_model"], leader["previous_value"]) == ("ViT-H/14", 88.55)
+    result = by_kind["benchmark"]["changes"][1]
+    assert result["paper"]["arxiv_id"] == "2010.11929" and result["rank"] == 1
+    for kind in ("task", "author", "query"):
+        assert _changes(by_kind[kind]) == [("new_paper", "91100")], kind
+    version = fake_catalog.content_version("1706.03762")
+    assert _changes(by_kind["paper"]) == [
+        ("new_version", version),
+        ("new_result", "Transformer (huge)"),
+        ("new_successor", "91100"),
+    ]
+    evaluation = by_kind["paper"]["changes"][1]
+    assert evaluation["benchmark"] == {"id": "12", "name": "WMT2014 English-German"}
+    assert (evaluation["metric"], evaluation["value"], evaluation["rank"]) == ("BLEU score", 30, 1)
+    assert peeked["schema_version"] == "v1"
+    assert all(report["more"] == 0 and report["reason"] is None for report in by_kind.values())
+
+    table = _ok(run(env, "whats-new"))  # the terminal table, and the baselines move
+    assert "ImageNet-1k (benchmark, last look " in table
+    assert "new leader    ViT-G/14  Top-1 Accuracy 90.1  (was ViT-H/14, 88.55)" in table
+    assert "new paper     Giant Vision Transformer Networks (2610.04321, 2026-10-30)" in table
+    assert "5 changed, 0 unchanged" in table
+    after = _json(env, "whats-new")
+    assert {report["status"] for report in after["watches"]} == {"unchanged"}
+
+
+def test_offline_nothing_moves_and_back_the_change_is_reported(
+    tmp_path: Path, fake_catalog: FakeCatalog
+) -> None:
+    env = command_env(tmp_path, fake_catalog.api_url)
+    _ok(run(env, "watch", "add", "benchmark", "ImageNet-1k"))
+    _ok(run(env, "watch", "add", "task", "Image Classification"))
+    looked = [item["last_look"] for item in _json(env, "watch", "list")["watches"]]
+    fake_catalog.stop()
+    _change_everything(fake_catalog)  # made during the outage
+    offline = _json(env, "whats-new", status=1)
+    assert {report["status"] for report in offline["watches"]} == {"not_checked"}
+    assert all(report["reason"].startswith("upstream_error: ") for report in offline["watches"])
+    table = run(env, "whats-new")
+    assert table.returncode == 1 and "not checked (their baselines stay)" in table.stdout
+    assert [item["last_look"] for item in _json(env, "watch", "list")["watches"]] == looked
+
+    fake_catalog.start()
+    back = _json(env, "whats-new")
+    assert [report["status"] for report in back["watches"]] == ["changed", "changed"]
+    assert ("new_leader", "ViT-G/14") in _changes(back["watches"][0])
+    assert _changes(back["watches"][1]) == [("new_paper", "91100")]
+
+
+def test_bad_input_stores_nothing(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
+    env = command_env(tmp_path, fake_catalog.api_url)
+    unknown_kind = run(env, "watch", "add", "dataset", "COCO")
+    assert unknown_kind.returncode == 2 and "'dataset' is not one of" in unknown_kind.stderr
+    empty = run(env, "watch", "add", "query", " ")
+    assert empty.returncode == 1
+    assert empty.stderr.strip() == "pwc-mcp-local: invalid_argument: target must not be empty"
+    unknown = run(env, "watch", "add", "task", "Image Classificatio")
+    assert unknown.returncode == 1
+    assert unknown.stderr.strip() == (
+        "pwc-mcp-local: not_found: Task not found: Image Classificatio; closest results: "
+        "Image Classification, Fine-Grained Image Classification"
+    )
+    nobody = run(env, "watch", "add", "author", "Nobody Atall")
+    assert "not_found: Author not found: Nobody Atall" in nobody.stderr
+    not_watched = run(env, "watch", "remove", "benchmark", "COCO")
+    assert "not_found: Watch not found: benchmark COCO" in not_watched.stderr
+    assert _json(env, "watch", "list")["watches"] == []
+    assert "No watches yet" in _ok(run(env, "whats-new"))
+
+
+def test_the_hundredth_watch_is_the_last(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
+    env = command_env(tmp_path, fake_catalog.api_url)
+    with Watchlist.open(tmp_path / "data" / "pwc-mcp-local") as watchlist:
+        for index in range(MAX_WATCHES - 1):
+            key = f"filler {index}"
+            watchlist.add("query", key, target=key, name=key, snapshot={"papers": {}})
+    _ok(run(env, "watch", "add", "benchmark", "COCO"))
+    full = run(env, "watch", "add", "benchmark", "ImageNet-1k")
+    assert full.returncode == 1
+    assert "invalid_argument: the watch list holds 100 watches, its limit" in full.stderr
+    assert "already watched" in _ok(run(env, "watch", "add", "benchmark", "coco")).casefold()
+    assert "No longer watching" in _ok(run(env, "watch", "remove", "query", "filler 7"))
+    _ok(run(env, "watch", "add", "benchmark", "ImageNet-1k"))
+    assert len(_json(env, "watch", "list")["watches"]) == MAX_WATCHES
+
+
+def test_cache_clear_keeps_the_watches(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
+    env = command_env(tmp_path, fake_catalog.api_url)
+    _ok(run(env, "watch", "add", "paper", "Attention Is All You Need"))
+    _ok(run(env, "cache", "clear"))
+    assert [item["target"] for item in _json(env, "watch", "list")["watches"]] == [
+        "Attention Is All You Need"
+    ]
+    assert _ok(run(env, "watch", "remove", "paper", "1706.03762"))
+    assert _json(env, "watch", "list")["watches"] == []

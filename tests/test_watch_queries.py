@@ -1,0 +1,178 @@
+"""The watch list's queries in-process, over real HTTP to the loopback fake catalog."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from pwc_local.catalog.errors import NotFound, UsageError
+from pwc_local.catalog.http import HttpCatalog
+from pwc_local.queries import watch as watch_queries
+from pwc_local.queries.watch import MAX_CHANGES, watch, whats_new
+from pwc_local.store.watchlist import Watchlist
+from tests.fake_catalog import FakeCatalog, NewResult
+
+
+@asynccontextmanager
+async def _opened(
+    fake: FakeCatalog, directory: Path
+) -> AsyncIterator[tuple[HttpCatalog, Watchlist]]:
+    catalog = HttpCatalog(fake.api_url, timeout=5)
+    try:
+        with Watchlist.open(directory) as watchlist:
+            yield catalog, watchlist
+    finally:
+        await catalog.aclose()
+
+
+def _statuses(answer: dict) -> list[tuple[str, str]]:
+    return [(report["kind"], report["status"]) for report in answer["watches"]]
+
+
+def test_peeking_twice_answers_the_same_and_marking_seen_moves(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            await watch(catalog, watchlist, "benchmark", "COCO")
+            fake_catalog.apply(NewResult("6", paper="612", model="Watcher", metrics={"mAP": 61}))
+            first = await whats_new(catalog, watchlist, mark_seen=False)
+            second = await whats_new(catalog, watchlist, mark_seen=False)
+            assert first["watches"] == second["watches"]
+            assert _statuses(first) == [("benchmark", "changed")]
+            seen = await whats_new(catalog, watchlist)
+            assert seen["watches"][0]["changes"] == first["watches"][0]["changes"]
+            after = await whats_new(catalog, watchlist)
+            assert _statuses(after) == [("benchmark", "unchanged")]
+            assert after["watches"][0]["previous_look"] == seen["checked_at"]
+
+    anyio.run(scenario)
+
+
+def test_at_most_twenty_changes_and_more_counts_the_rest(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            await watch(catalog, watchlist, "benchmark", "CIFAR-10")
+            for index in range(25):
+                model = f"Flood-{index:02d}"
+                fake_catalog.apply(
+                    NewResult("18", paper="310", model=model, metrics={"Percentage correct": 50})
+                )
+            report = (await whats_new(catalog, watchlist))["watches"][0]
+            assert len(report["changes"]) == MAX_CHANGES
+            # 25 new results and one new leader: 20 shown, 6 more
+            assert report["more"] == 6
+            assert report["changes"][0]["type"] == "new_leader"
+
+    anyio.run(scenario)
+
+
+def test_a_slow_watch_does_not_hold_up_the_others(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            await watch(catalog, watchlist, "paper", "1706.03762")
+            await watch(catalog, watchlist, "benchmark", "COCO")
+            fake_catalog.faults.slow(prefix="research/papers/")
+            with anyio.fail_after(30):  # answers, does not hang
+                answer = await whats_new(catalog, watchlist, timeout=1.0)
+            assert _statuses(answer) == [("paper", "not_checked"), ("benchmark", "unchanged")]
+            assert answer["watches"][0]["reason"].startswith("upstream_timeout: ")
+            fake_catalog.faults.release()
+            fake_catalog.faults.reset()
+            again = await whats_new(catalog, watchlist)
+            assert _statuses(again) == [("paper", "unchanged"), ("benchmark", "unchanged")]
+
+    anyio.run(scenario)
+
+
+def test_bad_targets_store_nothing(fake_catalog: FakeCatalog, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            with pytest.raises(UsageError, match="kind must be one of benchmark, task, paper"):
+                await watch(catalog, watchlist, "dataset", "COCO")
+            with pytest.raises(UsageError, match="target must not be empty"):
+                await watch(catalog, watchlist, "query", "   ")
+            with pytest.raises(UsageError, match="target must be at most 500 characters"):
+                await watch(catalog, watchlist, "query", "word " * 101)
+            closest = "Benchmark not found: ImageNet; closest results: ImageNet-1k"
+            with pytest.raises(NotFound, match=closest):
+                await watch(catalog, watchlist, "benchmark", "ImageNet")
+            with pytest.raises(NotFound, match=r"Paper not found: 2308\.10195"):
+                await watch(catalog, watchlist, "paper", "2308.10195")
+            with pytest.raises(NotFound, match="Watch not found: task OCR"):
+                await watch(catalog, watchlist, "task", "OCR", remove=True)
+            assert watchlist.watches() == []
+
+    anyio.run(scenario)
+
+
+def test_the_same_watch_under_another_spelling_is_kept(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            added = await watch(catalog, watchlist, "benchmark", "imagenet-1k")
+            again = await watch(catalog, watchlist, "benchmark", "72")
+            assert (added["status"], again["status"]) == ("added", "kept")
+            assert [item["name"] for item in again["watches"]] == ["ImageNet-1k"]
+            removed = await watch(catalog, watchlist, "benchmark", "ImageNet-1k", remove=True)
+            assert (removed["status"], removed["watches"]) == ("removed", [])
+
+    anyio.run(scenario)
+
+
+def test_a_bug_in_one_look_costs_that_watch_only(
+    fake_catalog: FakeCatalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    async def broken(catalog: Any, key: str) -> dict:
+        raise KeyError(key)
+
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            await watch(catalog, watchlist, "paper", "1706.03762")
+            await watch(catalog, watchlist, "benchmark", "COCO")
+            monkeypatch.setattr(watch_queries, "_paper_look", broken)
+            answer = await whats_new(catalog, watchlist)
+            assert _statuses(answer) == [("paper", "not_checked"), ("benchmark", "unchanged")]
+            assert answer["watches"][0]["reason"].startswith("internal_error: ")
+            moved = watchlist.looks()
+            assert moved[0][0].looked_at < moved[1][0].looked_at  # only the checked one moved
+
+    anyio.run(scenario)
+    assert "unexpected KeyError while looking at a watch" in caplog.text
+    assert "1706.03762" not in caplog.text  # frames only, never the exception text
+
+
+def test_a_leaderboard_longer_than_the_scan_limit_is_watched_as_its_best_rows(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    for index in range(800):  # ImageNet-1k: 241 rows, then 1 041 (unranked ones last)
+        model = f"Tail-{index:03d}"
+        fake_catalog.apply(
+            NewResult("72", paper="310", model=model, metrics={"Top-1 Accuracy": 1}, rank=None)
+        )
+
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            await watch(catalog, watchlist, "benchmark", "ImageNet-1k")
+            fake_catalog.apply(
+                NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1})
+            )
+            report = (await whats_new(catalog, watchlist))["watches"][0]
+            assert report["status"] == "changed"
+            # Before the cut, the 1 000-row safety limit refused the watch (upstream_error).
+            assert [(c["type"], c["model"]) for c in report["changes"]] == [
+                ("new_leader", "ViT-G/14"),
+                ("new_result", "ViT-G/14"),
+            ]
+
+    anyio.run(scenario)
