@@ -71,7 +71,7 @@ async def measure(count: int, delay: float) -> None:
         try:
             with Watchlist.open(Path(scratch)) as watchlist:
                 for kind, target in targets:
-                    await watch(http, watchlist, kind, target)
+                    await watch(http, watchlist, kind, target, remove=False)
                 source = Delayed(http, delay)
                 started = time.perf_counter()
                 answer = await whats_new(source, watchlist, mark_seen=False)  # type: ignore[arg-type]

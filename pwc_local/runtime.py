@@ -35,8 +35,9 @@ if TYPE_CHECKING:
     from pwc_local.catalog.cursors import CursorCodec
     from pwc_local.catalog.http import CatalogSource
     from pwc_local.store.library import Library
-    from pwc_local.store.outage import OutageMemory
+    from pwc_local.store.outage import OutageGuard, OutageMemory
     from pwc_local.store.vocabulary import Vocabulary
+    from pwc_local.store.watchlist import Watchlist
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +50,10 @@ class Runtime:
     needs the key file, so a key file with unsafe permissions fails that one tool
     (with the fix in its message) instead of every tool. `vocabulary` holds the
     names answers showed, for completions; `outage` is the catalog's outage memory,
-    which completions tell when the catalog kept them waiting.
+    which completions tell when the catalog kept them waiting. `live` is the catalog
+    without cache or library (HTTP behind the outage guard, the cache's own upstream):
+    the watch list compares with what the catalog has *now*. `watchlist` is opened on
+    the first watch-list call (`server.tools`), one per process, closed with the rest.
     """
 
     settings: Settings
@@ -58,6 +62,8 @@ class Runtime:
     library: Library | None = None
     vocabulary: Vocabulary | None = None
     outage: OutageMemory | None = None
+    live: OutageGuard | None = None
+    watchlist: Watchlist | None = None
 
     def cursor_codec(self) -> CursorCodec:
         """The cursor codec, loading (or creating) the key on the first call; may block."""
@@ -73,24 +79,29 @@ class Runtime:
         finally:
             if self.vocabulary is not None:  # writes what is queued, a moment at most
                 await anyio.to_thread.run_sync(self.vocabulary.close)
+            if self.watchlist is not None:  # waits for a write in progress, if any
+                await anyio.to_thread.run_sync(self.watchlist.close)
 
 
-def _build_catalog(
-    settings: Settings, library: Library | None = None, memory: OutageMemory | None = None
-) -> CatalogSource:
-    """The catalog source: the library, then the shared disk cache, then the live HTTP API.
-
-    The outage guard sits right above HTTP, so a catalog that just failed to answer
-    is not waited on again for a minute (`store.outage`); the cache and the library
-    above it answer meanwhile.
-    """
+def _live_catalog(settings: Settings, memory: OutageMemory | None = None) -> OutageGuard:
+    """The live HTTP API behind the outage guard, so a catalog that just failed to
+    answer is not waited on again for a minute (`store.outage`)."""
     from pwc_local.catalog.http import HttpCatalog
-    from pwc_local.store.cache import DiskCache
-    from pwc_local.store.cached_catalog import CachingCatalog
     from pwc_local.store.outage import OutageGuard, OutageMemory
 
     memory = memory if memory is not None else OutageMemory(hold=settings.outage_hold)
-    upstream = OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout), memory)
+    return OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout), memory)
+
+
+def _build_catalog(
+    settings: Settings, library: Library | None = None, upstream: OutageGuard | None = None
+) -> CatalogSource:
+    """The catalog source: the library, then the shared disk cache, then `upstream`
+    (`_live_catalog`); the cache and the library answer while the catalog is out."""
+    from pwc_local.store.cache import DiskCache
+    from pwc_local.store.cached_catalog import CachingCatalog
+
+    upstream = upstream if upstream is not None else _live_catalog(settings)
     cache = DiskCache.from_settings(settings)
     cache.warm()  # open its connections now, in this builder's thread
     cached = CachingCatalog(upstream, cache, namespace=settings.api_url)
@@ -144,13 +155,15 @@ def build_runtime(settings: Settings) -> Runtime:
 
     library = _open_library()
     memory = OutageMemory(hold=settings.outage_hold)
+    live = _live_catalog(settings, memory)
     return Runtime(
         settings=settings,
-        catalog=_build_catalog(settings, library, memory),
+        catalog=_build_catalog(settings, library, live),
         library=library,
         # Kept in the library's database: no library, no vocabulary.
         vocabulary=Vocabulary(library.path) if library is not None else None,
         outage=memory,
+        live=live,  # closed through `catalog`, whose upstream it is
     )
 
 

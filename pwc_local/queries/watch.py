@@ -3,8 +3,8 @@
 Two questions, two functions, each a tool (`watch`, `whats_new`) and a command
 (`pwc-mcp-local watch ...`, `pwc-mcp-local whats-new`):
 
-    await watch(catalog, watchlist, "benchmark", "ImageNet")   # look now, keep it as baseline
-    await whats_new(catalog, watchlist, mark_seen=True)        # what is new since, per watch
+    await watch(catalog, watchlist, "benchmark", "ImageNet", remove=False)  # look, keep it
+    await whats_new(catalog, watchlist, timeout, mark_seen=True)  # what is new since, per watch
 
 `catalog` must be the *live* source (HTTP behind the outage guard): not the cache,
 whose fresh entries would hide a change for minutes, nor the library, whose saved
@@ -129,7 +129,7 @@ async def watch(
     kind: str,
     target: str,
     *,
-    remove: bool = False,
+    remove: bool,
 ) -> dict[str, Any]:
     """Add a watch (look now, keep that as its baseline) or remove one; the watch list.
 
@@ -177,12 +177,14 @@ async def watch_list(watchlist: Watchlist) -> dict[str, Any]:
 async def whats_new(
     catalog: CatalogSource,
     watchlist: Watchlist,
-    *,
-    mark_seen: bool = True,
     timeout: float | None = None,
+    *,
+    mark_seen: bool,
     now: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
     """What the catalog has now compared with each watch's baseline (see the module docstring).
+
+    `timeout` bounds each watch's look (seconds; the tool passes the `timeout` setting).
 
     `{"schema_version", "checked_at", "watches": [{"kind", "target", "name",
     "previous_look", "status", "reason", "changes", "more"}]}`, watches oldest first.
