@@ -115,6 +115,7 @@ def parse_outline(markdown: str) -> Outline:
     # stack of (level, id, path, child count) for the open ancestors of the next heading
     stack: list[tuple[int, str, tuple[str, ...]]] = []
     children: dict[str | None, int] = {}
+    ends = _ends(headings, data_size)
     for index, heading in enumerate(headings):
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
@@ -123,11 +124,10 @@ def parse_outline(markdown: str) -> Outline:
         children[parent] = ordinal
         section_id = f"{parent}.{ordinal}" if parent else f"s{ordinal}"
         path = (stack[-1][2] if stack else ()) + (heading.text,)
-        end = next((h.offset for h in headings[index + 1 :] if h.level <= heading.level), data_size)
         sections.append(
             Section(
                 section_id, heading.level, heading.text, heading.offset,
-                end - heading.offset, parent, path,
+                ends[index] - heading.offset, parent, path,
             )
         )  # fmt: skip
         stack.append((heading.level, section_id, path))
@@ -135,8 +135,23 @@ def parse_outline(markdown: str) -> Outline:
     return Outline(tuple(sections), data_size, title)
 
 
+def _ends(headings: list[_Heading], size: int) -> list[int]:
+    """Where each heading's section ends: at the next heading of its level or higher."""
+    ends = [size] * len(headings)
+    open_: list[int] = []  # indexes of headings whose end is not known yet
+    for index, heading in enumerate(headings):
+        while open_ and headings[open_[-1]].level >= heading.level:
+            ends[open_.pop()] = heading.offset
+        open_.append(index)
+    return ends
+
+
 def _headings(markdown: str) -> list[_Heading]:
-    """The document's headings in order, with the byte offset of each heading's start."""
+    """The document's headings in order, with the byte offset of each heading's start.
+
+    Offsets are counted in characters while scanning, then turned into UTF-8 bytes
+    by encoding the text between consecutive headings once (not every line).
+    """
     headings: list[_Heading] = []
     fence: tuple[str, int] | None = None  # (fence character, run length) while inside
     paragraph_start: int | None = None  # byte offset of the open paragraph's first line
@@ -146,7 +161,7 @@ def _headings(markdown: str) -> list[_Heading]:
     # would also break at U+2028, form feeds and the like, which Markdown does not.
     for line in _LINES.findall(markdown):
         start = offset
-        offset += len(line.encode("utf-8"))
+        offset += len(line)
         content = line.rstrip("\r\n")
         if fence is not None:
             if _closes(content, fence):
@@ -178,7 +193,19 @@ def _headings(markdown: str) -> list[_Heading]:
                 continue  # quote, table, list item, indented code, thematic break
             paragraph_start = start
         paragraph.append(content)
-    return headings
+    return _in_bytes(markdown, headings)
+
+
+def _in_bytes(markdown: str, headings: list[_Heading]) -> list[_Heading]:
+    """`headings` (in document order) with character offsets turned into byte offsets."""
+    converted = []
+    chars = size = 0
+    for heading in headings:
+        between = markdown[chars : heading.offset]
+        size += len(between) if between.isascii() else len(between.encode("utf-8"))
+        chars = heading.offset
+        converted.append(_Heading(heading.level, heading.text, size))
+    return converted
 
 
 def _closes(line: str, fence: tuple[str, int]) -> bool:

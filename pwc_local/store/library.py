@@ -22,8 +22,13 @@ Guarantees, and how they are kept:
 * *Several processes at once.* SQLite in WAL mode with a busy timeout: writers
   queue (`BEGIN IMMEDIATE`), readers never block; nothing written is lost. Within a
   process one connection is shared behind a lock, so worker threads may call in.
-* *Never serve a corrupt entry.* Each stored Markdown carries a BLAKE2b digest,
-  checked on every read; a mismatch is reported as missing. A damaged search index
+* *Never serve a corrupt entry.* A saved paper's Markdown is stored as the pieces it
+  came in (the catalog's 64 KiB chunks), each with a BLAKE2b digest, and the paper's
+  row is sealed by one digest over its metadata, version, size and the pieces'
+  digests. A read checks the seal (a few KiB of digests, whatever the paper's size)
+  and the digests of the one or two pieces it serves, so the byte offset `read_paper`
+  asks for is served without loading the rest of the document; a mismatch is
+  reported as missing. A damaged search index
   (FTS5 reports corruption, or any `sqlite3.DatabaseError` on a query) is rebuilt
   from the stored Markdown and the query retried once; it is never served.
 * *Private.* The directory is created 0700 and the database 0600 (SQLite gives its
@@ -41,6 +46,7 @@ Nothing here logs references, queries or text.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -60,12 +66,16 @@ from pwc_local.store.passages import Headings, Passage, split_passages
 log = logging.getLogger(__name__)
 
 DB_FILE_NAME = "library.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: saved Markdown in `saved_pieces` (`LAYOUT_PIECES`)
 BUSY_TIMEOUT_MS = 15_000
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 SNIPPET_TOKENS = 40
 MAX_QUOTE_CHARS = 300
+MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
+PIECE_BYTES = 65536  # no saved piece is longer (the catalog's chunk); reads rely on it
+LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
+LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 MARK = "**"
 ELLIPSIS = "…"
 
@@ -82,7 +92,18 @@ CREATE TABLE IF NOT EXISTS papers (
     markdown TEXT,
     content_version TEXT,
     digest TEXT NOT NULL,
-    saved_at REAL NOT NULL
+    saved_at REAL NOT NULL,
+    layout INTEGER NOT NULL DEFAULT 1,
+    size INTEGER
+);
+CREATE TABLE IF NOT EXISTS saved_pieces (
+    paper TEXT NOT NULL,
+    start INTEGER NOT NULL,
+    stop INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    -- last: the seal check reads every digest without the texts' overflow pages
+    text TEXT NOT NULL,
+    PRIMARY KEY (paper, start)
 );
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT PRIMARY KEY,
@@ -167,7 +188,10 @@ class SavedPaper:
     paper detail in catalog field names; `citation` the fields a citation needs
     (`pwc_local.catalog.citations.CitationFields.as_dict`). `markdown` is the
     complete document with its `content_version`, or `None` when the paper has no
-    stored Markdown. `aliases` are other spellings that name it (catalog ID, title).
+    stored Markdown: one string, or its consecutive pieces in order (the chunks it
+    was read in), which `save` stores as they are, so a long paper is never held
+    twice. `get` gives it back as one string. `aliases` are other spellings that
+    name it (catalog ID, title).
     """
 
     paper: str
@@ -175,7 +199,7 @@ class SavedPaper:
     in_catalog: bool
     metadata: dict[str, Any]
     citation: dict[str, Any]
-    markdown: str | None
+    markdown: str | Sequence[str] | None
     content_version: str | None
     saved_at: float = 0.0
     aliases: tuple[str, ...] = field(default=(), compare=False)
@@ -201,6 +225,38 @@ class LocalChunk:
     content_version: str
     truncated: bool
     next_offset: int | None
+
+
+@dataclass(frozen=True)
+class SavedRead:
+    """What a read of a saved paper's Markdown found (`Library.read`).
+
+    `chunk` is the piece asked for; `None` when the paper has no Markdown
+    (`has_markdown` false) or was saved at another version than the one asked for.
+    """
+
+    in_catalog: bool
+    has_markdown: bool
+    chunk: LocalChunk | None
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A saved paper's row, verified, without its Markdown text (`Library._verified`).
+
+    `size` is `None` when it has no Markdown; `whole` is the text of a row of the
+    first layout (`LAYOUT_WHOLE`), which holds it in one column.
+    """
+
+    paper: str
+    title: str
+    in_catalog: bool
+    metadata: str
+    citation: str
+    content_version: str | None
+    saved_at: float
+    size: int | None
+    whole: str | None = None
 
 
 @dataclass(frozen=True)
@@ -257,6 +313,10 @@ class Library:
         self.has_fts = has_fts
         self._lock = threading.RLock()
         self._data_version: int | None = None  # for changed_elsewhere
+        self._writes = 0  # transactions this connection committed (`_unchanged_since`)
+        # Saved papers whose seal was checked, and the database state then: a read of
+        # the next chunk of one needs no second check until something is committed.
+        self._sealed: dict[str, tuple[tuple[int, int], _Row]] = {}
 
     # -- opening -------------------------------------------------------------------------
 
@@ -281,9 +341,12 @@ class Library:
             with _transaction(connection):
                 for statement in _statements(_SCHEMA):
                     connection.execute(statement)
+                _add_columns(connection)
                 has_fts = _create_fts(connection)
+                library = cls(connection, path, has_fts=has_fts)
+                library._migrate(connection)
                 connection.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)",
                     (str(SCHEMA_VERSION),),
                 )
         except sqlite3.DatabaseError as exc:
@@ -291,7 +354,7 @@ class Library:
                 f"cannot open the library database {path}: {exc}; move it aside to start "
                 "an empty library"
             ) from None
-        return cls(connection, path, has_fts=has_fts)
+        return library
 
     def close(self) -> None:
         with self._lock:
@@ -333,78 +396,119 @@ class Library:
 
     # -- saved papers --------------------------------------------------------------------
 
-    def save(self, paper: SavedPaper, responses: Mapping[str, Any] | None = None) -> None:
-        """Store `paper` completely, replacing an earlier save, in one transaction.
+    def save(self, paper: SavedPaper, responses: Mapping[str, Any] | None = None) -> bool:
+        """Store `paper` completely unless it is saved already, in one transaction.
+
+        Returns whether it was stored. A paper saved before (and still verified) is
+        kept as it is and learns `paper.aliases` as further spellings: the check and
+        the write are one transaction, so two processes saving one paper under two
+        spellings keep both. A saved copy that fails verification is replaced.
 
         `responses` maps `response_key(...)` to the catalog JSON documents fetched
         while saving (the paper record, a title search, a public record), so the
         same requests can be answered offline later (`stored_response`).
         """
         saved_at = paper.saved_at or time.time()
-        body = paper.markdown
+        aliases = {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}
         with self._write() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO papers(paper, title, in_catalog, metadata, citation, "
-                "markdown, content_version, digest, saved_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                (
-                    paper.paper,
-                    paper.title,
-                    int(paper.in_catalog),
-                    json.dumps(paper.metadata, ensure_ascii=False),
-                    json.dumps(paper.citation, ensure_ascii=False),
-                    body,
-                    paper.content_version,
-                    _paper_digest(paper.metadata, paper.citation, body, paper.content_version),
-                    saved_at,
-                ),
-            )
-            db.execute("DELETE FROM aliases WHERE paper = ?", (paper.paper,))
-            db.execute("DELETE FROM responses WHERE paper = ?", (paper.paper,))
+            if self._verified(db, paper.paper) is not None:
+                db.executemany(
+                    "INSERT OR IGNORE INTO aliases(alias, paper) VALUES (?, ?)",
+                    [(alias, paper.paper) for alias in aliases],
+                )
+                return False
+            self._forget_saved(db, paper.paper)
             for key, document in (responses or {}).items():
                 text = json.dumps(document, ensure_ascii=False)
                 db.execute(
                     "INSERT OR REPLACE INTO responses(key, paper, body, digest) VALUES (?,?,?,?)",
                     (key, paper.paper, text, digest(text)),
                 )
-            for alias in {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}:
-                db.execute(
-                    "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)",
-                    (alias, paper.paper),
-                )
+            db.executemany(
+                "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)",
+                [(alias, paper.paper) for alias in aliases],
+            )
             doc = self._replace_document(
                 db, paper.paper, paper.content_version or "", paper.title, saved=True
             )
-            if body:
-                self._index(db, doc, split_passages(body).passages)
+            size: int | None = None
+            digests: list[str] = []
+            if paper.markdown is not None:
+                size, digests = self._store_pieces(db, paper.paper, doc, paper.markdown)
+            metadata = json.dumps(paper.metadata, ensure_ascii=False)
+            citation = json.dumps(paper.citation, ensure_ascii=False)
+            db.execute(
+                "INSERT INTO papers(paper, title, in_catalog, metadata, citation, markdown, "
+                "content_version, digest, saved_at, layout, size) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    paper.paper,
+                    paper.title,
+                    int(paper.in_catalog),
+                    metadata,
+                    citation,
+                    None,
+                    paper.content_version,
+                    _seal(metadata, citation, paper.content_version, size, digests),
+                    saved_at,
+                    LAYOUT_PIECES,
+                    size,
+                ),
+            )
+        return True
 
     def get(self, reference: str) -> SavedPaper | None:
-        """The saved paper `reference` names (canonical ID or alias), verified, or `None`."""
-        row = self._saved_row(
-            reference,
-            "paper, title, in_catalog, metadata, citation, markdown, content_version, digest, "
-            "saved_at",
-        )
-        if row is None:
-            return None
+        """The saved paper `reference` names (canonical ID or alias), verified, or `None`.
+
+        Loads the whole Markdown: for a listing use `entry`, to serve it `read`.
+        """
+        with self._lock:
+            paper = self.resolve(reference)
+            row = None if paper is None else self._verified(self._db, paper)
+            if row is None:
+                return None
+            markdown = row.whole
+            if row.size is not None and markdown is None:
+                pieces = self._texts(self._db, row.paper)
+                markdown = None if pieces is None else "".join(text for _start, text in pieces)
         try:
-            metadata, citation = json.loads(row[3]), json.loads(row[4])
+            metadata, citation = json.loads(row.metadata), json.loads(row.citation)
         except ValueError:
             metadata = citation = None
-        if not isinstance(metadata, dict) or not isinstance(citation, dict):
-            log.warning("a saved paper failed verification; it is treated as missing")
-            return None
-        if _paper_digest(metadata, citation, row[5], row[6]) != row[7]:
+        if (
+            not isinstance(metadata, dict)
+            or not isinstance(citation, dict)
+            or (row.size is not None and markdown is None)
+        ):
             log.warning("a saved paper failed verification; it is treated as missing")
             return None
         return SavedPaper(
-            paper=row[0],
-            title=row[1],
-            in_catalog=bool(row[2]),
+            paper=row.paper,
+            title=row.title,
+            in_catalog=row.in_catalog,
             metadata=metadata,
             citation=citation,
-            markdown=row[5],
-            content_version=row[6],
-            saved_at=row[8],
+            markdown=markdown,
+            content_version=row.content_version,
+            saved_at=row.saved_at,
+        )
+
+    def entry(self, reference: str) -> LibraryEntry | None:
+        """The listing row of the saved paper `reference` names, verified, or `None`.
+
+        Reads no Markdown (the seal covers its pieces' digests), whatever its size.
+        """
+        with self._lock:
+            paper = self.resolve(reference)
+            row = None if paper is None else self._verified(self._db, paper)
+        if row is None:
+            return None
+        return LibraryEntry(
+            paper=row.paper,
+            title=row.title,
+            in_catalog=row.in_catalog,
+            has_markdown=row.size is not None,
+            size=row.size or 0,
+            saved_at=row.saved_at,
         )
 
     def stored_response(self, key: str) -> tuple[bool, Any]:
@@ -501,18 +605,9 @@ class Library:
             ).fetchone()
         return None if row is None else str(row[0])
 
-    def add_alias(self, alias: str, paper: str) -> None:
-        """Let `alias` name the saved `paper` too (no effect when it is not saved)."""
-        key = alias_key(alias)
-        with self._write() as db:
-            if key and db.execute("SELECT 1 FROM papers WHERE paper = ?", (paper,)).fetchone():
-                db.execute(
-                    "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)", (key, paper)
-                )
-
     def saved_markdown_bytes(self, reference: str) -> int | None:
         """The UTF-8 size of the saved Markdown `reference` names; `None` when there is none."""
-        row = self._saved_row(reference, "length(CAST(markdown AS BLOB))")
+        row = self._saved_row(reference, "COALESCE(size, length(CAST(markdown AS BLOB)))")
         return None if row is None or row[0] is None else int(row[0])
 
     def _saved_row(self, reference: str, columns: str) -> tuple[Any, ...] | None:
@@ -526,11 +621,6 @@ class Library:
             ).fetchone()
         return row
 
-    def is_saved(self, paper: str) -> bool:
-        with self._lock:
-            row = self._db.execute("SELECT 1 FROM papers WHERE paper = ?", (paper,)).fetchone()
-        return row is not None
-
     def remove(self, reference: str) -> str | None:
         """Forget a saved paper; returns its canonical ID, or `None` when it was not saved."""
         with self._write() as db:
@@ -540,10 +630,7 @@ class Library:
             if row is None:
                 return None
             paper = str(row[0])
-            db.execute("DELETE FROM papers WHERE paper = ?", (paper,))
-            db.execute("DELETE FROM aliases WHERE paper = ?", (paper,))
-            db.execute("DELETE FROM responses WHERE paper = ?", (paper,))
-            db.execute("DELETE FROM documents WHERE paper = ? AND saved = 1", (paper,))
+            self._forget_saved(db, paper)
         return paper
 
     def forget_reading(self) -> int:
@@ -567,8 +654,8 @@ class Library:
         """Saved papers, most recently saved first."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT paper, title, in_catalog, markdown IS NOT NULL, "
-                "COALESCE(LENGTH(CAST(markdown AS BLOB)), 0), saved_at FROM papers "
+                "SELECT paper, title, in_catalog, size IS NOT NULL OR markdown IS NOT NULL, "
+                "COALESCE(size, LENGTH(CAST(markdown AS BLOB)), 0), saved_at FROM papers "
                 "ORDER BY saved_at DESC, paper LIMIT ? OFFSET ?",
                 (-1 if limit is None else limit, offset),
             ).fetchall()
@@ -597,19 +684,57 @@ class Library:
 
     def read(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
-    ) -> LocalChunk | None:
-        """A chunk of a saved paper's Markdown cut like the catalog cuts it, or `None`.
+    ) -> SavedRead | None:
+        """A chunk of the saved paper `paper` (its canonical ID), cut like the catalog cuts it.
 
-        `None` when the paper is not saved, has no Markdown, or was saved at another
-        version than `content_version`. The end of a chunk moves back to a character
-        boundary, as the catalog's does.
+        `None` when `paper` is not saved (or fails verification). Reads only the
+        pieces that hold bytes `offset` to `offset + limit`, after checking the seal
+        and their digests; the end of a chunk moves back to a character boundary, as
+        the catalog's does. The chunk is `None` when the paper has no Markdown or was
+        saved at another version than `content_version`.
         """
-        saved = self.get(paper)
-        if saved is None or saved.markdown is None or saved.content_version is None:
+        with self._lock:
+            row = self._verified_once(paper)
+            if row is None:
+                return None
+            version = row.content_version
+            if row.size is None or version is None:
+                return SavedRead(row.in_catalog, row.size is not None, None)
+            if content_version is not None and content_version != version:
+                return SavedRead(row.in_catalog, True, None)
+            if row.whole is not None:
+                chunk = cut(row.whole.encode("utf-8"), version, offset, limit)
+                return SavedRead(row.in_catalog, True, chunk)
+            if offset >= row.size:
+                return SavedRead(row.in_catalog, True, LocalChunk("", version, False, None))
+            # An offset inside a character moves on to its end (3 bytes at most), and
+            # the cut may look one byte past the limit.
+            reach = offset + limit + 4
+            pieces = self._db.execute(
+                "SELECT start, text, digest FROM saved_pieces WHERE paper = ? AND start > ? "
+                "AND start < ? AND stop > ? ORDER BY start",
+                (paper, offset - PIECE_BYTES, reach, offset),
+            ).fetchall()
+        if not pieces:
             return None
-        if content_version is not None and content_version != saved.content_version:
-            return None
-        return cut(saved.markdown.encode("utf-8"), saved.content_version, offset, limit)
+        # The window: whole pieces, but of the last one only what the cut can look at
+        # (a piece that starts just before `reach` lends a few bytes).
+        parts: list[tuple[bytes, bool]] = []  # (UTF-8, whether all of the piece)
+        for start, text, _digest in pieces:
+            need = reach - int(start)  # in characters: at least as many as bytes
+            whole = need >= len(text)
+            parts.append(((text if whole else text[:need]).encode("utf-8"), whole))
+        window = b"".join(data for data, _whole in parts)
+        chunk = cut(window, version, offset, limit, base=int(pieces[0][0]), size=row.size)
+        served_end = row.size if chunk.next_offset is None else chunk.next_offset
+        for (start, text, sealed), (data, whole) in zip(pieces, parts, strict=True):
+            if start >= served_end:
+                break  # none of its bytes is served
+            data = data if whole else text.encode("utf-8")
+            if hashlib.blake2b(data, digest_size=16).hexdigest() != sealed:
+                log.warning("a saved paper failed verification; it is treated as missing")
+                return None
+        return SavedRead(row.in_catalog, True, chunk)
 
     # -- the index of read papers --------------------------------------------------------
 
@@ -814,12 +939,16 @@ class Library:
                 "WHERE d.saved = 1"
             ).fetchall()
             for doc, paper in saved:
-                found = self.get(paper)
-                if found is None or not found.markdown:
+                found = self._verified(db, paper)
+                if found is None or found.size is None:
                     continue
-                passages = split_passages(found.markdown).passages
-                self._index(db, int(doc), passages)
-                count += len(passages)
+                pieces = [(0, found.whole)] if found.whole is not None else self._texts(db, paper)
+                headings: Headings = ()
+                for start, text in pieces or ():
+                    split = split_passages(text, base=start, headings=headings)
+                    self._index(db, int(doc), split.passages)
+                    count += len(split.passages)
+                    headings = split.headings
             for doc in [r[0] for r in db.execute("SELECT id FROM documents WHERE saved = 0")]:
                 opened: Headings = ()
                 stop = None
@@ -841,10 +970,150 @@ class Library:
 
     # -- internals ----------------------------------------------------------------------
 
+    def _verified(self, db: sqlite3.Connection, paper: str) -> _Row | None:
+        """The row of saved `paper` if its seal holds (the caller holds the lock).
+
+        For the pieces layout the seal covers the pieces' digests, which must also
+        tile the document exactly; the pieces' texts are checked by whoever reads them.
+        """
+        row = db.execute(
+            "SELECT paper, title, in_catalog, metadata, citation, content_version, digest, "
+            "saved_at, layout, size FROM papers WHERE paper = ?",
+            (paper,),
+        ).fetchone()
+        if row is None:
+            return None
+        found = _Row(
+            paper=row[0],
+            title=row[1],
+            in_catalog=bool(row[2]),
+            metadata=row[3],
+            citation=row[4],
+            content_version=row[5],
+            saved_at=float(row[7]),
+            size=row[9],
+        )
+        if row[8] == LAYOUT_WHOLE:
+            (whole,) = db.execute(
+                "SELECT markdown FROM papers WHERE paper = ?", (paper,)
+            ).fetchone()
+            if _whole_digest(row[3], row[4], whole, row[5]) != row[6]:
+                log.warning("a saved paper failed verification; it is treated as missing")
+                return None
+            size = None if whole is None else len(whole.encode("utf-8"))
+            return dataclasses.replace(found, size=size, whole=whole)
+        expected = 0
+        digests = []
+        for start, stop, piece_digest in db.execute(
+            "SELECT start, stop, digest FROM saved_pieces WHERE paper = ? ORDER BY start", (paper,)
+        ):
+            if start != expected or stop <= start:
+                expected = -1
+                break
+            expected = stop
+            digests.append(piece_digest)
+        tiled = expected == (row[9] or 0) and (row[9] is not None or not digests)
+        if not tiled or _seal(row[3], row[4], row[5], row[9], digests) != row[6]:
+            log.warning("a saved paper failed verification; it is treated as missing")
+            return None
+        return found
+
+    def _texts(self, db: sqlite3.Connection, paper: str) -> list[tuple[int, str]] | None:
+        """Every piece of saved `paper` as `(start, text)`, each verified; `None` if one fails."""
+        pieces = []
+        for start, text, piece_digest in db.execute(
+            "SELECT start, text, digest FROM saved_pieces WHERE paper = ? ORDER BY start", (paper,)
+        ):
+            if digest(text) != piece_digest:
+                log.warning("a saved paper failed verification; it is treated as missing")
+                return None
+            pieces.append((int(start), str(text)))
+        return pieces
+
+    def _store_pieces(
+        self, db: sqlite3.Connection, paper: str, doc: int | None, markdown: str | Sequence[str]
+    ) -> tuple[int, list[str]]:
+        """Write `markdown` as `saved_pieces` (indexing it as document `doc`, if given).
+
+        One piece at a time, so a long paper is never copied whole; returns its size
+        in bytes and the pieces' digests, for the seal.
+        """
+        start = 0
+        digests: list[str] = []
+        headings: Headings = ()
+        for text, data in _pieces_of(markdown):
+            piece_digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+            db.execute(
+                "INSERT INTO saved_pieces(paper, start, stop, digest, text) VALUES (?,?,?,?,?)",
+                (paper, start, start + len(data), piece_digest, text),
+            )
+            if doc is not None:
+                split = split_passages(text, base=start, headings=headings)
+                self._index(db, doc, split.passages)
+                headings = split.headings
+            digests.append(piece_digest)
+            start += len(data)
+        return start, digests
+
+    def _forget_saved(self, db: sqlite3.Connection, paper: str) -> None:
+        db.execute("DELETE FROM papers WHERE paper = ?", (paper,))
+        db.execute("DELETE FROM saved_pieces WHERE paper = ?", (paper,))
+        db.execute("DELETE FROM aliases WHERE paper = ?", (paper,))
+        db.execute("DELETE FROM responses WHERE paper = ?", (paper,))
+        db.execute("DELETE FROM documents WHERE paper = ? AND saved = 1", (paper,))
+
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        """Move papers saved by schema 1 (one Markdown column) into pieces, once.
+
+        Their passages stay as they are; a row that fails verification is left for
+        `get` to report missing and a new save to replace.
+        """
+        legacy = db.execute("SELECT paper FROM papers WHERE layout = ?", (LAYOUT_WHOLE,)).fetchall()
+        for (paper,) in legacy:
+            row = self._verified(db, paper)
+            if row is None:
+                continue
+            size, digests = (
+                (None, [])
+                if row.whole is None
+                else (self._store_pieces(db, paper, None, row.whole))
+            )
+            db.execute(
+                "UPDATE papers SET markdown = NULL, layout = ?, size = ?, digest = ? "
+                "WHERE paper = ?",
+                (
+                    LAYOUT_PIECES,
+                    size,
+                    _seal(row.metadata, row.citation, row.content_version, size, digests),
+                    paper,
+                ),
+            )
+
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, _transaction(self._db):
-            yield self._db
+        with self._lock:
+            self._writes += 1
+            with _transaction(self._db):
+                yield self._db
+
+    def _verified_once(self, paper: str) -> _Row | None:
+        """`_verified`, checked once per database state (the caller holds the lock).
+
+        The state is SQLite's `data_version` (moves when another connection commits)
+        and this connection's own write count: while neither moves, nothing the
+        seal covers can have changed, so a walk through a long paper's chunks checks
+        it once. The texts of the pieces served are checked on every read.
+        """
+        state = (int(self._db.execute("PRAGMA data_version").fetchone()[0]), self._writes)
+        known = self._sealed.get(paper)
+        if known is not None and known[0] == state:
+            return known[1]
+        row = self._verified(self._db, paper)
+        if len(self._sealed) >= MAX_SEALED:
+            self._sealed.clear()
+        if row is not None:
+            self._sealed[paper] = (state, row)
+        return row
 
     def _replace_document(
         self, db: sqlite3.Connection, paper: str, version: str, title: str, *, saved: bool
@@ -872,28 +1141,42 @@ class Library:
             )
 
 
-def cut(document: bytes, version: str, offset: int, limit: int) -> LocalChunk:
+def cut(
+    document: bytes,
+    version: str,
+    offset: int,
+    limit: int,
+    *,
+    base: int = 0,
+    size: int | None = None,
+) -> LocalChunk:
     """At most `limit` bytes of `document` from `offset`, ending on a character boundary.
 
     The catalog's own chunking rule: the end moves back to the previous
     boundary; a character longer than `limit` is returned whole; an offset at or past
     the end gives an empty final chunk. An offset inside a character moves forward
     to the next boundary.
+
+    `document` may be a window of a longer one: its bytes from `base`, of `size` in
+    all. Offsets stay the whole document's; the window must hold every byte from
+    `offset` up to `offset + limit` (or to the end), and end on a character boundary.
     """
-    size = len(document)
-    while offset < size and _continues(document[offset]):
-        offset += 1
-    if offset >= size:
+    total = base + len(document) if size is None else size
+    at = offset - base
+    while at < len(document) and _continues(document[at]):
+        at += 1
+    if base + at >= total:
         return LocalChunk("", version, False, None)
-    end = min(size, offset + limit)
-    while offset < end < size and _continues(document[end]):
+    end = min(len(document), at + limit)
+    while at < end < len(document) and _continues(document[end]):
         end -= 1
-    if end == offset:
-        end = offset + 1
-        while end < size and _continues(document[end]):
+    if end == at:
+        end = at + 1
+        while end < len(document) and _continues(document[end]):
             end += 1
-    text = document[offset:end].decode("utf-8")
-    return LocalChunk(text, version, end < size, end if end < size else None)
+    text = document[at:end].decode("utf-8")
+    more = base + end < total
+    return LocalChunk(text, version, more, base + end if more else None)
 
 
 def like_quote(body: str, words: Sequence[str]) -> str:
@@ -952,11 +1235,46 @@ def _headings_from(text: str) -> Headings:
         return ()
 
 
-def _paper_digest(
-    metadata: dict[str, Any], citation: dict[str, Any], markdown: str | None, version: str | None
+def _seal(
+    metadata: str, citation: str, version: str | None, size: int | None, pieces: Sequence[str]
 ) -> str:
-    sealed = json.dumps([metadata, citation, markdown, version], sort_keys=True, ensure_ascii=False)
+    """The digest of a saved paper's row: its stored JSON, version, size, pieces' digests."""
+    sealed = json.dumps([metadata, citation, version, size, list(pieces)], ensure_ascii=False)
     return digest(sealed)
+
+
+def _whole_digest(metadata: str, citation: str, markdown: str | None, version: str | None) -> str:
+    """The digest of a schema-1 row (`LAYOUT_WHOLE`), over its parsed JSON and whole text."""
+    try:
+        fields = [json.loads(metadata), json.loads(citation), markdown, version]
+    except ValueError:
+        return ""
+    return digest(json.dumps(fields, sort_keys=True, ensure_ascii=False))
+
+
+def _pieces_of(markdown: str | Sequence[str]) -> Iterator[tuple[str, bytes]]:
+    """`markdown`'s pieces as `(text, UTF-8)`, none empty, none over `PIECE_BYTES`."""
+    for part in (markdown,) if isinstance(markdown, str) else markdown:
+        data = part.encode("utf-8")
+        if len(data) <= PIECE_BYTES:
+            if data:
+                yield part, data
+            continue
+        offset = 0
+        while offset < len(data):
+            piece = cut(data, "", offset, PIECE_BYTES)
+            end = len(data) if piece.next_offset is None else piece.next_offset
+            yield piece.text, data[offset:end]
+            offset = end
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    """The columns schema 2 added to `papers`, on a database that schema 1 created."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(papers)")}
+    if "layout" not in columns:
+        db.execute(f"ALTER TABLE papers ADD COLUMN layout INTEGER NOT NULL DEFAULT {LAYOUT_WHOLE}")
+    if "size" not in columns:
+        db.execute("ALTER TABLE papers ADD COLUMN size INTEGER")
 
 
 def _continues(byte: int) -> bool:

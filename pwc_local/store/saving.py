@@ -12,8 +12,13 @@ Order of events, and why:
    what makes an interrupted `library add` resumable: run it again).
 2. The metadata request and every chunk are fetched into memory; the JSON answers
    are recorded on the way, so the same requests can be answered offline later.
-3. One `Library.save` transaction stores it all. Until then nothing is listed, so a
-   process killed in step 2 leaves no half-saved paper.
+3. One `Library.save` transaction stores it all, unless the paper turned out to be
+   saved already under another spelling (another process may have saved it
+   meanwhile): then it only learns this spelling, in the same transaction. Until
+   then nothing is listed, so a process killed in step 2 leaves no half-saved paper.
+
+The Markdown stays in the chunks it came in, from the catalog to `saved_pieces`:
+a long paper is held in memory once, never joined into a second copy.
 
 A paper outside the catalog is saved with its public metadata and, as its
 Markdown, the public page `read_paper` shows for it (title, note, links,
@@ -32,10 +37,11 @@ from typing import Any, TypeVar
 import anyio.to_thread
 
 from pwc_local.catalog.citations import citation_fields
-from pwc_local.catalog.errors import CatalogError, HTTPStatusError, PaperChanged
+from pwc_local.catalog.errors import CatalogError, HTTPStatusError, InvalidResponse, PaperChanged
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
 from pwc_local.catalog.references import ARXIV, LEGACY, arxiv_without_version, parse_reference
+from pwc_local.catalog.whole_markdown import MAX_DOCUMENT_BYTES
 from pwc_local.store.library import Library, SavedPaper, response_key
 from pwc_local.store.library_catalog import STATUS_KEY
 
@@ -44,7 +50,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CHUNK_LIMIT = 65536
-MAX_CHUNKS = 4096  # 256 MiB of Markdown: far beyond any paper, short of forever
 SAVED = "saved"
 ALREADY = "already saved"
 FAILED = "failed"
@@ -124,18 +129,16 @@ async def save_paper(
         if known is None and text:
             known = await _blocking(library.resolve, _identifier(text))
         if known is not None:
-            entry = await _blocking(library.get, known)
+            entry = await _blocking(library.entry, known)
             if entry is not None:
                 return SaveOutcome(
-                    text, ALREADY, entry.paper, entry.title, entry.in_catalog, _size(entry)
+                    text, ALREADY, entry.paper, entry.title, entry.in_catalog, entry.size
                 )
         paper = await fetch_paper(catalog, text, namespace=namespace)
         saved = paper.saved
-        if await _blocking(library.is_saved, saved.paper):
-            # Saved before under another spelling: keep that copy, learn this spelling.
-            await _blocking(library.add_alias, text, saved.paper)
+        if not await _blocking(library.save, saved, paper.responses):
+            # Saved before under another spelling: that copy stays, this spelling joins it.
             return SaveOutcome(text, ALREADY, saved.paper, saved.title, saved.in_catalog)
-        await _blocking(library.save, saved, paper.responses)
         return SaveOutcome(text, SAVED, saved.paper, saved.title, saved.in_catalog, _size(saved))
     except (CatalogError, OSError) as exc:
         return SaveOutcome(text, FAILED, error=exc)
@@ -161,7 +164,7 @@ async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str)
         record = answer.public
         canonical = record.arxiv_id or record.doi or reference
         page = public_markdown(record)
-        markdown: str | None = page
+        markdown: str | tuple[str, ...] | None = page
         version: str | None = hashlib.sha256(page.encode("utf-8")).hexdigest()
         title = record.title or canonical
         aliases = [reference, record.arxiv_id or "", record.doi or "", record.title or ""]
@@ -187,8 +190,10 @@ async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str)
     return FetchedPaper(saved, recorder.recorded)
 
 
-async def read_whole(catalog: CatalogSource, paper: str) -> tuple[str | None, str | None]:
-    """Every chunk of a paper's Markdown joined, with its version; `(None, None)` without any.
+async def read_whole(
+    catalog: CatalogSource, paper: str
+) -> tuple[tuple[str, ...] | None, str | None]:
+    """Every chunk of a paper's Markdown, in order, with its version; `(None, None)` without any.
 
     Chunks are pinned to the first chunk's version; if the paper changes half-way
     (`PaperChanged`) the read starts over once, then gives up.
@@ -207,11 +212,11 @@ async def read_whole(catalog: CatalogSource, paper: str) -> tuple[str | None, st
     raise PaperChanged("the paper's Markdown kept changing while it was saved; retry")
 
 
-async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[str, str]:
+async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[tuple[str, ...], str]:
     pieces: list[str] = []
     offset = 0
     version: str | None = None
-    for _ in range(MAX_CHUNKS):
+    while True:
         chunk = await catalog.read_markdown(
             paper, offset=offset, limit=CHUNK_LIMIT, content_version=version
         )
@@ -220,11 +225,12 @@ async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[str, str]:
         version = chunk.content_version
         pieces.append(chunk.text)
         if not chunk.truncated or chunk.next_offset is None:
-            return "".join(pieces), version
+            return tuple(pieces), version
         if chunk.next_offset <= offset:
             raise PaperChanged("the Markdown offsets did not advance")
+        if chunk.next_offset > MAX_DOCUMENT_BYTES:
+            raise InvalidResponse("paper Markdown exceeds the local size bound")
         offset = chunk.next_offset
-    raise PaperChanged("the paper's Markdown is longer than the library keeps")
 
 
 def _identifier(reference: str) -> str:
@@ -237,7 +243,8 @@ def _identifier(reference: str) -> str:
 
 
 def _size(paper: SavedPaper) -> int:
-    return len(paper.markdown.encode("utf-8")) if paper.markdown else 0
+    pieces = (paper.markdown,) if isinstance(paper.markdown, str) else paper.markdown or ()
+    return sum(len(piece.encode("utf-8")) for piece in pieces)
 
 
 async def _blocking(fn: Callable[..., T], *args: Any) -> T:
