@@ -110,3 +110,30 @@ def test_saved_papers_are_read_found_and_described_with_no_network(
         assert len(fake_catalog.requests) == requests
 
     anyio.run(scenario)
+
+
+DOI = "10.1038/nature14539"  # a public (Crossref) record only
+
+
+@pytest.mark.parametrize("saved", [True, False], ids=["saved", "unsaved"])
+def test_a_doi_paper_read_with_another_papers_cursor_is_a_mismatch(
+    runtime_for: Any, fake_catalog: Any, saved: bool
+) -> None:
+    async def scenario() -> None:
+        runtime = runtime_for(fake_catalog.api_url)
+        assert runtime.library is not None
+        try:
+            if saved:
+                outcome = await save_paper(
+                    runtime.catalog, runtime.library, DOI, namespace=runtime.settings.api_url
+                )
+                assert outcome.status == SAVED, outcome.error
+            codec = runtime.cursor_codec()
+            first = await read_paper(runtime.catalog, codec, paper=BIG_MARKDOWN_ARXIV_ID)
+            with pytest.raises(Exception) as caught:
+                await read_paper(runtime.catalog, codec, paper=DOI, cursor=first.next_cursor)
+            assert error_message(caught.value).startswith("cursor_mismatch:")
+        finally:
+            await runtime.aclose()
+
+    anyio.run(scenario)
