@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import json
 import logging
@@ -312,6 +313,8 @@ class Library:
         self.path = path
         self.has_fts = has_fts
         self._lock = threading.RLock()
+        # Why this library was opened read-only (`open`), or `None` when writable.
+        self.read_only: str | None = None
         self._data_version: int | None = None  # for changed_elsewhere
         self._writes = 0  # transactions this connection committed (`_unchanged_since`)
         # Saved papers whose seal was checked, and the database state then: a read of
@@ -322,11 +325,27 @@ class Library:
 
     @classmethod
     def open(cls, directory: Path | None = None) -> Library:
-        """Open (creating when missing) the library in `directory` or the default one."""
+        """Open (creating when missing) the library in `directory` or the default one.
+
+        A library that cannot be written (a full disk, a read-only mount or file) is
+        opened read-only: listing, search and reading saved papers work, writes
+        raise `LibraryError` saying why (`read_only` holds the reason).
+        """
         directory = default_library_dir() if directory is None else Path(directory)
         _ensure_private_dir(directory)
         path = directory / DB_FILE_NAME
-        _ensure_private_file(path)
+        try:
+            _ensure_private_file(path)
+            return cls._open_writable(path)
+        except _Unwritable as exc:
+            if not path.is_file() or path.stat().st_size == 0:
+                raise LibraryError(
+                    f"cannot create the library database {path}: {exc.reason}"
+                ) from None
+            return cls._open_read_only(path, exc.reason)
+
+    @classmethod
+    def _open_writable(cls, path: Path) -> Library:
         try:
             connection = sqlite3.connect(
                 str(path),
@@ -334,6 +353,9 @@ class Library:
                 isolation_level=None,
                 check_same_thread=False,
             )
+        except sqlite3.DatabaseError as exc:
+            raise _unwritable_or_broken(path, exc) from None
+        try:
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA foreign_keys = ON")
@@ -345,16 +367,57 @@ class Library:
                 has_fts = _create_fts(connection)
                 library = cls(connection, path, has_fts=has_fts)
                 library._migrate(connection)
+                # Written only when it changes: an open of an up-to-date library
+                # writes nothing, so it works on a full disk too.
                 connection.execute(
-                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)",
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
                     (str(SCHEMA_VERSION),),
                 )
+                connection.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema' AND value != ?",
+                    (str(SCHEMA_VERSION), str(SCHEMA_VERSION)),
+                )
         except sqlite3.DatabaseError as exc:
-            raise LibraryError(
-                f"cannot open the library database {path}: {exc}; move it aside to start "
-                "an empty library"
-            ) from None
+            connection.close()
+            raise _unwritable_or_broken(path, exc) from None
         return library
+
+    @classmethod
+    def _open_read_only(cls, path: Path, reason: str) -> Library:
+        """The library opened for reading only, because it cannot be written (`reason`).
+
+        `mode=ro` first, which still sees other processes' commits; where SQLite
+        cannot even create its shared-memory file beside the database (a read-only
+        mount, a full disk), `immutable=1`, which reads the database file as it is.
+        Tables a library of this version has but this one lacks are stood in for
+        by empty temporary ones, so every query still answers.
+        """
+        _check_private_file(path)
+        failure: sqlite3.Error | None = None
+        for mode in ("mode=ro", "immutable=1"):
+            connection = None
+            try:
+                connection = sqlite3.connect(
+                    f"{path.as_uri()}?{mode}",
+                    uri=True,
+                    timeout=BUSY_TIMEOUT_MS / 1000,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                connection.execute("PRAGMA temp_store = MEMORY")
+                has_fts = _read_only_schema(connection)
+            except sqlite3.Error as exc:
+                failure = exc
+                if connection is not None:
+                    connection.close()
+                continue
+            library = cls(connection, path, has_fts=has_fts)
+            library.read_only = reason
+            return library
+        raise LibraryError(
+            f"cannot open the library database {path} ({reason}), not even to read it: {failure}"
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -539,7 +602,7 @@ class Library:
         Only what is new is written, so a repeated answer costs one read and no lock.
         """
         keys = {alias_key(a) for a in aliases if a and alias_key(a) != alias_key(paper)}
-        if not keys:
+        if not keys or self.read_only is not None:
             return
         with self._lock:
             marks = ",".join("?" * len(keys))
@@ -567,6 +630,8 @@ class Library:
 
     def learn_query(self, key: str, params: str) -> None:
         """Remember the exact parameters last sent for a request of normalised `key`."""
+        if self.read_only is not None:
+            return  # a read-only library learns nothing, quietly
         with self._lock:
             row = self._db.execute(
                 "SELECT params FROM query_aliases WHERE key = ?", (key,)
@@ -747,6 +812,8 @@ class Library:
         end of the preceding chunk, when that one was indexed. A new version of a
         read paper replaces the old one's passages.
         """
+        if self.read_only is not None:
+            return  # a read-only library learns nothing, quietly
         now = time.time()
         if not title and start == 0:
             title = _first_heading(text)
@@ -791,7 +858,7 @@ class Library:
 
     def set_title(self, paper: str, title: str) -> None:
         """Remember a read paper's title for search hits (no effect when not indexed)."""
-        if not title:
+        if not title or self.read_only is not None:
             return
         with self._write() as db:
             db.execute(
@@ -1091,10 +1158,30 @@ class Library:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; `LibraryError` (saying why) when the library cannot be written."""
+        self.check_writable()
         with self._lock:
             self._writes += 1
-            with _transaction(self._db):
-                yield self._db
+            try:
+                with _transaction(self._db):
+                    yield self._db
+            except sqlite3.OperationalError as exc:
+                reason = _unwritable_reason(exc, self.path)
+                if reason is None:
+                    raise
+                raise LibraryError(self._unwritable_message(reason)) from None
+
+    def check_writable(self) -> None:
+        """Raise the `LibraryError` a write would, without trying one, when read-only."""
+        if self.read_only is not None:
+            raise LibraryError(self._unwritable_message(self.read_only))
+
+    def _unwritable_message(self, reason: str) -> str:
+        return (
+            f"the library {self.path} cannot be written ({reason}); saved papers can still "
+            "be listed, searched and read, but nothing can be saved, removed or learned "
+            "until it can"
+        )
 
     def _verified_once(self, paper: str) -> _Row | None:
         """`_verified`, checked once per database state (the caller holds the lock).
@@ -1333,20 +1420,113 @@ def _ensure_private_dir(directory: Path) -> None:
             )
 
 
+class _Unwritable(LibraryError):
+    """The database cannot be written here; `reason` says why, for the user."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# Why a file cannot be written, by errno / by SQLite's primary result code.
+_UNWRITABLE_ERRNOS = {
+    errno.EROFS: "it is on a read-only file system",
+    errno.EACCES: "this user may not write it",
+    errno.EPERM: "this user may not write it",
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+}
+_SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 8, 10, 13, 14
+
+
+def _unwritable_reason(exc: sqlite3.Error, path: Path) -> str | None:
+    """Why SQLite could not write `path`, in words, or `None` for any other failure.
+
+    SQLite says only "disk I/O error" when it cannot create its `-wal`/`-shm` files;
+    the file system (`statvfs`) tells a full disk and a read-only mount apart.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary not in (_SQLITE_FULL, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CANTOPEN):
+        return None
+    try:
+        disk = os.statvfs(path.parent)
+    except (OSError, AttributeError):  # no statvfs on Windows
+        disk = None
+    if disk is not None and disk.f_flag & getattr(os, "ST_RDONLY", 1):
+        return _UNWRITABLE_ERRNOS[errno.EROFS]
+    if primary == _SQLITE_FULL or (disk is not None and disk.f_bavail * disk.f_frsize < 2**20):
+        return _UNWRITABLE_ERRNOS[errno.ENOSPC]
+    if primary == _SQLITE_READONLY:
+        return "it is read-only"
+    return f"SQLite cannot write beside it: {exc}"
+
+
+def _unwritable_or_broken(path: Path, exc: sqlite3.Error) -> LibraryError:
+    """`_Unwritable` when `exc` says the database cannot be written, else "move it aside"."""
+    reason = _unwritable_reason(exc, path)
+    if reason is not None:
+        return _Unwritable(reason)
+    return LibraryError(
+        f"cannot open the library database {path}: {exc}; move it aside to start an empty library"
+    )
+
+
+def _read_only_schema(db: sqlite3.Connection) -> bool:
+    """Stand-ins for what a read-only database lacks (see `_open_read_only`); has FTS5?"""
+    present = {
+        str(name) for (name,) in db.execute("SELECT name FROM main.sqlite_master")
+    }  # reading it also proves the database is one
+    for statement in _statements(_SCHEMA):
+        words = statement.split()
+        if words[:2] == ["CREATE", "TABLE"] and words[5] not in present:
+            db.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+    if "papers" in present:
+        columns = {row[1] for row in db.execute("PRAGMA main.table_info(papers)")}
+        if "layout" not in columns:  # schema 1: the whole Markdown in one column
+            db.execute(
+                f"CREATE TEMP VIEW papers AS SELECT *, {LAYOUT_WHOLE} AS layout, "
+                "NULL AS size FROM main.papers"
+            )
+    return "passages_fts" in present
+
+
 def _ensure_private_file(path: Path) -> None:
-    """Create the database file 0600 before SQLite does, so it is never born readable."""
+    """Create the database file 0600 before SQLite does, so it is never born readable.
+
+    Raises `_Unwritable` when the file cannot be opened for writing (a read-only
+    mount or file, a full disk), so `open` can fall back to reading it.
+    """
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags, 0o600)
     except OSError as exc:
+        if exc.errno in _UNWRITABLE_ERRNOS:
+            raise _Unwritable(_UNWRITABLE_ERRNOS[exc.errno]) from None
         raise LibraryError(
             f"cannot open the library database {path}: {exc.strerror or exc}"
         ) from None
     try:
-        st = os.fstat(fd)
-        if _POSIX and stat.S_IMODE(st.st_mode) & 0o077:
-            raise LibraryError(
-                f"library database {path} is accessible to other users; run: chmod 600 {path}"
-            )
+        _check_mode(path, os.fstat(fd))
     finally:
         os.close(fd)
+
+
+def _check_private_file(path: Path) -> None:
+    """`_ensure_private_file`'s check, for a database opened read-only."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError as exc:
+        raise LibraryError(
+            f"cannot open the library database {path}: {exc.strerror or exc}"
+        ) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise LibraryError(f"library database {path} is a symbolic link")
+    _check_mode(path, st)
+
+
+def _check_mode(path: Path, st: os.stat_result) -> None:
+    if _POSIX and stat.S_IMODE(st.st_mode) & 0o077:
+        raise LibraryError(
+            f"library database {path} is accessible to other users; run: chmod 600 {path}"
+        )

@@ -42,7 +42,7 @@ from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryVa
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
 from pwc_local.catalog.references import ARXIV, LEGACY, arxiv_without_version, parse_reference
 from pwc_local.catalog.whole_markdown import MAX_DOCUMENT_BYTES
-from pwc_local.store.library import Library, SavedPaper, response_key
+from pwc_local.store.library import Library, LibraryError, SavedPaper, response_key
 from pwc_local.store.library_catalog import STATUS_KEY
 
 log = logging.getLogger(__name__)
@@ -134,13 +134,14 @@ async def save_paper(
                 return SaveOutcome(
                     text, ALREADY, entry.paper, entry.title, entry.in_catalog, entry.size
                 )
+        library.check_writable()  # before any request: a read-only library saves nothing
         paper = await fetch_paper(catalog, text, namespace=namespace)
         saved = paper.saved
         if not await _blocking(library.save, saved, paper.responses):
             # Saved before under another spelling: that copy stays, this spelling joins it.
             return SaveOutcome(text, ALREADY, saved.paper, saved.title, saved.in_catalog)
         return SaveOutcome(text, SAVED, saved.paper, saved.title, saved.in_catalog, _size(saved))
-    except (CatalogError, OSError) as exc:
+    except (CatalogError, LibraryError, OSError) as exc:
         return SaveOutcome(text, FAILED, error=exc)
     except Exception as exc:  # the library (sqlite3) or a bug: the paper failed, not the run
         log.warning("saving a paper failed: %s", type(exc).__name__)
