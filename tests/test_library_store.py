@@ -14,7 +14,15 @@ import pytest
 from pwc_local.catalog.cursors import CursorCodec
 from pwc_local.catalog.errors import NotFound, UsageError
 from pwc_local.catalog.library_search import query_words, search_library
-from pwc_local.store.library import PIECE_BYTES, Library, LibraryError, SavedPaper, cut, digest
+from pwc_local.store.library import (
+    MAX_QUOTE_CHARS,
+    PIECE_BYTES,
+    Library,
+    LibraryError,
+    SavedPaper,
+    cut,
+    digest,
+)
 from pwc_local.store.passages import split_passages
 
 VERSION = "ab" * 32
@@ -312,3 +320,15 @@ def test_without_fts5_search_falls_back_to_a_substring_scan(library: Library) ->
     assert "**square**" in hit.quote and "**root**" in hit.quote
     assert search_library(library, None, '100% _wild_ "cards"') == []
     assert search_library(library, None, "zebra square")[0].section.endswith("3.2 Attention")
+
+
+def test_heading_paths_and_titles_in_hits_are_bounded_like_quotes(library: Library) -> None:
+    outer = "Outer " * 20_000
+    document = f"# {outer}\n\n## Method\n\n### 3.2 Inner\n\nThe needle is here.\n"
+    library.save(paper(markdown=document, title="T" * 70_000))
+    [hit] = library.search(["needle"], limit=5)
+    assert len(hit.heading) <= MAX_QUOTE_CHARS and len(hit.title) <= MAX_QUOTE_CHARS
+    assert hit.heading == "… > Method > 3.2 Inner"
+    library.save(paper("2401.00001", markdown=f"# {'Inner ' * 100}\n\nA needle.\n"))
+    [hit] = library.search(["needle"], limit=5, paper="2401.00001")
+    assert len(hit.heading) == MAX_QUOTE_CHARS and hit.heading.endswith("…")

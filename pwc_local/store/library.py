@@ -62,7 +62,8 @@ from pathlib import Path
 from typing import Any
 
 from pwc_local.config import APP_NAME, ConfigError
-from pwc_local.store.passages import Headings, Passage, split_passages
+from pwc_local.safe_text import one_line
+from pwc_local.store.passages import Headings, Passage, bounded_path, split_passages
 
 log = logging.getLogger(__name__)
 
@@ -1287,15 +1288,16 @@ def _mark_word(text: str, word: str) -> str:
 
 
 def _hit(row: Sequence[Any]) -> RawHit:
+    """A search row as a hit: quote, title and heading path each at most `MAX_QUOTE_CHARS`."""
     quote = " ".join(str(row[6]).split())
     if len(quote) > MAX_QUOTE_CHARS:
         quote = quote[: MAX_QUOTE_CHARS - 1].rstrip() + ELLIPSIS
     return RawHit(
         paper=str(row[0]),
-        title=str(row[1]),
+        title=one_line(str(row[1]), MAX_QUOTE_CHARS, cut=ELLIPSIS),
         saved=bool(row[2]),
         version=str(row[3]),
-        heading=str(row[4]),
+        heading=bounded_path(str(row[4]), MAX_QUOTE_CHARS),
         start=int(row[5]),
         quote=quote,
         score=float(row[7]),

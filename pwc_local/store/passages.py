@@ -26,9 +26,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pwc_local.safe_text import one_line
+
 TARGET_BYTES = 1200
 MAX_BYTES = 4000
 HEADING_SEPARATOR = " > "
+ELLIPSIS = "…"
 
 _HEADING = re.compile(rb"(#{1,6})[ \t]+(.*?)[ \t#]*\r?$")
 _FENCE = re.compile(rb"[ ]{0,3}(`{3,}|~{3,})")
@@ -110,3 +113,24 @@ def split_passages(text: str, *, base: int = 0, headings: Headings = ()) -> Spli
 
 def _path(stack: list[tuple[int, str]]) -> str:
     return HEADING_SEPARATOR.join(title for _, title in stack)
+
+
+def bounded_path(path: str, limit: int) -> str:
+    """A heading path shown in at most `limit` characters, as one line.
+
+    The innermost headings say most about a place, so the outer ones go first
+    (`… > 3.2 Attention`), and a heading that alone is too long is cut with an
+    ellipsis.
+    """
+    flat = one_line(path)
+    if len(flat) <= limit:
+        return flat
+    lead = ELLIPSIS + HEADING_SEPARATOR
+    parts = flat.split(HEADING_SEPARATOR)
+    shown = one_line(parts[-1], limit - len(lead), cut=ELLIPSIS)
+    for part in reversed(parts[:-1]):
+        longer = part + HEADING_SEPARATOR + shown
+        if len(lead) + len(longer) > limit:
+            break
+        shown = longer
+    return lead + shown
