@@ -153,6 +153,21 @@ def test_outline_of_the_big_paper_has_exact_byte_offsets(session: Session) -> No
     assert ends == [outline["size"], outline["sections"][2]["offset"], outline["size"]]
 
 
+def test_a_section_by_the_name_a_person_uses_as_the_readme_shows(session: Session) -> None:
+    # README, "Tools": the title is the only H1, so "2 Key ideas" is s1.3.
+    outline = session.ok("get_paper_outline", paper=ATTENTION_ARXIV_ID)
+    ids = {s["heading"]: s["id"] for s in outline["sections"]}
+    assert ids["Attention Is All You Need"] == "s1" and ids["Abstract"] == "s1.1"
+    assert ids["2 Key ideas"] == "s1.3"
+    part = session.ok("read_paper_section", paper=ATTENTION_ARXIV_ID, section="Key ideas")
+    assert part["section"]["id"] == "s1.3" and part["markdown"].startswith("## 2 Key ideas")
+    missed = session.call("read_paper_section", paper=ATTENTION_ARXIV_ID, section="Key idea")
+    assert missed.is_error
+    assert "not_found: Section not found: 'Key idea'; closest: s1.3 (2 Key ideas)" in (
+        missed.content[0].text
+    )
+
+
 HUGE_OUTLINE_PAPER = "2010.11929"
 
 

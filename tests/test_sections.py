@@ -24,6 +24,7 @@ from pwc_local.catalog.sections import (
     MAX_HEADING_CHARS,
     MAX_OUTLINE_SECTIONS,
     cut_point,
+    find_section,
     listed_sections,
 )
 from pwc_local.catalog.whole_markdown import Document, slice_chunk
@@ -304,3 +305,58 @@ def test_a_local_tools_oversized_answer_does_not_blame_the_catalog() -> None:
         assert "response_too_large:" in text and "catalog" not in text, text
     hosted = json.loads(oversized_answer(1, "search_papers"))["result"]["content"][0]["text"]
     assert OVERSIZED_ANSWER in hosted
+
+
+# -- sections by the name a person uses (issue 21 item 3) --------------------------------
+
+NAMED = (
+    "# A Paper\n\n## Abstract\n\nSummary.\n\n## 1 Introduction\n\nWhy.\n\n"
+    "## 2 Key ideas\n\nIdeas.\n\n### 2.1. Self-Attention:\n\nHow.\n\n"
+    "## 3 Results\n\nNumbers.\n\n## Appendix\n\n### A.1 Results\n\nMore numbers.\n\n"
+    "## Key Ideas, again\n\nRepeated.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("Key ideas", "s1.3"),
+        ("  KEY   IDEAS ", "s1.3"),
+        ("key-ideas", "s1.3"),
+        ("2 Key ideas", "s1.3"),
+        ("self attention", "s1.3.1"),
+        ("2.1 Self-Attention", "s1.3.1"),
+        ("Introduction", "s1.2"),
+        ("introduction.", "s1.2"),
+    ],
+)
+def test_a_section_is_found_by_the_name_a_person_uses(name: str, found: str) -> None:
+    assert find_section(parse_outline(NAMED), name).id == found
+
+
+def test_an_exact_heading_wins_over_one_that_differs_in_its_number() -> None:
+    outline = parse_outline("# T\n\n## Results\n\nA.\n\n## 2 Results\n\nB.\n")
+    assert find_section(outline, "results").id == "s1.1"
+    assert find_section(outline, "2 Results").id == "s1.2"
+
+
+def test_a_name_of_several_sections_lists_their_ids() -> None:
+    with pytest.raises(Ambiguous, match=r"s1\.4 \(A Paper > 3 Results\); s1\.5\.1 "):
+        find_section(parse_outline(NAMED), "Results")
+
+
+def test_a_miss_lists_the_closest_headings_with_their_ids() -> None:
+    with pytest.raises(NotFound) as missed:
+        find_section(parse_outline(NAMED), "Key idea")
+    message = str(missed.value)
+    assert message.startswith("Section not found: 'Key idea'; closest: s1.3 (2 Key ideas)")
+    assert "get_paper_outline" in message
+    with pytest.raises(NotFound, match="no heading is close to it"):
+        find_section(parse_outline(NAMED), "Bibliography")
+
+
+def test_a_heading_cut_short_in_an_answer_still_names_its_section() -> None:
+    heading = "Very long heading " * 100
+    outline = parse_outline(f"# T\n\n## {heading}\n\nText.\n\n## Other\n\nMore.\n")
+    [listed] = [s for s in listed_sections(outline)[0] if s.id == "s1.1"]
+    assert listed.heading.endswith("…") and find_section(outline, listed.heading).id == "s1.1"

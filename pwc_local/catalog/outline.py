@@ -29,6 +29,7 @@ alone); they are short, which matters in an outline of sixty sections.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -43,6 +44,14 @@ _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 # Lines that cannot be (part of) the paragraph a setext underline turns into a heading.
 _NOT_PARAGRAPH = re.compile(r" {0,3}(?:[>|]|[-*+][ \t]|\d{1,9}[.)][ \t])|\s{4}")
+# A heading's own number: 2, 2.1, 2.1., A.1, IV., (b), 3) ... and the space after it.
+_NUMBERING = re.compile(
+    r"(?:\d+(?:\.\d+)*\.?|[A-Za-z](?:\.\d+)+\.?|[A-Za-z][.)]|[IVXLCDM]+\.|\(\w{1,4}\))"
+    r"(?:\s+|$)"
+)
+_PUNCTUATION = re.compile(r"[^\w]+|_")
+MAX_COMPARED_CHARS = 200  # of a heading, when looking for the closest to a name
+CLOSE_ENOUGH = 0.6  # similarity (0..1) of a heading worth suggesting
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,45 @@ class Outline:
         """Every section whose heading equals `heading`, ignoring case and spacing."""
         wanted = _comparable(heading)
         return [s for s in self.sections if s.level > 0 and _comparable(s.heading) == wanted]
+
+    def by_name(self, name: str) -> list[Section]:
+        """Every section whose heading is `name` as a person says it (`heading_name`).
+
+        "Key ideas" names "2 Key ideas" and "2.1. Key Ideas:"; a name that ends with an
+        ellipsis (a heading an answer cut short) names the headings it begins.
+        """
+        cut = name.rstrip().endswith(("…", "..."))
+        wanted = heading_name(name.rstrip().rstrip(".…"))
+        if not wanted:
+            return []
+        return [
+            s
+            for s in self.sections
+            if s.level > 0
+            and (
+                heading_name(s.heading).startswith(wanted)
+                if cut
+                else heading_name(s.heading) == wanted
+            )
+        ]
+
+    def closest(self, name: str, count: int) -> list[Section]:
+        """Up to `count` sections whose headings are most like `name`, best first."""
+        wanted = heading_name(name)[:MAX_COMPARED_CHARS]
+        words = set(wanted.split())
+        scored = []
+        for section in self.sections:
+            if section.level == 0:
+                continue
+            have = heading_name(section.heading)[:MAX_COMPARED_CHARS]
+            matcher = difflib.SequenceMatcher(None, wanted, have)
+            shared = len(words & set(have.split())) / max(len(words), 1)
+            if shared == 0 and matcher.real_quick_ratio() < CLOSE_ENOUGH:
+                continue
+            score = max(matcher.ratio(), shared)
+            if score >= CLOSE_ENOUGH:
+                scored.append((-score, section.offset, section))
+        return [section for _score, _offset, section in sorted(scored)[:count]]
 
 
 @dataclass(frozen=True)
@@ -219,3 +267,14 @@ def _closes(line: str, fence: tuple[str, int]) -> bool:
 
 def _comparable(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+def heading_name(text: str) -> str:
+    """A heading as a person names it: without its number, punctuation, case or spacing.
+
+    `"2.1. Key Ideas:"`, `"IV. Key ideas"`, `"A.2 Key-ideas"` and `"key ideas"` all give
+    `"key ideas"`. Numbering is a leading run of section numbers (`2`, `2.1.`, `A.1`,
+    `IV.`, `(b)`); a word such as the "A" of "A Simple Method" stays.
+    """
+    words = _PUNCTUATION.sub(" ", _NUMBERING.sub("", text.strip(), count=1)).split()
+    return " ".join(words).casefold()

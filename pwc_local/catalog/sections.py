@@ -49,6 +49,7 @@ MIN_SECTION_BYTES = 1024
 MAX_SECTION_BYTES = 65536
 MAX_SECTION_QUERY_CHARS = 500
 MAX_CANDIDATES = 10
+MAX_CLOSEST = 5  # headings a miss suggests
 MAX_OUTLINE_SECTIONS = 500  # sections one outline answer lists (`listed_sections`)
 MAX_HEADING_CHARS = 300  # characters of a heading (or path) an answer shows, like a quote
 
@@ -206,27 +207,50 @@ async def read_paper_section(
 
 
 def find_section(outline: Outline, wanted: str) -> Section:
-    """The section `wanted` names: an ID first, else a unique heading (any case)."""
+    """The section `wanted` names: an ID, else a heading, else a heading as people name it.
+
+    In that order, each a unique match or `Ambiguous`: the section ID (`s2.1`); the
+    heading as written (case and spacing aside); the heading without its number and
+    punctuation (`outline.heading_name`: "Key ideas" finds "2 Key ideas"). A miss
+    lists the closest headings with their IDs.
+    """
     by_id = outline.by_id(wanted)
     if by_id is not None:
         return by_id
-    matches = outline.by_heading(wanted)
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise NotFound(
-            f"Section not found: {wanted[:80]!r}; call get_paper_outline for the section IDs "
-            "and headings"
-        )
-    listed = "; ".join(
-        f"{s.id} ({one_line(' > '.join(s.path), MAX_HEADING_CHARS, cut=ELLIPSIS)})"
-        for s in matches[:MAX_CANDIDATES]
+    for matches in (outline.by_heading(wanted), outline.by_name(wanted)):
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            listed = "; ".join(_labelled(s, path=True) for s in matches[:MAX_CANDIDATES])
+            more = (
+                f" and {len(matches) - MAX_CANDIDATES} more"
+                if len(matches) > MAX_CANDIDATES
+                else ""
+            )
+            raise Ambiguous(
+                f"Several sections are headed {_quoted(wanted)}: {listed}{more}; pass one of "
+                "these section IDs"
+            )
+    closest = outline.closest(wanted, MAX_CLOSEST)
+    hint = (
+        "closest: " + "; ".join(_labelled(s) for s in closest)
+        if closest
+        else "no heading is close to it"
     )
-    more = f" and {len(matches) - MAX_CANDIDATES} more" if len(matches) > MAX_CANDIDATES else ""
-    raise Ambiguous(
-        f"Several sections are headed {wanted[:80]!r}: {listed}{more}; pass one of these "
-        "section IDs"
+    raise NotFound(
+        f"Section not found: {_quoted(wanted)}; {hint}; call get_paper_outline for every "
+        "section ID and heading"
     )
+
+
+def _labelled(section: Section, *, path: bool = False) -> str:
+    """`s2.1 (2.1 Key ideas)`: a section ID and its heading (or path), bounded."""
+    text = " > ".join(section.path) if path else section.heading
+    return f"{section.id} ({one_line(text, MAX_HEADING_CHARS // 3, cut=ELLIPSIS)})"
+
+
+def _quoted(text: str) -> str:
+    return repr(one_line(text, 80, cut=ELLIPSIS))
 
 
 def cut_point(body: bytes, budget: int) -> int:
