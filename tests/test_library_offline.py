@@ -96,7 +96,7 @@ def test_saved_papers_are_read_found_and_described_with_no_network(
                 offline.library, codec, "| 1500 | (row)", limit=1, paper=BIG_MARKDOWN_ARXIV_ID
             )
             assert hit.saved and hit.cursor and hit.offset > 3 * 65536
-            assert "**1500**" in hit.quote and hit.section.startswith("Unsupervised")
+            assert "**1500**" in hit.quote and hit.section.startswith("Appendix C")
             rest, _ = await whole(offline, BIG_MARKDOWN_ARXIV_ID, hit.cursor)
             assert rest.encode() == big_document().encode()[hit.offset :]
             with pytest.raises(Exception) as caught:

@@ -52,10 +52,12 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 import stat
 import threading
 import time
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,17 +70,20 @@ from pwc_local.store.passages import Headings, Passage, bounded_path, split_pass
 log = logging.getLogger(__name__)
 
 DB_FILE_NAME = "library.sqlite3"
-SCHEMA_VERSION = 2  # 2: saved Markdown in `saved_pieces` (`LAYOUT_PIECES`)
+SCHEMA_VERSION = 2  # 2: saved Markdown in `saved_pieces`; heading paths without the title
 BUSY_TIMEOUT_MS = 15_000
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 SNIPPET_TOKENS = 40
 MAX_QUOTE_CHARS = 300
+CANDIDATES_PER_HIT = 5  # passages fetched by BM25 per hit asked for, to re-rank
+MAX_CANDIDATES = 250
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
 PIECE_BYTES = 65536  # no saved piece is longer (the catalog's chunk); reads rely on it
 LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
 LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 MARK = "**"
+_WORD = re.compile(r"\w+")
 ELLIPSIS = "…"
 
 _POSIX = os.name == "posix"
@@ -368,6 +373,8 @@ class Library:
                 has_fts = _create_fts(connection)
                 library = cls(connection, path, has_fts=has_fts)
                 library._migrate(connection)
+                if _schema_of(connection) < SCHEMA_VERSION:
+                    library._reindex(connection)  # heading paths without the title (schema 2)
                 # Written only when it changes: an open of an up-to-date library
                 # writes nothing, so it works on a full disk too.
                 connection.execute(
@@ -498,7 +505,9 @@ class Library:
             size: int | None = None
             digests: list[str] = []
             if paper.markdown is not None:
-                size, digests = self._store_pieces(db, paper.paper, doc, paper.markdown)
+                size, digests = self._store_pieces(
+                    db, paper.paper, doc, paper.markdown, paper.title
+                )
             metadata = json.dumps(paper.metadata, ensure_ascii=False)
             citation = json.dumps(paper.citation, ensure_ascii=False)
             db.execute(
@@ -828,7 +837,7 @@ class Library:
             return
         with self._write() as db:
             row = db.execute(
-                "SELECT id, version, saved FROM documents WHERE paper = ?", (paper,)
+                "SELECT id, version, saved, title FROM documents WHERE paper = ?", (paper,)
             ).fetchone()
             if row is not None and row[2]:
                 return  # saved papers are indexed from their stored Markdown
@@ -836,6 +845,7 @@ class Library:
                 doc = self._replace_document(db, paper, version, title, saved=False)
             else:
                 doc = int(row[0])
+                title = title or str(row[3])
                 db.execute("UPDATE documents SET touched_at = ? WHERE id = ?", (now, doc))
                 if title:
                     db.execute("UPDATE documents SET title = ? WHERE id = ?", (title, doc))
@@ -847,7 +857,7 @@ class Library:
                 "SELECT headings FROM chunks WHERE doc = ? AND stop = ?", (doc, start)
             ).fetchone()
             opened: Headings = _headings_from(previous[0]) if previous else ()
-            split = split_passages(text, base=start, headings=opened)
+            split = split_passages(text, base=start, headings=opened, title=title)
             stop = start + len(text.encode("utf-8"))
             db.execute(
                 "INSERT INTO chunks(doc, start, stop, final, text, digest, headings) "
@@ -918,6 +928,13 @@ class Library:
     def _fts_search(
         self, words: Sequence[str], limit: int, paper: str | None, *, every: bool
     ) -> list[RawHit]:
+        """The index's best passages, re-ranked: exact phrase, then exact words, then BM25.
+
+        The index stems (porter), so "encodings" also finds "encoder". The best
+        `limit * CANDIDATES_PER_HIT` by BM25 are fetched and ordered by `exact_rank`
+        first: a passage with the query's words as written ranks above one that has
+        only their stems.
+        """
         # Each word becomes a quoted FTS5 string, so no query syntax can leak in.
         match = (" AND " if every else " OR ").join(_fts_string(w) for w in words)
         where = "passages_fts MATCH ?"
@@ -928,14 +945,17 @@ class Library:
         sql = (
             "SELECT d.paper, d.title, d.saved, d.version, p.heading, p.start, "
             f"snippet(passages_fts, 1, '{MARK}', '{MARK}', '{ELLIPSIS}', {SNIPPET_TOKENS}), "
-            "bm25(passages_fts, 2.0, 1.0) AS score "
+            "bm25(passages_fts, 2.0, 1.0) AS score, p.body "
             "FROM passages_fts JOIN passages p ON p.id = passages_fts.rowid "
             f"JOIN documents d ON d.id = p.doc WHERE {where} ORDER BY score LIMIT ?"
         )
-        params.append(limit)
+        params.append(min(limit * CANDIDATES_PER_HIT, MAX_CANDIDATES))
         with self._lock:
             rows = self._db.execute(sql, params).fetchall()
-        return [_hit(row) for row in rows]
+        ranked = sorted(
+            rows, key=lambda row: (exact_rank(words, f"{row[4]}\n{row[8]}"), row[7], row[5])
+        )
+        return [_hit(row) for row in ranked[:limit]]
 
     def _like_search(
         self, words: Sequence[str], limit: int, paper: str | None, *, every: bool
@@ -994,46 +1014,50 @@ class Library:
         verified chunks; anything that fails verification is dropped, not indexed.
         """
         with self._write() as db:
-            if self.has_fts:
-                db.execute("DROP TABLE IF EXISTS passages_fts")
-                db.execute("DROP TRIGGER IF EXISTS passages_ai")
-                db.execute("DROP TRIGGER IF EXISTS passages_ad")
-            db.execute("DELETE FROM passages")
-            if self.has_fts:
-                _create_fts(db)
-            count = 0
-            saved = db.execute(
-                "SELECT d.id, p.paper FROM documents d JOIN papers p ON p.paper = d.paper "
-                "WHERE d.saved = 1"
-            ).fetchall()
-            for doc, paper in saved:
-                found = self._verified(db, paper)
-                if found is None or found.size is None:
+            return self._reindex(db)
+
+    def _reindex(self, db: sqlite3.Connection) -> int:
+        """`rebuild_index` inside the caller's transaction."""
+        if self.has_fts:
+            db.execute("DROP TABLE IF EXISTS passages_fts")
+            db.execute("DROP TRIGGER IF EXISTS passages_ai")
+            db.execute("DROP TRIGGER IF EXISTS passages_ad")
+        db.execute("DELETE FROM passages")
+        if self.has_fts:
+            _create_fts(db)
+        count = 0
+        saved = db.execute(
+            "SELECT d.id, p.paper, p.title FROM documents d JOIN papers p ON p.paper = d.paper "
+            "WHERE d.saved = 1"
+        ).fetchall()
+        for doc, paper, title in saved:
+            found = self._verified(db, paper)
+            if found is None or found.size is None:
+                continue
+            pieces = [(0, found.whole)] if found.whole is not None else self._texts(db, paper)
+            headings: Headings = ()
+            for start, text in pieces or ():
+                split = split_passages(text, base=start, headings=headings, title=title)
+                self._index(db, int(doc), split.passages)
+                count += len(split.passages)
+                headings = split.headings
+        for doc, title in db.execute("SELECT id, title FROM documents WHERE saved = 0").fetchall():
+            opened: Headings = ()
+            stop = None
+            for start, end, text, text_digest in db.execute(
+                "SELECT start, stop, text, digest FROM chunks WHERE doc = ? ORDER BY start",
+                (doc,),
+            ).fetchall():
+                if digest(text) != text_digest:
+                    db.execute("DELETE FROM chunks WHERE doc = ? AND start = ?", (doc, start))
+                    stop = None
                     continue
-                pieces = [(0, found.whole)] if found.whole is not None else self._texts(db, paper)
-                headings: Headings = ()
-                for start, text in pieces or ():
-                    split = split_passages(text, base=start, headings=headings)
-                    self._index(db, int(doc), split.passages)
-                    count += len(split.passages)
-                    headings = split.headings
-            for doc in [r[0] for r in db.execute("SELECT id FROM documents WHERE saved = 0")]:
-                opened: Headings = ()
-                stop = None
-                for start, end, text, text_digest in db.execute(
-                    "SELECT start, stop, text, digest FROM chunks WHERE doc = ? ORDER BY start",
-                    (doc,),
-                ).fetchall():
-                    if digest(text) != text_digest:
-                        db.execute("DELETE FROM chunks WHERE doc = ? AND start = ?", (doc, start))
-                        stop = None
-                        continue
-                    split = split_passages(
-                        text, base=start, headings=opened if stop == start else ()
-                    )
-                    self._index(db, int(doc), split.passages)
-                    count += len(split.passages)
-                    opened, stop = split.headings, end
+                split = split_passages(
+                    text, base=start, headings=opened if stop == start else (), title=title
+                )
+                self._index(db, int(doc), split.passages)
+                count += len(split.passages)
+                opened, stop = split.headings, end
         return count
 
     # -- internals ----------------------------------------------------------------------
@@ -1099,7 +1123,12 @@ class Library:
         return pieces
 
     def _store_pieces(
-        self, db: sqlite3.Connection, paper: str, doc: int | None, markdown: str | Sequence[str]
+        self,
+        db: sqlite3.Connection,
+        paper: str,
+        doc: int | None,
+        markdown: str | Sequence[str],
+        title: str = "",
     ) -> tuple[int, list[str]]:
         """Write `markdown` as `saved_pieces` (indexing it as document `doc`, if given).
 
@@ -1116,7 +1145,7 @@ class Library:
                 (paper, start, start + len(data), piece_digest, text),
             )
             if doc is not None:
-                split = split_passages(text, base=start, headings=headings)
+                split = split_passages(text, base=start, headings=headings, title=title)
                 self._index(db, doc, split.passages)
                 headings = split.headings
             digests.append(piece_digest)
@@ -1267,6 +1296,36 @@ def cut(
     return LocalChunk(text, version, more, base + end if more else None)
 
 
+def exact_rank(words: Sequence[str], text: str) -> tuple[int, int]:
+    """How exactly `text` holds the query `words` (smaller is better), before BM25.
+
+    `(0, ...)` when it holds them as a phrase (two or more words in order), else
+    `(1, ...)`; the second number is minus how many of the words it holds as
+    written (case and accents aside), not just their stems.
+    """
+    tokens = _WORD.findall(_folded(text))
+    wanted = [_folded(word) for word in words]
+    present = set(tokens)
+    exact = sum(word in present for word in wanted)
+    phrase = len(wanted) > 1 and exact == len(wanted) and _holds_phrase(tokens, wanted)
+    return (0 if phrase else 1, -exact)
+
+
+def _holds_phrase(tokens: Sequence[str], phrase: Sequence[str]) -> bool:
+    size = len(phrase)
+    first = phrase[0]
+    return any(
+        tokens[i] == first and list(tokens[i : i + size]) == list(phrase)
+        for i in range(len(tokens) - size + 1)
+    )
+
+
+def _folded(text: str) -> str:
+    """Case folded, accents dropped: how the index's tokenizer compares words."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
 def like_quote(body: str, words: Sequence[str]) -> str:
     """A quote around the first of `words` in `body`, the words marked (LIKE fallback)."""
     folded = body.casefold()
@@ -1355,6 +1414,15 @@ def _pieces_of(markdown: str | Sequence[str]) -> Iterator[tuple[str, bytes]]:
             end = len(data) if piece.next_offset is None else piece.next_offset
             yield piece.text, data[offset:end]
             offset = end
+
+
+def _schema_of(db: sqlite3.Connection) -> int:
+    """The schema version a database was last written with (1 when it predates `meta`)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    try:
+        return int(row[0]) if row is not None else SCHEMA_VERSION
+    except ValueError:
+        return 1
 
 
 def _add_columns(db: sqlite3.Connection) -> None:
