@@ -58,7 +58,7 @@ import stat
 import threading
 import time
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,7 @@ LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one diges
 LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 MARK = "**"
 _WORD = re.compile(r"\w+")
+_COMBINING = re.compile("[\u0300-\u036f]")  # the combining diacritical marks
 ELLIPSIS = "…"
 
 _POSIX = os.name == "posix"
@@ -931,9 +932,10 @@ class Library:
         """The index's best passages, re-ranked: exact phrase, then exact words, then BM25.
 
         The index stems (porter), so "encodings" also finds "encoder". The best
-        `limit * CANDIDATES_PER_HIT` by BM25 are fetched and ordered by `exact_rank`
-        first: a passage with the query's words as written ranks above one that has
-        only their stems.
+        `limit * CANDIDATES_PER_HIT` by BM25 are fetched and ordered by exactness
+        first (`exact_ranker`): a passage with the query's words as written ranks
+        above one that has only their stems. Quotes (`snippet()`) are made for the
+        passages shown only.
         """
         # Each word becomes a quoted FTS5 string, so no query syntax can leak in.
         match = (" AND " if every else " OR ").join(_fts_string(w) for w in words)
@@ -943,8 +945,7 @@ class Library:
             where += " AND d.paper = ?"
             params.append(paper)
         sql = (
-            "SELECT d.paper, d.title, d.saved, d.version, p.heading, p.start, "
-            f"snippet(passages_fts, 1, '{MARK}', '{MARK}', '{ELLIPSIS}', {SNIPPET_TOKENS}), "
+            "SELECT d.paper, d.title, d.saved, d.version, p.heading, p.start, p.id, "
             "bm25(passages_fts, 2.0, 1.0) AS score, p.body "
             "FROM passages_fts JOIN passages p ON p.id = passages_fts.rowid "
             f"JOIN documents d ON d.id = p.doc WHERE {where} ORDER BY score LIMIT ?"
@@ -952,10 +953,20 @@ class Library:
         params.append(min(limit * CANDIDATES_PER_HIT, MAX_CANDIDATES))
         with self._lock:
             rows = self._db.execute(sql, params).fetchall()
-        ranked = sorted(
-            rows, key=lambda row: (exact_rank(words, f"{row[4]}\n{row[8]}"), row[7], row[5])
-        )
-        return [_hit(row) for row in ranked[:limit]]
+            rank = exact_ranker(words)
+            best = sorted(rows, key=lambda row: (rank(f"{row[4]}\n{row[8]}"), row[7], row[5]))
+            best = best[:limit]
+            # Quotes only for the passages shown: snippet() is the costly part.
+            marks = ",".join("?" * len(best))
+            snippets = dict(
+                self._db.execute(
+                    f"SELECT rowid, snippet(passages_fts, 1, '{MARK}', '{MARK}', '{ELLIPSIS}', "
+                    f"{SNIPPET_TOKENS}) FROM passages_fts WHERE passages_fts MATCH ? "
+                    f"AND rowid IN ({marks})",
+                    [match, *(row[6] for row in best)],
+                ).fetchall()
+            )
+        return [_hit((*row[:6], snippets.get(row[6], ""), row[7])) for row in best]
 
     def _like_search(
         self, words: Sequence[str], limit: int, paper: str | None, *, every: bool
@@ -1296,34 +1307,34 @@ def cut(
     return LocalChunk(text, version, more, base + end if more else None)
 
 
-def exact_rank(words: Sequence[str], text: str) -> tuple[int, int]:
-    """How exactly `text` holds the query `words` (smaller is better), before BM25.
+def exact_ranker(words: Sequence[str]) -> Callable[[str], tuple[int, int]]:
+    """How exactly a text holds the query `words` (smaller is better), before BM25.
 
-    `(0, ...)` when it holds them as a phrase (two or more words in order), else
-    `(1, ...)`; the second number is minus how many of the words it holds as
-    written (case and accents aside), not just their stems.
+    The rank of a text is `(0, ...)` when it holds them as a phrase (two or more
+    words in order, anything but letters and digits between), else `(1, ...)`; the
+    second number is minus how many of the words it holds as written (case and
+    accents aside), not just their stems.
     """
-    tokens = _WORD.findall(_folded(text))
     wanted = [_folded(word) for word in words]
-    present = set(tokens)
-    exact = sum(word in present for word in wanted)
-    phrase = len(wanted) > 1 and exact == len(wanted) and _holds_phrase(tokens, wanted)
-    return (0 if phrase else 1, -exact)
+    singles = [re.compile(rf"(?<!\w){re.escape(word)}(?!\w)") for word in wanted]
+    phrase = None
+    if len(wanted) > 1:
+        phrase = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, wanted)) + r"(?!\w)")
 
+    def rank(text: str) -> tuple[int, int]:
+        folded = _folded(text)
+        exact = sum(1 for single in singles if single.search(folded))
+        whole = phrase is not None and exact == len(wanted) and phrase.search(folded) is not None
+        return (0 if whole else 1, -exact)
 
-def _holds_phrase(tokens: Sequence[str], phrase: Sequence[str]) -> bool:
-    size = len(phrase)
-    first = phrase[0]
-    return any(
-        tokens[i] == first and list(tokens[i : i + size]) == list(phrase)
-        for i in range(len(tokens) - size + 1)
-    )
+    return rank
 
 
 def _folded(text: str) -> str:
-    """Case folded, accents dropped: how the index's tokenizer compares words."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
+    """Case folded, (Latin) accents dropped: how the index's tokenizer compares words."""
+    if text.isascii():
+        return text.lower()
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", text.casefold()))
 
 
 def like_quote(body: str, words: Sequence[str]) -> str:
