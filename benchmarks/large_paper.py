@@ -25,7 +25,6 @@ paper's size in memory. It prints figures; nothing passes or fails.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -66,18 +65,29 @@ def synthetic_paper(size: int) -> str:
     return "".join(parts)
 
 
+# Spawns `library add` from a fresh small interpreter and prints its peak RSS: a child
+# forked from this process would count this process's memory (the paper, the fake's
+# copies of it) in its own peak until it execs.
+_PEAK_OF_CHILD = (
+    "import os, subprocess, sys\n"
+    "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "_pid, status, usage = os.wait4(child.pid, 0)\n"
+    "print(usage.ru_maxrss)\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+
+
 def add_peak_rss(env: dict[str, str], paper: str) -> int:
     """Peak resident bytes of one `library add` process."""
-    proc = subprocess.Popen(
-        [PWC_MCP_LOCAL, "library", "add", paper],
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK_OF_CHILD, PWC_MCP_LOCAL, "library", "add", paper],
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        capture_output=True,
+        text=True,
     )
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        raise SystemExit(f"library add {paper} failed: {proc.stderr.read().decode()[-500:]}")  # type: ignore[union-attr]
-    return usage.ru_maxrss * 1024  # KiB on Linux
+    if done.returncode != 0:
+        raise SystemExit(f"library add {paper} failed: {done.stderr[-500:]}")
+    return int(done.stdout) * 1024  # KiB on Linux
 
 
 def timed(peer: Peer, tool: str, **arguments: Any) -> tuple[float, dict[str, Any]]:

@@ -126,12 +126,12 @@ def test_pieces_by_offset_match_the_whole_document(library: Library, given_as: s
     text = _long_document()
     data = text.encode()
     assert len(data) > 4 * PIECE_BYTES
-    markdown: str | list[str] = text
+    markdown: str | list[bytes] = text
     if given_as != "one string":
         markdown, offset = [], 0
         while offset < len(data):
             chunk = cut(data, VERSION, offset, 50_000)
-            markdown.append(chunk.text)
+            markdown.append(chunk.text.encode())
             offset = chunk.next_offset or len(data)
     assert library.save(paper(markdown=markdown))
     assert library.entry("755").size == len(data)  # type: ignore[union-attr]

@@ -40,7 +40,6 @@ UNTITLED_HEADING = "(untitled document)"
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
-_LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 # Lines that cannot be (part of) the paragraph a setext underline turns into a heading.
 _NOT_PARAGRAPH = re.compile(r" {0,3}(?:[>|]|[-*+][ \t]|\d{1,9}[.)][ \t])|\s{4}")
@@ -50,6 +49,7 @@ _NUMBERING = re.compile(
     r"(?:\s+|$)"
 )
 _PUNCTUATION = re.compile(r"[^\w]+|_")
+_MARKERS = "#`~=-"  # what a line that may be a heading, underline or fence starts with
 MAX_COMPARED_CHARS = 200  # of a heading, when looking for the closest to a name
 CLOSE_ENOUGH = 0.6  # similarity (0..1) of a heading worth suggesting
 
@@ -152,8 +152,7 @@ class _Heading:
 
 def parse_outline(markdown: str) -> Outline:
     """The section tree of `markdown` (see the module docstring for the rules)."""
-    data_size = len(markdown.encode("utf-8"))
-    headings = _headings(markdown)
+    headings, data_size = _headings(markdown)
     if not headings:
         whole = Section("s1", 1, UNTITLED_HEADING, 0, data_size, None, (UNTITLED_HEADING,))
         return Outline((whole,), data_size, None)
@@ -194,66 +193,72 @@ def _ends(headings: list[_Heading], size: int) -> list[int]:
     return ends
 
 
-def _headings(markdown: str) -> list[_Heading]:
-    """The document's headings in order, with the byte offset of each heading's start.
+def _headings(markdown: str) -> tuple[list[_Heading], int]:
+    """The document's headings in order, with the byte offset of each heading's start,
+    and the document's size in bytes.
 
     Offsets are counted in characters while scanning, then turned into UTF-8 bytes
     by encoding the text between consecutive headings once (not every line).
     """
     headings: list[_Heading] = []
     fence: tuple[str, int] | None = None  # (fence character, run length) while inside
-    paragraph_start: int | None = None  # byte offset of the open paragraph's first line
-    paragraph: list[str] = []
+    paragraph_start: int | None = None  # offset of the open paragraph's first line
     offset = 0
     # Lines end at "\n" only (a "\r" before it is dropped below); `str.splitlines`
     # would also break at U+2028, form feeds and the like, which Markdown does not.
-    for line in _LINES.findall(markdown):
+    for line in markdown.split("\n"):
         start = offset
-        offset += len(line)
-        content = line.rstrip("\r\n")
+        offset += len(line) + 1
+        content = line.rstrip("\r")
         if fence is not None:
             if _closes(content, fence):
                 fence = None
             continue
+        lead = content.lstrip(" ")[:1]
+        if lead not in _MARKERS or not lead:
+            # Most lines: no fence, ATX heading or setext underline can start so.
+            if not content.strip():
+                paragraph_start = None
+            elif paragraph_start is None and not _NOT_PARAGRAPH.match(content):
+                paragraph_start = start
+            continue
         opened = _FENCE_OPEN.match(content)
         if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
             fence = (opened.group(1)[0], len(opened.group(1)))
-            paragraph_start, paragraph = None, []
+            paragraph_start = None
             continue
         atx = _ATX.match(content)
         if atx:
             text = _ATX_CLOSING.sub("", atx.group(2) or "").strip()
             headings.append(_Heading(len(atx.group(1)), text, start))
-            paragraph_start, paragraph = None, []
-            continue
-        if not content.strip():
-            paragraph_start, paragraph = None, []
+            paragraph_start = None
             continue
         underline = _SETEXT.match(content)
         if underline and paragraph_start is not None:
             level = 1 if underline.group(1)[0] == "=" else 2
-            text = " ".join(part.strip() for part in paragraph)
-            headings.append(_Heading(level, text, paragraph_start))
-            paragraph_start, paragraph = None, []
+            lines = markdown[paragraph_start:start].split("\n")[:-1]
+            headings.append(_Heading(level, " ".join(p.strip() for p in lines), paragraph_start))
+            paragraph_start = None
             continue
-        if paragraph_start is None:
-            if _NOT_PARAGRAPH.match(content) or _SETEXT.match(content):
-                continue  # quote, table, list item, indented code, thematic break
-            paragraph_start = start
-        paragraph.append(content)
+        if paragraph_start is None and not (_NOT_PARAGRAPH.match(content) or underline):
+            paragraph_start = start  # not a quote, table, list item, code, thematic break
     return _in_bytes(markdown, headings)
 
 
-def _in_bytes(markdown: str, headings: list[_Heading]) -> list[_Heading]:
-    """`headings` (in document order) with character offsets turned into byte offsets."""
-    converted = []
+def _in_bytes(markdown: str, headings: list[_Heading]) -> tuple[list[_Heading], int]:
+    """`headings` (in document order) with character offsets turned into byte offsets,
+    and the document's size in bytes (each character is encoded once)."""
+    converted: list[_Heading] = []
     chars = size = 0
     for heading in headings:
-        between = markdown[chars : heading.offset]
-        size += len(between) if between.isascii() else len(between.encode("utf-8"))
+        size += _utf8_size(markdown[chars : heading.offset])
         chars = heading.offset
         converted.append(_Heading(heading.level, heading.text, size))
-    return converted
+    return converted, size + _utf8_size(markdown[chars:])
+
+
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def _closes(line: str, fence: tuple[str, int]) -> bool:

@@ -196,10 +196,11 @@ class SavedPaper:
     paper detail in catalog field names; `citation` the fields a citation needs
     (`pwc_local.catalog.citations.CitationFields.as_dict`). `markdown` is the
     complete document with its `content_version`, or `None` when the paper has no
-    stored Markdown: one string, or its consecutive pieces in order (the chunks it
-    was read in), which `save` stores as they are, so a long paper is never held
-    twice. `get` gives it back as one string. `aliases` are other spellings that
-    name it (catalog ID, title).
+    stored Markdown: one string, or its consecutive pieces in order as UTF-8 bytes
+    (the chunks it was read in), which `save` stores as they are, so a long paper is
+    held in memory once, in its smallest form (a `str` of text outside Latin-1 takes
+    two or four bytes a character). `get` gives it back as one string. `aliases`
+    are other spellings that name it (catalog ID, title).
     """
 
     paper: str
@@ -207,7 +208,7 @@ class SavedPaper:
     in_catalog: bool
     metadata: dict[str, Any]
     citation: dict[str, Any]
-    markdown: str | Sequence[str] | None
+    markdown: str | Sequence[bytes] | None
     content_version: str | None
     saved_at: float = 0.0
     aliases: tuple[str, ...] = field(default=(), compare=False)
@@ -801,7 +802,11 @@ class Library:
             whole = need >= len(text)
             parts.append(((text if whole else text[:need]).encode("utf-8"), whole))
         window = b"".join(data for data, _whole in parts)
-        chunk = cut(window, version, offset, limit, base=int(pieces[0][0]), size=row.size)
+        # The usual chunk is one whole piece.
+        first = (pieces[0][1], len(parts[0][0])) if parts[0][1] else None
+        chunk = cut(
+            window, version, offset, limit, base=int(pieces[0][0]), size=row.size, decoded=first
+        )
         served_end = row.size if chunk.next_offset is None else chunk.next_offset
         for (start, text, sealed), (data, whole) in zip(pieces, parts, strict=True):
             if start >= served_end:
@@ -1138,7 +1143,7 @@ class Library:
         db: sqlite3.Connection,
         paper: str,
         doc: int | None,
-        markdown: str | Sequence[str],
+        markdown: str | Sequence[bytes],
         title: str = "",
     ) -> tuple[int, list[str]]:
         """Write `markdown` as `saved_pieces` (indexing it as document `doc`, if given).
@@ -1277,6 +1282,7 @@ def cut(
     *,
     base: int = 0,
     size: int | None = None,
+    decoded: tuple[str, int] | None = None,
 ) -> LocalChunk:
     """At most `limit` bytes of `document` from `offset`, ending on a character boundary.
 
@@ -1288,6 +1294,8 @@ def cut(
     `document` may be a window of a longer one: its bytes from `base`, of `size` in
     all. Offsets stay the whole document's; the window must hold every byte from
     `offset` up to `offset + limit` (or to the end), and end on a character boundary.
+    `decoded` is the text the window starts with, already decoded, and its size in
+    bytes: a chunk that is exactly that text is served without decoding it again.
     """
     total = base + len(document) if size is None else size
     at = offset - base
@@ -1302,7 +1310,10 @@ def cut(
         end = at + 1
         while end < len(document) and _continues(document[end]):
             end += 1
-    text = document[at:end].decode("utf-8")
+    if decoded is not None and at == 0 and end == decoded[1]:
+        text = decoded[0]
+    else:
+        text = document[at:end].decode("utf-8")
     more = base + end < total
     return LocalChunk(text, version, more, base + end if more else None)
 
@@ -1411,13 +1422,13 @@ def _whole_digest(metadata: str, citation: str, markdown: str | None, version: s
     return digest(json.dumps(fields, sort_keys=True, ensure_ascii=False))
 
 
-def _pieces_of(markdown: str | Sequence[str]) -> Iterator[tuple[str, bytes]]:
+def _pieces_of(markdown: str | Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
     """`markdown`'s pieces as `(text, UTF-8)`, none empty, none over `PIECE_BYTES`."""
-    for part in (markdown,) if isinstance(markdown, str) else markdown:
-        data = part.encode("utf-8")
+    for part in (markdown.encode("utf-8"),) if isinstance(markdown, str) else markdown:
+        data = bytes(part)
         if len(data) <= PIECE_BYTES:
             if data:
-                yield part, data
+                yield data.decode("utf-8"), data
             continue
         offset = 0
         while offset < len(data):

@@ -165,7 +165,7 @@ async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str)
         record = answer.public
         canonical = record.arxiv_id or record.doi or reference
         page = public_markdown(record)
-        markdown: str | tuple[str, ...] | None = page
+        markdown: str | tuple[bytes, ...] | None = page
         version: str | None = hashlib.sha256(page.encode("utf-8")).hexdigest()
         title = record.title or canonical
         aliases = [reference, record.arxiv_id or "", record.doi or "", record.title or ""]
@@ -193,8 +193,9 @@ async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str)
 
 async def read_whole(
     catalog: CatalogSource, paper: str
-) -> tuple[tuple[str, ...] | None, str | None]:
-    """Every chunk of a paper's Markdown, in order, with its version; `(None, None)` without any.
+) -> tuple[tuple[bytes, ...] | None, str | None]:
+    """Every chunk of a paper's Markdown in order, as UTF-8, with its version; `(None, None)`
+    without any. Bytes, not `str`: a chunk of text outside Latin-1 is half the size so.
 
     Chunks are pinned to the first chunk's version; if the paper changes half-way
     (`PaperChanged`) the read starts over once, then gives up.
@@ -213,8 +214,8 @@ async def read_whole(
     raise PaperChanged("the paper's Markdown kept changing while it was saved; retry")
 
 
-async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[tuple[str, ...], str]:
-    pieces: list[str] = []
+async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[tuple[bytes, ...], str]:
+    pieces: list[bytes] = []
     offset = 0
     version: str | None = None
     while True:
@@ -224,7 +225,7 @@ async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[tuple[str, .
         if version is not None and chunk.content_version != version:
             raise PaperChanged("the paper's Markdown changed while it was saved")
         version = chunk.content_version
-        pieces.append(chunk.text)
+        pieces.append(chunk.text.encode("utf-8"))
         if not chunk.truncated or chunk.next_offset is None:
             return tuple(pieces), version
         if chunk.next_offset <= offset:
@@ -244,8 +245,9 @@ def _identifier(reference: str) -> str:
 
 
 def _size(paper: SavedPaper) -> int:
-    pieces = (paper.markdown,) if isinstance(paper.markdown, str) else paper.markdown or ()
-    return sum(len(piece.encode("utf-8")) for piece in pieces)
+    if isinstance(paper.markdown, str):
+        return len(paper.markdown.encode("utf-8"))
+    return sum(len(piece) for piece in paper.markdown or ())
 
 
 async def _blocking(fn: Callable[..., T], *args: Any) -> T:
