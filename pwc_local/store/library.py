@@ -3,8 +3,8 @@
 Two kinds of paper live here, in one SQLite database (`library.sqlite3` in the
 app's platformdirs user *data* directory, on Linux `~/.local/share/pwc-mcp-local`):
 
-* **saved** papers: metadata, citation fields and the complete Markdown (every
-  chunk joined, with its content version), kept until `remove()`. This is user
+* **saved** papers: metadata, citation fields and the complete Markdown (in the
+  chunks it was read in, with its content version), kept until `remove()`. This is user
   data, not cache: the cache's size bound never evicts it and `cache clear` never
   touches it, because it lives in another directory.
 * **read** papers: Markdown chunks that passed through the caching catalog, kept
@@ -18,7 +18,9 @@ Guarantees, and how they are kept:
 
 * *All or nothing.* A paper is written in one transaction, after all of its chunks
   were fetched, so a killed `library add` leaves either the whole paper or no row
-  at all: nothing half-saved is ever listed.
+  at all: nothing half-saved is ever listed. The same transaction checks whether
+  the paper is saved already (then it only learns the new spellings), so two
+  processes saving one paper under two spellings keep both.
 * *Several processes at once.* SQLite in WAL mode with a busy timeout: writers
   queue (`BEGIN IMMEDIATE`), readers never block; nothing written is lost. Within a
   process one connection is shared behind a lock, so worker threads may call in.
@@ -28,9 +30,14 @@ Guarantees, and how they are kept:
   digests. A read checks the seal (a few KiB of digests, whatever the paper's size)
   and the digests of the one or two pieces it serves, so the byte offset `read_paper`
   asks for is served without loading the rest of the document; a mismatch is
-  reported as missing. A damaged search index
-  (FTS5 reports corruption, or any `sqlite3.DatabaseError` on a query) is rebuilt
-  from the stored Markdown and the query retried once; it is never served.
+  reported as missing. The seal is checked once per database state (a walk
+  through a long paper's chunks checks it once). A damaged search index (FTS5
+  reports corruption, or any `sqlite3.DatabaseError` on a query) is rebuilt from
+  the stored Markdown and the query retried once; it is never served.
+* *Read even when it cannot be written.* On a full disk, a read-only mount or a
+  read-only file the database is opened read-only (`Library.read_only` says why):
+  listing, search and reading work; saving and removing raise `LibraryError` with
+  the reason, and what reading would teach the index is skipped.
 * *Private.* The directory is created 0700 and the database 0600 (SQLite gives its
   `-wal`/`-shm` files the database's mode); a directory that other users can reach
   is refused with the `chmod` that fixes it.
