@@ -332,3 +332,11 @@ def test_heading_paths_and_titles_in_hits_are_bounded_like_quotes(library: Libra
     library.save(paper("2401.00001", markdown=f"# {'Inner ' * 100}\n\nA needle.\n"))
     [hit] = library.search(["needle"], limit=5, paper="2401.00001")
     assert len(hit.heading) == MAX_QUOTE_CHARS and hit.heading.endswith("…")
+
+
+def test_a_listing_bounds_titles_whatever_the_catalog_sent(library: Library) -> None:
+    library.save(paper(title="A\nvery long title " * 5_000))
+    [listed] = library.entries()
+    entry = library.entry("1706.03762")
+    assert entry is not None and entry.title == listed.title
+    assert len(listed.title) == MAX_QUOTE_CHARS and listed.title.startswith("A very long title")

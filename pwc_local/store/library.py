@@ -223,7 +223,11 @@ class SavedPaper:
 
 @dataclass(frozen=True)
 class LibraryEntry:
-    """A row of `list()`: what a listing shows, without the Markdown."""
+    """A row of `entries()`: what a listing shows, without the Markdown.
+
+    `title` is `shown_title`'s: one line of at most `MAX_QUOTE_CHARS`, so that a
+    listing's size is bounded whatever the catalog's records held.
+    """
 
     paper: str
     title: str
@@ -586,7 +590,7 @@ class Library:
             return None
         return LibraryEntry(
             paper=row.paper,
-            title=row.title,
+            title=shown_title(row.title),
             in_catalog=row.in_catalog,
             has_markdown=row.size is not None,
             size=row.size or 0,
@@ -746,7 +750,7 @@ class Library:
         return [
             LibraryEntry(
                 paper=row[0],
-                title=row[1],
+                title=shown_title(row[1]),
                 in_catalog=bool(row[2]),
                 has_markdown=bool(row[3]),
                 size=int(row[4]),
@@ -1375,6 +1379,11 @@ def _mark_word(text: str, word: str) -> str:
     return re.sub(re.escape(word), lambda m: f"{MARK}{m.group(0)}{MARK}", text, flags=re.I)
 
 
+def shown_title(title: str) -> str:
+    """A stored title as answers show it: one line of at most `MAX_QUOTE_CHARS`."""
+    return one_line(title, MAX_QUOTE_CHARS, cut=ELLIPSIS)
+
+
 def _hit(row: Sequence[Any]) -> RawHit:
     """A search row as a hit: quote, title and heading path each at most `MAX_QUOTE_CHARS`."""
     quote = " ".join(str(row[6]).split())
@@ -1382,7 +1391,7 @@ def _hit(row: Sequence[Any]) -> RawHit:
         quote = quote[: MAX_QUOTE_CHARS - 1].rstrip() + ELLIPSIS
     return RawHit(
         paper=str(row[0]),
-        title=one_line(str(row[1]), MAX_QUOTE_CHARS, cut=ELLIPSIS),
+        title=shown_title(str(row[1])),
         saved=bool(row[2]),
         version=str(row[3]),
         heading=bounded_path(str(row[4]), MAX_QUOTE_CHARS),

@@ -42,7 +42,13 @@ from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryVa
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
 from pwc_local.catalog.references import ARXIV, LEGACY, arxiv_without_version, parse_reference
 from pwc_local.catalog.whole_markdown import MAX_DOCUMENT_BYTES
-from pwc_local.store.library import Library, LibraryError, SavedPaper, response_key
+from pwc_local.store.library import (
+    Library,
+    LibraryError,
+    SavedPaper,
+    response_key,
+    shown_title,
+)
 from pwc_local.store.library_catalog import STATUS_KEY
 
 log = logging.getLogger(__name__)
@@ -60,7 +66,8 @@ class SaveOutcome:
     """What became of one reference: `status` is `saved`, `already saved` or `failed`.
 
     `error` is the exception of a failure, for the caller to word (the command line
-    and the MCP layer each have their own wording); `size` is the Markdown's bytes.
+    and the MCP layer each have their own wording); `size` is the Markdown's bytes;
+    `title` is bounded like a listing's (`library.shown_title`).
     """
 
     reference: str
@@ -139,8 +146,11 @@ async def save_paper(
         saved = paper.saved
         if not await _blocking(library.save, saved, paper.responses):
             # Saved before under another spelling: that copy stays, this spelling joins it.
-            return SaveOutcome(text, ALREADY, saved.paper, saved.title, saved.in_catalog)
-        return SaveOutcome(text, SAVED, saved.paper, saved.title, saved.in_catalog, _size(saved))
+            title = shown_title(saved.title)
+            return SaveOutcome(text, ALREADY, saved.paper, title, saved.in_catalog)
+        return SaveOutcome(
+            text, SAVED, saved.paper, shown_title(saved.title), saved.in_catalog, _size(saved)
+        )
     except (CatalogError, LibraryError, OSError) as exc:
         return SaveOutcome(text, FAILED, error=exc)
     except Exception as exc:  # the library (sqlite3) or a bug: the paper failed, not the run
