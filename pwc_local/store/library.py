@@ -59,13 +59,11 @@ import hashlib
 import json
 import logging
 import os
-import re
 import sqlite3
 import stat
 import threading
 import time
-import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +71,7 @@ from typing import Any
 from pwc_local.config import APP_NAME, ConfigError
 from pwc_local.safe_text import one_line
 from pwc_local.store.passages import Headings, Passage, bounded_path, split_passages
+from pwc_local.store.ranking import exact_ranker
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +89,6 @@ PIECE_BYTES = 65536  # no saved piece is longer (the catalog's chunk); reads rel
 LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
 LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 MARK = "**"
-_WORD = re.compile(r"\w+")
-_COMBINING = re.compile("[\u0300-\u036f]")  # the combining diacritical marks
 ELLIPSIS = "…"
 
 _POSIX = os.name == "posix"
@@ -1327,36 +1324,6 @@ def cut(
         text = document[at:end].decode("utf-8")
     more = base + end < total
     return LocalChunk(text, version, more, base + end if more else None)
-
-
-def exact_ranker(words: Sequence[str]) -> Callable[[str], tuple[int, int]]:
-    """How exactly a text holds the query `words` (smaller is better), before BM25.
-
-    The rank of a text is `(0, ...)` when it holds them as a phrase (two or more
-    words in order, anything but letters and digits between), else `(1, ...)`; the
-    second number is minus how many of the words it holds as written (case and
-    accents aside), not just their stems.
-    """
-    wanted = [_folded(word) for word in words]
-    singles = [re.compile(rf"(?<!\w){re.escape(word)}(?!\w)") for word in wanted]
-    phrase = None
-    if len(wanted) > 1:
-        phrase = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, wanted)) + r"(?!\w)")
-
-    def rank(text: str) -> tuple[int, int]:
-        folded = _folded(text)
-        exact = sum(1 for single in singles if single.search(folded))
-        whole = phrase is not None and exact == len(wanted) and phrase.search(folded) is not None
-        return (0 if whole else 1, -exact)
-
-    return rank
-
-
-def _folded(text: str) -> str:
-    """Case folded, (Latin) accents dropped: how the index's tokenizer compares words."""
-    if text.isascii():
-        return text.lower()
-    return _COMBINING.sub("", unicodedata.normalize("NFKD", text.casefold()))
 
 
 def like_quote(body: str, words: Sequence[str]) -> str:
