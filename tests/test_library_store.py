@@ -340,3 +340,13 @@ def test_a_listing_bounds_titles_whatever_the_catalog_sent(library: Library) -> 
     entry = library.entry("1706.03762")
     assert entry is not None and entry.title == listed.title
     assert len(listed.title) == MAX_QUOTE_CHARS and listed.title.startswith("A very long title")
+
+
+def test_a_paper_being_saved_is_not_indexed_as_read_meanwhile(library: Library) -> None:
+    # save() indexes it once, from its pieces; its chunks read meanwhile would be a
+    # second copy of every passage, deleted again by save().
+    with library.saving("2401.00002"):
+        library.index_chunk("2401.00002", VERSION, start=0, text="# T\n\nA needle.\n", final=True)
+    assert library.search(["needle"], limit=5) == []
+    library.index_chunk("2401.00002", VERSION, start=0, text="# T\n\nA needle.\n", final=True)
+    assert [hit.paper for hit in library.search(["needle"], limit=5)] == ["2401.00002"]

@@ -336,6 +336,7 @@ class Library:
         # Saved papers whose seal was checked, and the database state then: a read of
         # the next chunk of one needs no second check until something is committed.
         self._sealed: dict[str, tuple[tuple[int, int], _Row]] = {}
+        self._saving: set[str] = set()  # papers being fetched to be saved (`saving`)
 
     # -- opening -------------------------------------------------------------------------
 
@@ -538,6 +539,22 @@ class Library:
                 ),
             )
         return True
+
+    @contextlib.contextmanager
+    def saving(self, paper: str) -> Iterator[None]:
+        """While `paper` is fetched to be saved, its chunks are not indexed as read.
+
+        `save` indexes it once, from its pieces; indexing each chunk as it passes
+        too would write the whole paper twice (chunks, passages and their index),
+        only for `save` to delete the first copy.
+        """
+        with self._lock:
+            self._saving.add(paper)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._saving.discard(paper)
 
     def get(self, reference: str) -> SavedPaper | None:
         """The saved paper `reference` names (canonical ID or alias), verified, or `None`.
@@ -836,8 +853,8 @@ class Library:
         end of the preceding chunk, when that one was indexed. A new version of a
         read paper replaces the old one's passages.
         """
-        if self.read_only is not None:
-            return  # a read-only library learns nothing, quietly
+        if self.read_only is not None or paper in self._saving:
+            return  # a read-only library learns nothing, quietly; `saving` says why not
         now = time.time()
         if not title and start == 0:
             title = _first_heading(text)

@@ -27,6 +27,7 @@ abstract): the catalog holds no full text for it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
@@ -142,7 +143,7 @@ async def save_paper(
                     text, ALREADY, entry.paper, entry.title, entry.in_catalog, entry.size
                 )
         library.check_writable()  # before any request: a read-only library saves nothing
-        paper = await fetch_paper(catalog, text, namespace=namespace)
+        paper = await fetch_paper(catalog, text, namespace=namespace, library=library)
         saved = paper.saved
         if not await _blocking(library.save, saved, paper.responses):
             # Saved before under another spelling: that copy stays, this spelling joins it.
@@ -166,8 +167,14 @@ class FetchedPaper:
     responses: dict[str, Any]
 
 
-async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str) -> FetchedPaper:
-    """Everything `Library.save` needs for `reference`; raises the catalog's errors."""
+async def fetch_paper(
+    catalog: CatalogSource, reference: str, *, namespace: str, library: Library | None = None
+) -> FetchedPaper:
+    """Everything `Library.save` needs for `reference`; raises the catalog's errors.
+
+    `library`, the one the paper will be saved in, is told which paper is being
+    fetched (`Library.saving`), so that its chunks are indexed once, when saved.
+    """
     recorder = RecordingCatalog(catalog, namespace)
     answer = await paper_info_or_public(recorder, reference, include_evaluations=False)
     detail = answer.paper
@@ -185,7 +192,8 @@ async def fetch_paper(catalog: CatalogSource, reference: str, *, namespace: str)
         payload = answer.payload or {}
         own_id = str(payload.get("id") or "").strip()
         canonical = arxiv_without_version(payload.get("arxiv_id")) or own_id or reference
-        markdown, version = await read_whole(catalog, canonical)
+        with library.saving(canonical) if library is not None else contextlib.nullcontext():
+            markdown, version = await read_whole(catalog, canonical)
         title = str(payload.get("title") or canonical)
         aliases = [reference, own_id, title, f"arXiv:{canonical}" if canonical != own_id else ""]
     saved = SavedPaper(
