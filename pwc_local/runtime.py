@@ -69,19 +69,21 @@ def _build_catalog(settings: Settings, library: Library | None = None) -> Catalo
     """The catalog source: the library, then the shared disk cache, then the live HTTP API.
 
     The outage guard sits right above HTTP, so a catalog that just failed to answer
-    is not waited on again for a minute (`store.outage`); the cache and the library
-    above it answer meanwhile.
+    is waited on only briefly until it answers again (`store.outage`); the cache
+    serves its expired entries at once meanwhile, and the library above it answers.
     """
     from pwc_local.catalog.http import HttpCatalog
     from pwc_local.store.cache import DiskCache
     from pwc_local.store.cached_catalog import CachingCatalog
-    from pwc_local.store.outage import OutageGuard, OutageMemory
+    from pwc_local.store.outage import OutageGuard
 
-    memory = OutageMemory(hold=settings.outage_hold)
-    upstream = OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout), memory)
+    upstream = OutageGuard(
+        HttpCatalog(settings.api_url, timeout=settings.timeout),
+        budget=min(settings.outage_budget, settings.timeout),
+    )
     cache = DiskCache.from_settings(settings)
     cache.warm()  # open its connections now, in this builder's thread
-    cached = CachingCatalog(upstream, cache, namespace=settings.api_url)
+    cached = CachingCatalog(upstream, cache, namespace=settings.api_url, outage=upstream)
     if library is None:
         return cached
     from pwc_local.store.library_catalog import LibraryCatalog

@@ -21,7 +21,9 @@ chunk 0 comes from it, so a changed paper is noticed before a read starts on it.
 Chunks are validated by `HttpCatalog` before they reach this class.
 
 Offline: when the catalog cannot be reached (connection refused, DNS failure,
-timeout, HTTP 5xx) and an expired entry exists, that entry is served. A tool call
+timeout, HTTP 5xx) and an expired entry exists, that entry is served. While the
+outage guard below remembers an outage (`outage.answer_from_cache()`), an expired
+entry is served at once, without asking the catalog again. A tool call
 works through its own view of this source (`for_call(freshness)`), and the view
 notes each stale answer on the call's `Freshness` record, which the tool layer turns
 into the `cache` label (`pwc_local.store.freshness`). With nothing cached, the
@@ -42,7 +44,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import anyio.to_thread
 
@@ -74,6 +76,14 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+class OutageState(Protocol):
+    """What this source needs to know of the catalog's reachability (`store.outage`)."""
+
+    def answer_from_cache(self) -> bool:
+        """Whether an expired entry should be served now, without asking the catalog."""
+        ...
+
+
 def is_outage(exc: BaseException) -> bool:
     """Whether a failure means "the catalog is not there", which a stale entry may cover."""
     if isinstance(exc, UpstreamUnreachable | UpstreamTimeout):
@@ -88,6 +98,8 @@ class CachingCatalog:
     server at another catalog never serves the first catalog's answers. `freshness`
     is the record stale answers are noted on: `None` for the process-wide source
     (nobody labels its answers), a call's own record in the view `for_call` makes.
+    `outage` (the outage guard below, normally) says when the catalog is known to be
+    down: an expired entry is then served at once instead of asking again.
     """
 
     def __init__(
@@ -98,12 +110,14 @@ class CachingCatalog:
         namespace: str,
         clock: Callable[[], float] = time.time,
         freshness: Freshness | None = None,
+        outage: OutageState | None = None,
     ) -> None:
         self.upstream = upstream
         self.cache = cache
         self.namespace = namespace
         self.clock = clock
         self.freshness = freshness
+        self.outage = outage
 
     def for_call(self, freshness: Freshness) -> CachingCatalog:
         """A view for one tool call: same upstream and cache, stale answers noted on `freshness`.
@@ -117,6 +131,7 @@ class CachingCatalog:
             namespace=self.namespace,
             clock=self.clock,
             freshness=freshness,
+            outage=self.outage,
         )
 
     async def aclose(self) -> None:
@@ -135,16 +150,18 @@ class CachingCatalog:
         kind = KIND_PUBLIC if _is_public(path) else KIND_RESPONSE
         parts = [self.namespace, path.strip("/"), _params_key(params)]
         entry = await _lookup(self.cache, kind, parts)
-        if entry is not None and entry.is_fresh(self.clock()):
+        if entry is not None and (entry.is_fresh(self.clock()) or self._known_down()):
             cached = _accepted(entry, accept)
             if cached is not None:
+                if not entry.is_fresh(self.clock()):
+                    self._note_stale(entry, "a remembered outage")
                 return cached[0]
         try:
             document = await self.upstream.get_json(path, params, accept=as_is)
         except UpstreamError as exc:
             if entry is None or not is_outage(exc) or (stale := _accepted(entry, accept)) is None:
                 raise
-            self._note_stale(entry, exc)
+            self._note_stale(entry, type(exc).__name__)
             return stale[0]
         value = accept(document)  # InvalidResponse leaves here, and nothing is stored
         await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
@@ -185,6 +202,9 @@ class CachingCatalog:
         cached: MarkdownChunk | None = None
         if seen is not None and isinstance(seen.value, str):
             cached = await self._cached_chunk(paper, seen.value, offset, limit)
+        if cached is not None and seen is not None and self._known_down():
+            self._note_stale(Entry(cached, seen.cached_at, seen.expires_at), "a remembered outage")
+            return cached
         try:
             chunk = await self.upstream.read_markdown(
                 paper, offset=offset, limit=limit, content_version=None
@@ -192,7 +212,7 @@ class CachingCatalog:
         except UpstreamError as exc:
             if cached is None or seen is None or not is_outage(exc):
                 raise
-            self._note_stale(Entry(cached, seen.cached_at, seen.expires_at), exc)
+            self._note_stale(Entry(cached, seen.cached_at, seen.expires_at), type(exc).__name__)
             return cached
         if chunk != cached:  # an unchanged chunk is stored already, and kept for good
             await self._store_chunk(paper, offset, limit, chunk)
@@ -225,8 +245,11 @@ class CachingCatalog:
             await _blocking(self.cache.discard, KIND_MARKDOWN, parts)
         return chunk
 
-    def _note_stale(self, entry: Entry, exc: UpstreamError) -> None:
-        log.info("catalog unavailable (%s); serving a cached answer", type(exc).__name__)
+    def _known_down(self) -> bool:
+        return self.outage is not None and self.outage.answer_from_cache()
+
+    def _note_stale(self, entry: Entry, why: str) -> None:
+        log.info("catalog unavailable (%s); serving a cached answer", why)
         if self.freshness is not None:
             self.freshness.note_stale(entry.cached_at_datetime)
 
