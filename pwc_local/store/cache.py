@@ -44,10 +44,17 @@ write lock anyway) and into `close()`. A long-unused entry is therefore still th
 first to go, while a hit never takes the lock every server process shares.
 
 `get()` and `put()` never raise, and nothing disables the cache for good. A lock
-held by another process is waited for at most `LOCK_TIMEOUT` (about a second); then
-that one call goes uncached (a read is a miss, a write is skipped) and the next call
-tries again. A full disk or a read-only directory stops writes only: reads go on
-through the read-only connection. Each such condition is logged once when it starts
+held by another process is waited for at most `LOCK_TIMEOUT` (0.4 s), once: the
+operation that met it marks the whole cache *busy*, and from then on every write
+(a store, a deletion, the batched access times) is skipped at once, as is any read
+that would have to wait (WAL reads, nearly all of them, simply read), until a
+non-blocking check (`BEGIN IMMEDIATE` with no wait, rolled back) finds the lock
+free (tens of microseconds, made by each write while busy), and caching then
+resumes by itself. So a sibling's long transaction (`cache prune`, `library add`,
+another server's burst) costs a call at most one such wait, and nothing already
+cached is touched: a skipped write stores nothing, it never stores half. A full
+disk or a read-only directory stops writes only: reads go on through the read-only
+connection. Each such condition is logged once when it starts
 and once when it clears, not per call. `get_nowait()` is `get()` for the event
 loop: it answers only when that needs no waiting (a small row, no lock, nothing to
 delete) and raises `WouldBlock` otherwise, so the caller can retry in a thread.
@@ -108,8 +115,10 @@ _TAXONOMY_PREFIXES = (
 )
 PUBLIC_PREFIX = "public-metadata"
 
-# How long one call waits for another process's lock before going uncached.
-LOCK_TIMEOUT = 1.0
+# How long an operation waits for another process's lock before the cache counts as
+# busy: well above another server's ordinary write (milliseconds) and one prune batch
+# (~0.1 s), and short enough that the one call that meets a long lock loses < 0.5 s.
+LOCK_TIMEOUT = 0.4
 # A cache that failed to open for another reason than a lock (a file where the
 # directory should be, a damaged database) is tried again after this long.
 RETRY_AFTER = 5.0
@@ -335,6 +344,7 @@ class DiskCache:
         self._connections: list[sqlite3.Connection] = []
         self._hits: dict[str, float] = {}  # key -> access time, not yet written
         self._conditions = _Conditions()
+        self._busy = False  # another process holds the write lock (module docstring)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DiskCache:
@@ -507,11 +517,14 @@ class DiskCache:
             db = self._reader(wait)
             if db is None:
                 return None  # nothing was ever stored here
+            if wait:
+                self._reader_waits(db, not self._busy)
             row = db.execute(_SELECT_ENTRY, (key,)).fetchone()
         except sqlite3.Error as exc:
             if _is_busy(exc) and not wait:
                 raise WouldBlock from None
             if _is_busy(exc):
+                self._mark_busy()
                 self._conditions.report(
                     "read",
                     "busy",
@@ -563,6 +576,13 @@ class DiskCache:
             return (self.directory / relative).read_bytes()
         return None
 
+    def _reader_waits(self, db: sqlite3.Connection, wait: bool) -> None:
+        """Set this thread's reader to wait `LOCK_TIMEOUT` for a lock, or (busy) not at all."""
+        if self._local.__dict__.get("reader_waits", True) != wait:
+            timeout = int(self._lock_timeout * 1000) if wait else 0
+            db.execute(f"PRAGMA busy_timeout = {timeout}")
+            self._local.reader_waits = wait
+
     def _reader(self, wait: bool) -> sqlite3.Connection | None:
         """A read-only connection: the shared inline one (no busy wait), or this thread's.
 
@@ -604,8 +624,11 @@ class DiskCache:
         deleted = False
         cache = self._writer()
         if cache is not None:
-            with contextlib.suppress(Exception):
+            try:
                 deleted = bool(cache.delete(key))
+            except Exception as exc:
+                if _write_problem(exc)[0] == "busy":
+                    self._mark_busy()
         outcome = "deleted it" if deleted else "could not delete it now (a new store replaces it)"
         log.warning(
             "a %s cache entry failed verification (torn, damaged or edited); %s, and the "
@@ -683,6 +706,8 @@ class DiskCache:
 
     def _write_failed(self, exc: BaseException) -> None:
         condition, meaning = _write_problem(exc)
+        if condition == "busy":
+            self._mark_busy()
         self._conditions.report(
             "write",
             condition,
@@ -690,16 +715,46 @@ class DiskCache:
             "and each later call tries to store again",
         )
 
+    def _mark_busy(self) -> None:
+        self._busy = True
+
+    def _lock_free_now(self) -> bool:
+        """While busy: whether the write lock is free now, checked without waiting.
+
+        A free lock ends the busy state. The check uses this thread's own connection
+        that never waits (`BEGIN IMMEDIATE`, then `ROLLBACK`).
+        """
+        try:
+            db: sqlite3.Connection | None = getattr(self._local, "checker", None)
+            if db is None:
+                db = sqlite3.connect(
+                    str(self.directory / diskcache.core.DBNAME),
+                    timeout=0,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                self._local.checker = db
+                with self._open_lock:
+                    self._connections.append(db)
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("ROLLBACK")
+        except sqlite3.Error:
+            return False
+        self._busy = False
+        return True
+
     # -- opening ---------------------------------------------------------------------------
 
     def _writer(self) -> diskcache.Cache | None:
-        """The diskcache store for writes, or `None` while it cannot be opened.
+        """The diskcache store for writes, or `None` while it cannot be opened or is busy.
 
         Contention is retried on the next call; any other failure (a file where the
         directory should be, a damaged database, a read-only directory) after
         `RETRY_AFTER` seconds, so a sick cache costs one attempt now and then, not
         one per call. Reads never depend on this.
         """
+        if self._busy and not self._lock_free_now():
+            return None
         if self._cache is not None:
             return self._cache
         if time.monotonic() < self._retry_open_at:
@@ -708,13 +763,16 @@ class DiskCache:
             return self._open()
         except CacheError as exc:
             busy = exc.condition == "busy"
-            if not busy:
+            again = "once the lock is free" if busy else f"in {RETRY_AFTER:g} s"
+            if busy:
+                self._mark_busy()
+            else:
                 self._retry_open_at = time.monotonic() + RETRY_AFTER
             self._conditions.report(
                 "write",
                 exc.condition,
                 f"cache unavailable for storing: {exc}; answers go out without being "
-                f"stored, trying again {'on the next call' if busy else f'in {RETRY_AFTER:g} s'}",
+                f"stored, trying again {again}",
             )
             return None
 
@@ -862,7 +920,10 @@ def _write_problem(exc: BaseException) -> tuple[str, str]:
     errno_ = getattr(exc, "errno", None)
     text = str(exc).lower()
     if isinstance(exc, diskcache.Timeout) or _is_busy(exc):
-        return "busy", "another process held the cache lock for more than a second"
+        return "busy", (
+            f"another process held the cache lock for more than {LOCK_TIMEOUT:g} s, so the "
+            "cache counts as busy until the lock is free"
+        )
     if errno_ == errno.ENOSPC or "full" in text:
         return "full", "the disk is full"
     if errno_ in (errno.EROFS, errno.EACCES, errno.EPERM) or "readonly" in text:
