@@ -56,10 +56,10 @@ LOCKER = textwrap.dedent(
 
 
 @contextlib.contextmanager
-def lock_held_by_another_process(directory: Path) -> Iterator[None]:
-    """Another process holds an exclusive transaction on the cache database meanwhile."""
+def lock_held_by_another_process(directory: Path, name: str = "cache.db") -> Iterator[None]:
+    """Another process holds an exclusive transaction on `directory / name` meanwhile."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", LOCKER, str(directory / "cache.db")],
+        [sys.executable, "-c", LOCKER, str(directory / name)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

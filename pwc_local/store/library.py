@@ -19,9 +19,15 @@ Guarantees, and how they are kept:
 * *All or nothing.* A paper is written in one transaction, after all of its chunks
   were fetched, so a killed `library add` leaves either the whole paper or no row
   at all: nothing half-saved is ever listed.
-* *Several processes at once.* SQLite in WAL mode with a busy timeout: writers
-  queue (`BEGIN IMMEDIATE`), readers never block; nothing written is lost. Within a
-  process one connection is shared behind a lock, so worker threads may call in.
+* *Several processes at once.* SQLite in WAL mode: writers queue (`BEGIN
+  IMMEDIATE`), readers never block; nothing written is lost. Within a process one
+  connection is shared behind a lock, so worker threads may call in. A write waits
+  for another process's write lock in short tries (`_write`) and releases the
+  connection between them, so this process's reads (search, list, a saved paper)
+  answer while a `library add` elsewhere writes. A save gives up after
+  `SAVE_WAIT` with `LibraryBusy` (`library_busy:`, "try again"), having written
+  nothing; what the serving path only learns on the side (aliases, the index of
+  read papers) gives up after `LEARN_WAIT` and is learnt next time.
 * *Never serve a corrupt entry.* Each stored Markdown carries a BLAKE2b digest,
   checked on every read; a mismatch is reported as missing. A damaged search index
   (FTS5 reports corruption, or any `sqlite3.DatabaseError` on a query) is rebuilt
@@ -55,13 +61,19 @@ from pathlib import Path
 from typing import Any
 
 from pwc_local.config import APP_NAME, ConfigError
+from pwc_local.failures import CodedError
 from pwc_local.store.passages import Headings, Passage, split_passages
 
 log = logging.getLogger(__name__)
 
 DB_FILE_NAME = "library.sqlite3"
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 15_000
+# SQLite's own wait for a lock, per statement: short, so a waiting write never keeps
+# the shared connection (and this process's reads) for long; `_write` retries.
+BUSY_TIMEOUT_MS = 50
+SAVE_WAIT = 5.0  # seconds a save (or a removal) waits for another process's writes
+LEARN_WAIT = 0.25  # seconds a write on the side of a call waits before it is skipped
+OPEN_WAIT = 1.0  # seconds opening waits to bring an existing library's schema up to date
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 SNIPPET_TOKENS = 40
@@ -156,6 +168,22 @@ class LibraryError(ConfigError):
     A local set-up problem, like a key file with loose permissions: tools report it
     as `config_error:` with this message.
     """
+
+
+class LibraryBusy(CodedError):
+    """Another process kept the library's write lock longer than this write may wait.
+
+    Nothing was written. Shown as `library_busy:` with the sentence below.
+    """
+
+    code = "library_busy"
+    shown = True
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"the library {path} is busy: another process (a `library add`, another server) "
+            "is writing to it; nothing was saved, try again in a moment"
+        )
 
 
 @dataclass(frozen=True)
@@ -278,14 +306,7 @@ class Library:
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("PRAGMA synchronous = NORMAL")
-            with _transaction(connection):
-                for statement in _statements(_SCHEMA):
-                    connection.execute(statement)
-                has_fts = _create_fts(connection)
-                connection.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
+            has_fts = _ensure_schema(connection)
         except sqlite3.DatabaseError as exc:
             raise LibraryError(
                 f"cannot open the library database {path}: {exc}; move it aside to start "
@@ -448,7 +469,7 @@ class Library:
             }
         if keys <= known:
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             db.executemany(
                 "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
                 [(key, paper) for key in keys - known],
@@ -469,7 +490,7 @@ class Library:
             ).fetchone()
         if row is not None and row[0] == params:
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             db.execute(
                 "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
             )
@@ -633,7 +654,7 @@ class Library:
             ).fetchone()
         if known is not None and (known[0] or known[1] is not None):
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             row = db.execute(
                 "SELECT id, version, saved FROM documents WHERE paper = ?", (paper,)
             ).fetchone()
@@ -668,7 +689,7 @@ class Library:
         """Remember a read paper's title for search hits (no effect when not indexed)."""
         if not title:
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             db.execute(
                 "UPDATE documents SET title = ? WHERE paper = ? AND saved = 0", (title, paper)
             )
@@ -842,9 +863,33 @@ class Library:
     # -- internals ----------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, _transaction(self._db):
-            yield self._db
+    def _write(self, wait: float = SAVE_WAIT) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken within `wait` seconds or `LibraryBusy`.
+
+        Each try holds the connection for at most `BUSY_TIMEOUT_MS`; between tries
+        other threads of this process read.
+        """
+        deadline = time.monotonic() + wait
+        pause = 0.01
+        while True:
+            with self._lock:
+                try:
+                    self._db.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) and "busy" not in str(exc):
+                        raise
+                else:
+                    try:
+                        yield self._db
+                    except BaseException:
+                        self._db.execute("ROLLBACK")
+                        raise
+                    self._db.execute("COMMIT")
+                    return
+            if time.monotonic() + pause > deadline:
+                raise LibraryBusy(self.path)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
 
     def _replace_document(
         self, db: sqlite3.Connection, paper: str, version: str, title: str, *, saved: bool
@@ -965,6 +1010,38 @@ def _continues(byte: int) -> bool:
 
 def _statements(script: str) -> list[str]:
     return [s.strip() + ";" for s in script.split(";\n") if s.strip()]
+
+
+def _ensure_schema(db: sqlite3.Connection) -> bool:
+    """Create what is missing of the schema; whether search uses FTS5.
+
+    When another process holds the write lock for more than `OPEN_WAIT` (a long
+    `library add`) and the library exists already, it opens as it is instead of
+    waiting on: the writer has the schema in place. A new file waits `SAVE_WAIT`.
+    """
+    started = time.monotonic()
+    while True:
+        try:
+            with _transaction(db):
+                for statement in _statements(_SCHEMA):
+                    db.execute(statement)
+                has_fts = _create_fts(db)
+                db.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+            return has_fts
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            waited = time.monotonic() - started
+            row = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
+            if row is not None and waited > OPEN_WAIT:
+                fts = "SELECT 1 FROM sqlite_master WHERE name = 'passages_fts'"
+                return db.execute(fts).fetchone() is not None
+            if waited > SAVE_WAIT:
+                raise
+            time.sleep(0.05)
 
 
 def _create_fts(db: sqlite3.Connection) -> bool:
