@@ -23,7 +23,10 @@ Chunks are validated by `HttpCatalog` before they reach this class.
 Offline: when the catalog cannot be reached (connection refused, DNS failure,
 timeout, HTTP 5xx) and an expired entry exists, that entry is served. While the
 outage guard below remembers an outage (`outage.answer_from_cache()`), an expired
-entry is served at once, without asking the catalog again. A tool call
+entry is served at once, without asking the catalog again. Offline, a first page
+of `n` rows with nothing cached for it is cut from a cached first page of more rows
+with the same other arguments (each stored first page notes its size in a small
+"first-page sizes" entry next to it). A tool call
 works through its own view of this source (`for_call(freshness)`), and the view
 notes each stale answer on the call's `Freshness` record, which the tool layer turns
 into the `cache` label (`pwc_local.store.freshness`). With nothing cached, the
@@ -48,6 +51,7 @@ from typing import Any, Protocol, TypeVar
 
 import anyio.to_thread
 
+from pwc_local.catalog.documents import PAGE_SIZE_PARAMS, ROW_KEYS, page_size
 from pwc_local.catalog.errors import (
     HTTPStatusError,
     InvalidResponse,
@@ -74,6 +78,9 @@ from pwc_local.store.freshness import Freshness
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+# First-page sizes remembered per request (`_note_first_page`): the largest ones.
+MAX_FIRST_PAGE_SIZES = 8
 
 
 class OutageState(Protocol):
@@ -150,22 +157,79 @@ class CachingCatalog:
         kind = KIND_PUBLIC if _is_public(path) else KIND_RESPONSE
         parts = [self.namespace, path.strip("/"), _params_key(params)]
         entry = await _lookup(self.cache, kind, parts)
-        if entry is not None and (entry.is_fresh(self.clock()) or self._known_down()):
+        if entry is not None and entry.is_fresh(self.clock()):
             cached = _accepted(entry, accept)
             if cached is not None:
-                if not entry.is_fresh(self.clock()):
-                    self._note_stale(entry, "a remembered outage")
                 return cached[0]
+        if self._known_down():
+            stale = await self._stale(kind, entry, path, params, accept, "a remembered outage")
+            if stale is not None:
+                return stale[0]
         try:
             document = await self.upstream.get_json(path, params, accept=as_is)
         except UpstreamError as exc:
-            if entry is None or not is_outage(exc) or (stale := _accepted(entry, accept)) is None:
+            if not is_outage(exc):
                 raise
-            self._note_stale(entry, type(exc).__name__)
+            stale = await self._stale(kind, entry, path, params, accept, type(exc).__name__)
+            if stale is None:
+                raise
             return stale[0]
         value = accept(document)  # InvalidResponse leaves here, and nothing is stored
         await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
+        await self._note_first_page(kind, path, params)
         return value
+
+    async def _stale(
+        self,
+        kind: str,
+        entry: Entry | None,
+        path: str,
+        params: Mapping[str, QueryValue] | None,
+        accept: Accept[T],
+        why: str,
+    ) -> tuple[T] | None:
+        """The offline answer: the request's own expired entry, else a larger first page.
+
+        A first page of `n` rows is the first `n` rows of a first page of more rows
+        with the same other arguments (`get_benchmark limit=3` after `limit=20`).
+        """
+        if entry is not None and (stale := _accepted(entry, accept)) is not None:
+            self._note_stale(entry, why)
+            return stale
+        first = _first_page(params)
+        if first is None:
+            return None
+        size_name, size, rest = first
+        sizes = await _lookup(self.cache, kind, self._sizes_parts(path, rest))
+        for larger in sorted(_sizes(sizes)):
+            if larger <= size:
+                continue
+            parts = [self.namespace, path.strip("/"), _params_key({**rest, size_name: larger})]
+            bigger = await _lookup(self.cache, kind, parts)
+            if bigger is None:
+                continue
+            cut = Entry(_first_rows(bigger.value, size), bigger.cached_at, bigger.expires_at)
+            if (stale := _accepted(cut, accept)) is not None:
+                self._note_stale(cut, why)
+                return stale
+        return None
+
+    async def _note_first_page(
+        self, kind: str, path: str, params: Mapping[str, QueryValue] | None
+    ) -> None:
+        """After storing a first page, remember its size among those cached (`_stale`)."""
+        first = _first_page(params)
+        if first is None:
+            return
+        _, size, rest = first
+        parts = self._sizes_parts(path, rest)
+        known = _sizes(await _lookup(self.cache, kind, parts))
+        if size not in known:
+            sizes = sorted({*known, size})[-MAX_FIRST_PAGE_SIZES:]
+            await _blocking(self.cache.put, kind, parts, sizes, ttl=None)
+
+    def _sizes_parts(self, path: str, rest: Mapping[str, QueryValue]) -> list[Any]:
+        return [self.namespace, path.strip("/"), _params_key(rest), "first-page sizes"]
 
     # -- Markdown ------------------------------------------------------------------------
 
@@ -257,6 +321,43 @@ class CachingCatalog:
         parts = [self.namespace, paper, chunk.content_version, offset, limit]
         value = {"text": chunk.text, "truncated": chunk.truncated, "next_offset": chunk.next_offset}
         await _blocking(self.cache.put, KIND_MARKDOWN, parts, value, ttl=None)
+
+
+def _first_page(
+    params: Mapping[str, QueryValue] | None,
+) -> tuple[str, int, dict[str, QueryValue]] | None:
+    """`(size parameter, size, the other parameters)` of a first-page request, else `None`."""
+    size = page_size(params)
+    if params is None or size is None or params.get("page", 1) != 1:
+        return None
+    name = next(n for n in PAGE_SIZE_PARAMS if params.get(n) == size)
+    return name, size, {k: v for k, v in params.items() if k != name}
+
+
+def _sizes(entry: Entry | None) -> list[int]:
+    """The page sizes a "first-page sizes" entry lists (nothing when absent or odd)."""
+    if entry is None or not isinstance(entry.value, list):
+        return []
+    return [n for n in entry.value if isinstance(n, int) and not isinstance(n, bool)]
+
+
+def _first_rows(document: Any, size: int) -> Any:
+    """`document` (a stored first page) as a first page of `size` rows.
+
+    A page that loses rows gets `next_page: 2` where it names a next page at all.
+    """
+    if isinstance(document, list):
+        return document[:size]
+    if not isinstance(document, dict):
+        return document
+    cut = dict(document)
+    for key in ROW_KEYS:
+        rows = cut.get(key)
+        if isinstance(rows, list) and len(rows) > size:
+            cut[key] = rows[:size]
+            if "next_page" in cut:
+                cut["next_page"] = 2
+    return cut
 
 
 def _accepted(entry: Entry, accept: Accept[T]) -> tuple[T] | None:
