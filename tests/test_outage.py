@@ -65,6 +65,14 @@ def guard(budget: float = 0.2) -> tuple[OutageGuard, Upstream, Clock]:
     return source, upstream, clock
 
 
+async def into_outage(source: OutageGuard, upstream: Upstream) -> None:
+    """The first request meets a refused connection: the outage begins."""
+    upstream.failure = UpstreamUnreachable("down")
+    with pytest.raises(UpstreamUnreachable):
+        await source.get_json("a", accept=as_is)
+    assert source.in_outage
+
+
 @pytest.mark.parametrize("failure", [UpstreamTimeout("t"), UpstreamUnreachable("u")])
 def test_uncached_calls_keep_asking_and_the_first_answer_ends_the_outage(
     failure: Exception,
@@ -111,11 +119,9 @@ def test_during_a_stall_an_uncached_call_fails_within_the_budget() -> None:
 
 def test_an_error_status_is_an_answer_and_ends_the_outage() -> None:
     source, upstream, _ = guard()
-    upstream.failure = UpstreamUnreachable("down")
 
     async def scenario() -> None:
-        with pytest.raises(UpstreamUnreachable):
-            await source.get_json("a", accept=as_is)
+        await into_outage(source, upstream)
         upstream.failure = HTTPStatusError(404)
         with pytest.raises(HTTPStatusError):
             await source.get_json("b", accept=as_is)
@@ -126,11 +132,9 @@ def test_an_error_status_is_an_answer_and_ends_the_outage() -> None:
 
 def test_one_probe_at_a_time_paced_by_the_interval_and_its_answer_ends_the_outage() -> None:
     source, upstream, clock = guard()
-    upstream.failure = UpstreamUnreachable("down")
 
     async def scenario() -> None:
-        with pytest.raises(UpstreamUnreachable):
-            await source.get_json("a", accept=as_is)
+        await into_outage(source, upstream)
         assert source.answer_from_cache()  # a cached call: served stale, no request ...
         assert upstream.paths == ["a"]  # ... and no probe within the interval
         clock.now += 5
@@ -154,11 +158,9 @@ def test_one_probe_at_a_time_paced_by_the_interval_and_its_answer_ends_the_outag
 
 def test_a_failed_probe_keeps_the_outage_and_aclose_cancels_one_in_flight() -> None:
     source, upstream, clock = guard()
-    upstream.failure = UpstreamUnreachable("down")
 
     async def scenario() -> None:
-        with pytest.raises(UpstreamUnreachable):
-            await source.get_json("a", accept=as_is)
+        await into_outage(source, upstream)
         clock.now += 5
         source.answer_from_cache()
         with anyio.fail_after(5):
