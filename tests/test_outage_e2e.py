@@ -98,3 +98,38 @@ def test_recovers_at_once_after_each_kind_of_failure_and_a_stall_costs_one_wait(
             assert again["data"] == task["data"]
 
     anyio.run(scenario)
+
+
+def test_a_probe_in_flight_does_not_keep_the_server_alive(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    from tests.installed import EXECUTABLE
+    from tests.stdio_peer import StdioPeer
+
+    timeout = 30  # a probe held by the stalled catalog would keep going this long
+    env = InstalledServer(tmp_path, fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT=str(timeout)).env
+    peer = StdioPeer([str(EXECUTABLE)], env=env)
+    peer.initialize()
+
+    def call_tool(name: str, **arguments: Any) -> dict[str, Any]:
+        return peer.request("tools/call", {"name": name, "arguments": arguments})
+
+    fake_catalog.faults.refuse_connections()
+    assert call_tool("get_method", method="transformer")["result"]["isError"]
+    fake_catalog.faults.reset()
+    fake_catalog.faults.slow()  # a stall: the probe, when it goes, is held
+
+    def probed() -> bool:
+        return any(
+            r.path == "tasks/" and r.param("page_size") == "1" for r in fake_catalog.requests
+        )
+
+    deadline = time.monotonic() + 20
+    while not probed():  # each uncached call fails within the budget, and lets a due probe go
+        assert time.monotonic() < deadline, "no probe while calls kept coming"
+        assert call_tool("get_paper_info", paper="1706.03762")["result"]["isError"]
+    started = time.monotonic()
+    peer.close_stdin()
+    assert peer.proc.wait(timeout=timeout) == 0, peer.stderr
+    assert time.monotonic() - started < 10  # not the probe's 30 s timeout
+    fake_catalog.faults.reset()
