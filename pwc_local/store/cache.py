@@ -493,12 +493,28 @@ class DiskCache:
                 self._bulk_writer() as db,
             ):
                 below = 2**63 - 1
+                raw_mode, unpack, header_size = (
+                    diskcache.core.MODE_RAW,
+                    _HEADER.unpack_from,
+                    _HEADER.size,
+                )
                 while rows := reader.execute(
                     window, (below, *PRUNED_KINDS, PRUNE_BATCH)
                 ).fetchall():
                     below = rows[-1][0]
                     for rowid, key, stored, mode, filename, value in rows:
                         if not (isinstance(key, str) and key.startswith(prefixes)):
+                            continue
+                        # The common case inline (a third of prune's time is this loop):
+                        # a row kept in the database whose header says it expired.
+                        if (
+                            mode == raw_mode
+                            and type(value) is bytes
+                            and len(value) >= header_size
+                            and value[:4] == _MAGIC
+                            and unpack(value)[2] <= now
+                        ):
+                            doomed.append((rowid, stored, filename, "expired"))
                             continue
                         why = self._prune_reason(mode, filename, value, now)
                         if why is not None:
