@@ -135,10 +135,10 @@ PRUNE_BATCH = 2000
 # is cut back to afterwards (what SQLite's default interval leaves).
 BULK_CHECKPOINT_PAGES = 10_000
 BULK_WAL_BYTES = 4 * 1024 * 1024
-# Page caches of our writer connection: normally, and while `prune` runs (its pages
-# are each touched about once, so a large cache only grows the process).
+# Page caches of our writer connection: normally, and while `prune` runs (16 MiB
+# deletes as fast as 64 MiB, 8 MiB costs a fifth more CPU; more only grows the process).
 WRITER_CACHE_KIB = 65536
-BULK_CACHE_KIB = 8192
+BULK_CACHE_KIB = 16384
 
 # magic, cached_at, expires_at, digest of (the fields before it + payload)
 _HEADER = struct.Struct("<4sdd16s")
@@ -463,19 +463,21 @@ class DiskCache:
         Only our own rows are judged (string keys of a pruned kind): a row some other
         program wrote is not ours to decode.
 
-        The table is read in windows of `PRUNE_BATCH` rows, newest rowid first, on a
-        read-only connection, each row judged by its lifetime and, if still live, its
-        digest (no JSON parsing); doomed rows are deleted `PRUNE_BATCH` to a transaction as they
-        come, so memory stays flat whatever the cache holds, and running servers
-        wait at most one short batch for the lock (past `LOCK_TIMEOUT` they count the
-        cache as busy and go on without it). A row stored again since it was read (a
-        new `store_time`) is left alone. Newest first, because the newest rows sit at
-        the end of the file: SQLite's auto-vacuum then truncates freed pages instead
-        of moving live ones into them. See `_bulk_writer` for the other half of the
-        time. 100,000 expired entries of 1.5 KB (220 MB) on a shared 2-core machine:
-        2.3-2.9 s of CPU, 2.7-3.2 s in all when it is quiet (one transaction per
-        scan of everything, with SQLite's default checkpoints, took 4.1 s of CPU and
-        3.7-5.6 s); four fifths of it are SQLite's deletions.
+        The table is read in windows of `PRUNE_BATCH` rows, newest rowid first,
+        outside the write transactions of the connection that deletes them (so the
+        pages read are the pages then changed, in one page cache), each row judged by
+        its lifetime and, if still live, its digest (no JSON parsing). Doomed rows
+        are deleted `PRUNE_BATCH` to a transaction as they come, so memory stays flat
+        whatever the cache holds, and running servers wait at most one short batch
+        for the lock (past `LOCK_TIMEOUT` they count the cache as busy and go on
+        without it). A row stored again since it was read (a new `store_time`) is
+        left alone. Newest first, because the newest rows sit at the end of the
+        file: SQLite's auto-vacuum then truncates freed pages instead of moving live
+        ones into them. `_bulk_writer` has the rest. 100,000 expired entries of
+        1.5 KB (220 MB) on a shared 2-core machine: 2.2-2.6 s of CPU, 2.4-3.0 s in
+        all (one scan of everything, then deletions with SQLite's default checkpoints
+        and page cache, took 4.1 s of CPU and 3.7-5.6 s); most of it is SQLite's
+        deletions (four indexes and two triggers per row).
         """
         cache = self._maintenance_cache()
         now = self.clock()
@@ -490,19 +492,14 @@ class DiskCache:
             f" WHERE rowid < ? AND raw = 1 AND +tag IN ({marks}) ORDER BY rowid DESC LIMIT ?"
         )
         try:
-            with (
-                _read_only(self.directory / diskcache.core.DBNAME) as reader,
-                self._bulk_writer() as db,
-            ):
+            with self._bulk_writer() as db:
                 below = 2**63 - 1
                 raw_mode, unpack, header_size = (
                     diskcache.core.MODE_RAW,
                     _HEADER.unpack_from,
                     _HEADER.size,
                 )
-                while rows := reader.execute(
-                    window, (below, *PRUNED_KINDS, PRUNE_BATCH)
-                ).fetchall():
+                while rows := db.execute(window, (below, *PRUNED_KINDS, PRUNE_BATCH)).fetchall():
                     below = rows[-1][0]
                     for rowid, key, stored, mode, filename, value in rows:
                         if not (isinstance(key, str) and key.startswith(prefixes)):
