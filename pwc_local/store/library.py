@@ -73,6 +73,7 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 50
 SAVE_WAIT = 5.0  # seconds a save (or a removal) waits for another process's writes
 LEARN_WAIT = 0.25  # seconds a write on the side of a call waits before it is skipped
+BUSY_MEMORY = 30.0  # seconds after a save gave up during which writes try only once
 OPEN_WAIT = 1.0  # seconds opening waits to bring an existing library's schema up to date
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
@@ -285,6 +286,7 @@ class Library:
         self.has_fts = has_fts
         self._lock = threading.RLock()
         self._data_version: int | None = None  # for changed_elsewhere
+        self._busy_until = 0.0  # monotonic; see `_write`
 
     # -- opening -------------------------------------------------------------------------
 
@@ -867,9 +869,13 @@ class Library:
         """One write transaction, taken within `wait` seconds or `LibraryBusy`.
 
         Each try holds the connection for at most `BUSY_TIMEOUT_MS`; between tries
-        other threads of this process read.
+        other threads of this process read. After a write gave up its whole
+        `SAVE_WAIT`, the writes of the next `BUSY_MEMORY` seconds try once and give
+        up at once while the lock stays taken, so saving 25 papers under a long
+        lock costs one wait, not 25; the first write that gets through forgets it.
         """
-        deadline = time.monotonic() + wait
+        now = time.monotonic()
+        deadline = now if now < self._busy_until else now + wait
         pause = 0.01
         while True:
             with self._lock:
@@ -885,8 +891,11 @@ class Library:
                         self._db.execute("ROLLBACK")
                         raise
                     self._db.execute("COMMIT")
+                    self._busy_until = 0.0
                     return
             if time.monotonic() + pause > deadline:
+                if wait >= SAVE_WAIT:
+                    self._busy_until = time.monotonic() + BUSY_MEMORY
                 raise LibraryBusy(self.path)
             time.sleep(pause)
             pause = min(pause * 2, 0.2)
