@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from pwc_local.catalog.cursors import CursorCodec
     from pwc_local.catalog.http import CatalogSource
     from pwc_local.store.library import Library
-    from pwc_local.store.outage import OutageMemory
+    from pwc_local.store.outage import OutageGuard
     from pwc_local.store.vocabulary import Vocabulary
 
 logger = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ class Runtime:
     codec: CursorCodec | None = None
     library: Library | None = None
     vocabulary: Vocabulary | None = None
-    outage: OutageMemory | None = None
+    outage: OutageGuard | None = None
 
     def cursor_codec(self) -> CursorCodec:
         """The cursor codec, loading (or creating) the key on the first call; may block."""
@@ -75,25 +75,34 @@ class Runtime:
                 await anyio.to_thread.run_sync(self.vocabulary.close)
 
 
+def outage_guard(settings: Settings) -> OutageGuard:
+    """The live HTTP catalog behind the outage memory (`store.outage`)."""
+    from pwc_local.catalog.http import HttpCatalog
+    from pwc_local.store.outage import OutageGuard
+
+    return OutageGuard(
+        HttpCatalog(settings.api_url, timeout=settings.timeout),
+        budget=min(settings.outage_budget, settings.timeout),
+    )
+
+
 def _build_catalog(
-    settings: Settings, library: Library | None = None, memory: OutageMemory | None = None
+    settings: Settings, library: Library | None = None, upstream: OutageGuard | None = None
 ) -> CatalogSource:
     """The catalog source: the library, then the shared disk cache, then the live HTTP API.
 
     The outage guard sits right above HTTP, so a catalog that just failed to answer
-    is not waited on again for a minute (`store.outage`); the cache and the library
-    above it answer meanwhile.
+    is waited on only briefly until it answers again (`store.outage`); the cache
+    serves its expired entries at once meanwhile, and the library above it answers.
     """
-    from pwc_local.catalog.http import HttpCatalog
     from pwc_local.store.cache import DiskCache
     from pwc_local.store.cached_catalog import CachingCatalog
-    from pwc_local.store.outage import OutageGuard, OutageMemory
 
-    memory = memory if memory is not None else OutageMemory(hold=settings.outage_hold)
-    upstream = OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout), memory)
+    if upstream is None:
+        upstream = outage_guard(settings)
     cache = DiskCache.from_settings(settings)
     cache.warm()  # open its connections now, in this builder's thread
-    cached = CachingCatalog(upstream, cache, namespace=settings.api_url)
+    cached = CachingCatalog(upstream, cache, namespace=settings.api_url, outage=upstream)
     if library is None:
         return cached
     from pwc_local.store.library_catalog import LibraryCatalog
@@ -139,18 +148,17 @@ def _existing_codec(settings: Settings) -> CursorCodec | None:
 
 def build_runtime(settings: Settings) -> Runtime:
     """Build the catalog source; blocks for a while (imports, files), so it runs off the loop."""
-    from pwc_local.store.outage import OutageMemory
     from pwc_local.store.vocabulary import Vocabulary
 
     library = _open_library()
-    memory = OutageMemory(hold=settings.outage_hold)
+    guard = outage_guard(settings)
     return Runtime(
         settings=settings,
-        catalog=_build_catalog(settings, library, memory),
+        catalog=_build_catalog(settings, library, guard),
         library=library,
         # Kept in the library's database: no library, no vocabulary.
         vocabulary=Vocabulary(library.path) if library is not None else None,
-        outage=memory,
+        outage=guard,
     )
 
 

@@ -21,9 +21,15 @@ Guarantees, and how they are kept:
   at all: nothing half-saved is ever listed. The same transaction checks whether
   the paper is saved already (then it only learns the new spellings), so two
   processes saving one paper under two spellings keep both.
-* *Several processes at once.* SQLite in WAL mode with a busy timeout: writers
-  queue (`BEGIN IMMEDIATE`), readers never block; nothing written is lost. Within a
-  process one connection is shared behind a lock, so worker threads may call in.
+* *Several processes at once.* SQLite in WAL mode: writers queue (`BEGIN
+  IMMEDIATE`), readers never block; nothing written is lost. Within a process one
+  connection is shared behind a lock, so worker threads may call in. A write waits
+  for another process's write lock in short tries (`_write`) and releases the
+  connection between them, so this process's reads (search, list, a saved paper)
+  answer while a `library add` elsewhere writes. A save gives up after
+  `SAVE_WAIT` with `LibraryBusy` (`library_busy:`, "try again"), having written
+  nothing; what the serving path only learns on the side (aliases, the index of
+  read papers) gives up after `LEARN_WAIT` and is learnt next time.
 * *Never serve a corrupt entry.* A saved paper's Markdown is stored as the pieces it
   came in (the catalog's 64 KiB chunks), each with a BLAKE2b digest, and the paper's
   row is sealed by one digest over its metadata, version, size and the pieces'
@@ -69,6 +75,7 @@ from pathlib import Path
 from typing import Any
 
 from pwc_local.config import APP_NAME, ConfigError
+from pwc_local.failures import CodedError
 from pwc_local.safe_text import one_line
 from pwc_local.store.passages import Headings, Passage, bounded_path, split_passages
 from pwc_local.store.ranking import exact_ranker
@@ -77,7 +84,13 @@ log = logging.getLogger(__name__)
 
 DB_FILE_NAME = "library.sqlite3"
 SCHEMA_VERSION = 2  # 2: saved Markdown in `saved_pieces`; heading paths without the title
-BUSY_TIMEOUT_MS = 15_000
+# SQLite's own wait for a lock, per statement: short, so a waiting write never keeps
+# the shared connection (and this process's reads) for long; `_write` retries.
+BUSY_TIMEOUT_MS = 50
+SAVE_WAIT = 5.0  # seconds a save (or a removal) waits for another process's writes
+LEARN_WAIT = 0.25  # seconds a write on the side of a call waits before it is skipped
+BUSY_MEMORY = 30.0  # seconds after a save gave up during which writes try only once
+OPEN_WAIT = 1.0  # seconds opening waits to bring an existing library's schema up to date
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 SNIPPET_TOKENS = 40
@@ -189,6 +202,22 @@ class LibraryError(ConfigError):
     A local set-up problem, like a key file with loose permissions: tools report it
     as `config_error:` with this message.
     """
+
+
+class LibraryBusy(CodedError):
+    """Another process kept the library's write lock longer than this write may wait.
+
+    Nothing was written. Shown as `library_busy:` with the sentence below.
+    """
+
+    code = "library_busy"
+    shown = True
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"the library {path} is busy: another process (a `library add`, another server) "
+            "is writing to it; nothing was saved, try again in a moment"
+        )
 
 
 @dataclass(frozen=True)
@@ -337,6 +366,7 @@ class Library:
         # the next chunk of one needs no second check until something is committed.
         self._sealed: dict[str, tuple[tuple[int, int], _Row]] = {}
         self._saving: set[str] = set()  # papers being fetched to be saved (`saving`)
+        self._busy_until = 0.0  # monotonic; see `_write`
 
     # -- opening -------------------------------------------------------------------------
 
@@ -377,29 +407,55 @@ class Library:
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("PRAGMA synchronous = NORMAL")
-            with _transaction(connection):
-                for statement in _statements(_SCHEMA):
-                    connection.execute(statement)
-                _add_columns(connection)
-                has_fts = _create_fts(connection)
-                library = cls(connection, path, has_fts=has_fts)
-                library._migrate(connection)
-                if _schema_of(connection) < SCHEMA_VERSION:
-                    library._reindex(connection)  # heading paths without the title (schema 2)
-                # Written only when it changes: an open of an up-to-date library
-                # writes nothing, so it works on a full disk too.
-                connection.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
-                connection.execute(
-                    "UPDATE meta SET value = ? WHERE key = 'schema' AND value != ?",
-                    (str(SCHEMA_VERSION), str(SCHEMA_VERSION)),
-                )
+            library = cls._prepared(connection, path)
         except sqlite3.DatabaseError as exc:
             connection.close()
             raise _unwritable_or_broken(path, exc) from None
         return library
+
+    @classmethod
+    def _prepared(cls, connection: sqlite3.Connection, path: Path) -> Library:
+        """The library on `connection`, its schema created or brought up to date.
+
+        When another process holds the write lock for more than `OPEN_WAIT` (a long
+        `library add`) and the library is up to date already, it opens as it is
+        instead of waiting on: the writer has the schema in place. Otherwise it
+        waits up to `SAVE_WAIT`, then the lock's error goes to the caller.
+        """
+        started = time.monotonic()
+        while True:
+            try:
+                with _transaction(connection):
+                    for statement in _statements(_SCHEMA):
+                        connection.execute(statement)
+                    _add_columns(connection)
+                    has_fts = _create_fts(connection)
+                    library = cls(connection, path, has_fts=has_fts)
+                    library._migrate(connection)
+                    if _schema_of(connection) < SCHEMA_VERSION:
+                        library._reindex(connection)  # heading paths without the title
+                    # Written only when it changes: an open of an up-to-date library
+                    # writes nothing, so it works on a full disk too.
+                    connection.execute(
+                        "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
+                        (str(SCHEMA_VERSION),),
+                    )
+                    connection.execute(
+                        "UPDATE meta SET value = ? WHERE key = 'schema' AND value != ?",
+                        (str(SCHEMA_VERSION), str(SCHEMA_VERSION)),
+                    )
+                return library
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc):
+                    raise
+                waited = time.monotonic() - started
+                if waited > OPEN_WAIT and _is_up_to_date(connection):
+                    fts = "SELECT 1 FROM sqlite_master WHERE name = 'passages_fts'"
+                    has_fts = connection.execute(fts).fetchone() is not None
+                    return cls(connection, path, has_fts=has_fts)
+                if waited > SAVE_WAIT:
+                    raise
+                time.sleep(0.05)
 
     @classmethod
     def _open_read_only(cls, path: Path, reason: str) -> Library:
@@ -652,7 +708,7 @@ class Library:
             }
         if keys <= known:
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             db.executemany(
                 "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
                 [(key, paper) for key in keys - known],
@@ -675,7 +731,7 @@ class Library:
             ).fetchone()
         if row is not None and row[0] == params:
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             db.execute(
                 "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
             )
@@ -882,7 +938,7 @@ class Library:
             ).fetchone()
         if known is not None and (known[0] or known[1] is not None):
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             row = db.execute(
                 "SELECT id, version, saved, title FROM documents WHERE paper = ?", (paper,)
             ).fetchone()
@@ -918,7 +974,7 @@ class Library:
         """Remember a read paper's title for search hits (no effect when not indexed)."""
         if not title or self.read_only is not None:
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             db.execute(
                 "UPDATE documents SET title = ? WHERE paper = ? AND saved = 0", (title, paper)
             )
@@ -1244,19 +1300,51 @@ class Library:
             )
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction; `LibraryError` (saying why) when the library cannot be written."""
+    def _write(self, wait: float = SAVE_WAIT) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken within `wait` seconds or `LibraryBusy`.
+
+        Each try holds the connection for at most `BUSY_TIMEOUT_MS`; between tries
+        other threads of this process read. After a write gave up its whole
+        `SAVE_WAIT`, the writes of the next `BUSY_MEMORY` seconds try once and give
+        up at once while the lock stays taken, so saving 25 papers under a long
+        lock costs one wait, not 25; the first write that gets through forgets it.
+        A library that cannot be written raises `LibraryError` saying why.
+        """
         self.check_writable()
-        with self._lock:
-            self._writes += 1
-            try:
-                with _transaction(self._db):
-                    yield self._db
-            except sqlite3.OperationalError as exc:
-                reason = _unwritable_reason(exc, self.path)
-                if reason is None:
-                    raise
-                raise LibraryError(self._unwritable_message(reason)) from None
+        now = time.monotonic()
+        deadline = now if now < self._busy_until else now + wait
+        pause = 0.01
+        while True:
+            with self._lock:
+                try:
+                    self._db.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    if not _is_locked(exc):
+                        raise self._unwritable(exc) from None
+                else:
+                    self._writes += 1
+                    try:
+                        yield self._db
+                        self._db.execute("COMMIT")
+                    except BaseException as exc:
+                        if self._db.in_transaction:
+                            self._db.execute("ROLLBACK")
+                        if isinstance(exc, sqlite3.OperationalError):
+                            raise self._unwritable(exc) from None
+                        raise
+                    self._busy_until = 0.0
+                    return
+            if time.monotonic() + pause > deadline:
+                if wait >= SAVE_WAIT:
+                    self._busy_until = time.monotonic() + BUSY_MEMORY
+                raise LibraryBusy(self.path)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
+
+    def _unwritable(self, exc: sqlite3.OperationalError) -> Exception:
+        """`LibraryError` saying why, when `exc` says the library cannot be written; else `exc`."""
+        reason = _unwritable_reason(exc, self.path)
+        return exc if reason is None else LibraryError(self._unwritable_message(reason))
 
     def check_writable(self) -> None:
         """Raise the `LibraryError` a write would, without trying one, when read-only."""
@@ -1452,6 +1540,18 @@ def _pieces_of(markdown: str | Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
             end = len(data) if piece.next_offset is None else piece.next_offset
             yield piece.text, data[offset:end]
             offset = end
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    """Whether `exc` is another connection's lock (SQLITE_BUSY / SQLITE_LOCKED)."""
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _is_up_to_date(db: sqlite3.Connection) -> bool:
+    """Whether the database holds this version's schema already (read without a lock)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
+        return False
+    return _schema_of(db) >= SCHEMA_VERSION
 
 
 def _schema_of(db: sqlite3.Connection) -> int:
