@@ -24,8 +24,10 @@ the same interpreter, spawned and driven the same way over raw stdio pipes
 | full read after restart     | all chunks of a cached paper, on the | as many `chunk`s  |
 |                             | even-numbered start-up spawns, 0.5 s |                   |
 |                             | after their listing                  |                   |
-| prune / stats               | `--entries` entries, a third of the  | (absolute)        |
-|                             | pruneable ones expired               |                   |
+| prune / stats               | `--entries` entries, all expired;    | (absolute)        |
+|                             | and a third of the pruneable ones    |                   |
+|                             | expired (a sixth of all); memory     |                   |
+|                             | growth while prune runs              |                   |
 
 Ratios are ours / floor (throughput: ours / floor, higher is better). The two
 "floor with pwc stdio" rows repeat the CPU figures against the bare server run
@@ -117,9 +119,16 @@ def main() -> None:
     finally:
         fake.stop()
     with tempfile.TemporaryDirectory(prefix="pwc-prune-") as scratch:
-        prune_seconds, stats_seconds = prune_figures(Path(scratch), args.entries)
-    rows.append((f"cache prune, {args.entries} entries", f"{prune_seconds:.2f} s", "", None))
-    rows.append((f"cache stats, {args.entries} entries", f"{stats_seconds:.2f} s", "", None))
+        for figure in prune_figures(Path(scratch), args.entries):
+            what = f"{args.entries} entries, {figure.shape}"
+            timed = f"{figure.prune_seconds:.2f} s"
+            rows.append((f"cache prune, {what}", timed, "", None))
+            cpu = f"{figure.prune_cpu_seconds:.2f} s"
+            rows.append((f"prune CPU, {what}", cpu, "", None))
+            rows.append((f"cache stats, {what}", f"{figure.stats_seconds:.2f} s", "", None))
+            if figure.growth_bytes is not None:
+                grown = f"{figure.growth_bytes / 2**20:.1f} MiB"
+                rows.append((f"prune memory growth, {figure.shape}", grown, "", None))
     report(rows)
 
 

@@ -33,7 +33,7 @@ DEFAULT_LOG_LEVEL = "warning"
 DEFAULT_CACHE_SIZE = 1024**3
 DEFAULT_CURSOR_TTL = 24 * 3600
 DEFAULT_TOOLS = "all"
-DEFAULT_OUTAGE_HOLD = 60.0
+DEFAULT_OUTAGE_BUDGET = 1.0
 DEFAULT_RESULT_TEXT = "markdown"
 # What a tool result's text block holds (server/render.py): the data as Markdown, the
 # hosted server's short templates, or the compact JSON of `structuredContent`.
@@ -54,7 +54,7 @@ ENV_NAMES = {
     "cache_size": ENV_PREFIX + "CACHE_SIZE",
     "cursor_ttl": ENV_PREFIX + "CURSOR_TTL",
     "tools": ENV_PREFIX + "TOOLS",
-    "outage_hold": ENV_PREFIX + "OUTAGE_HOLD",
+    "outage_budget": ENV_PREFIX + "OUTAGE_BUDGET",
     "result_text": ENV_PREFIX + "RESULT_TEXT",
 }
 ENV_CONFIG_FILE = ENV_PREFIX + "CONFIG"
@@ -83,7 +83,7 @@ class Settings:
     cache_size: int = DEFAULT_CACHE_SIZE
     cursor_ttl: int = DEFAULT_CURSOR_TTL
     tools: str = DEFAULT_TOOLS
-    outage_hold: float = DEFAULT_OUTAGE_HOLD
+    outage_budget: float = DEFAULT_OUTAGE_BUDGET
     result_text: str = DEFAULT_RESULT_TEXT
     config_file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -309,11 +309,17 @@ def _number(raw: Any, what: str) -> float:
         raise ConfigError(f"{raw!r} is not {what}") from None
 
 
-def parse_outage_hold(raw: Any) -> float:
-    """Seconds to stop asking an unreachable catalog (0 to 3600; 0 retries at once)."""
+MAX_OUTAGE_BUDGET = 60.0
+
+
+def parse_outage_budget(raw: Any) -> float:
+    """Seconds an uncached call waits on a catalog known to be down (connect and answer).
+
+    Above 0 and at most 60; longer than the request timeout means the timeout rules.
+    """
     value = _number(raw, "a number of seconds")
-    if not math.isfinite(value) or not 0 <= value <= 3600:
-        raise ConfigError(f"{raw!r} must be a number of seconds from 0 to 3600")
+    if not math.isfinite(value) or not 0 < value <= MAX_OUTAGE_BUDGET:
+        raise ConfigError(f"{raw!r} must be a number of seconds above 0 and at most 60")
     return value
 
 
@@ -376,6 +382,6 @@ _PARSERS = {
     "cache_size": parse_size,
     "cursor_ttl": parse_cursor_ttl,
     "tools": parse_tools,
-    "outage_hold": parse_outage_hold,
+    "outage_budget": parse_outage_budget,
     "result_text": parse_result_text,
 }

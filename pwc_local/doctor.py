@@ -147,7 +147,7 @@ SETTING_UNITS: dict[str, Callable[[Any], str]] = {
     "cache_size": lambda value: human_size(int(value)),
     "timeout": _seconds,
     "cursor_ttl": _seconds,
-    "outage_hold": _seconds,
+    "outage_budget": _seconds,
 }
 
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from pwc_local.catalog.cursors import CursorCodec
     from pwc_local.catalog.http import CatalogSource
     from pwc_local.store.library import Library
-    from pwc_local.store.outage import OutageGuard, OutageMemory
+    from pwc_local.store.outage import OutageGuard
     from pwc_local.store.vocabulary import Vocabulary
     from pwc_local.store.watchlist import Watchlist
 
@@ -50,10 +50,9 @@ class Runtime:
     needs the key file, so a key file with unsafe permissions fails that one tool
     (with the fix in its message) instead of every tool. `vocabulary` holds the
     names answers showed, for completions; `outage` is the catalog's outage memory,
-    which completions tell when the catalog kept them waiting. `live` is the catalog
-    without cache or library (HTTP behind the outage guard, the cache's own upstream):
-    the watch list compares with what the catalog has *now*. `watchlist` is opened on
-    the first watch-list call (`server.tools`), one per process, closed with the rest.
+    which completions tell when the catalog kept them waiting. It is also the live
+    catalog (HTTP behind the guard, no cache or library) the watch list compares with;
+    `watchlist` is opened by the first watch-list call (`server.tools`), one per process.
     """
 
     settings: Settings
@@ -61,8 +60,7 @@ class Runtime:
     codec: CursorCodec | None = None
     library: Library | None = None
     vocabulary: Vocabulary | None = None
-    outage: OutageMemory | None = None
-    live: OutageGuard | None = None
+    outage: OutageGuard | None = None
     watchlist: Watchlist | None = None
 
     def cursor_codec(self) -> CursorCodec:
@@ -83,28 +81,34 @@ class Runtime:
                 await anyio.to_thread.run_sync(self.watchlist.close)
 
 
-def _live_catalog(settings: Settings, memory: OutageMemory | None = None) -> OutageGuard:
-    """The live HTTP API behind the outage guard, so a catalog that just failed to
-    answer is not waited on again for a minute (`store.outage`)."""
+def outage_guard(settings: Settings) -> OutageGuard:
+    """The live HTTP catalog behind the outage memory (`store.outage`)."""
     from pwc_local.catalog.http import HttpCatalog
-    from pwc_local.store.outage import OutageGuard, OutageMemory
+    from pwc_local.store.outage import OutageGuard
 
-    memory = memory if memory is not None else OutageMemory(hold=settings.outage_hold)
-    return OutageGuard(HttpCatalog(settings.api_url, timeout=settings.timeout), memory)
+    return OutageGuard(
+        HttpCatalog(settings.api_url, timeout=settings.timeout),
+        budget=min(settings.outage_budget, settings.timeout),
+    )
 
 
 def _build_catalog(
     settings: Settings, library: Library | None = None, upstream: OutageGuard | None = None
 ) -> CatalogSource:
-    """The catalog source: the library, then the shared disk cache, then `upstream`
-    (`_live_catalog`); the cache and the library answer while the catalog is out."""
+    """The catalog source: the library, then the shared disk cache, then the live HTTP API.
+
+    The outage guard sits right above HTTP, so a catalog that just failed to answer
+    is waited on only briefly until it answers again (`store.outage`); the cache
+    serves its expired entries at once meanwhile, and the library above it answers.
+    """
     from pwc_local.store.cache import DiskCache
     from pwc_local.store.cached_catalog import CachingCatalog
 
-    upstream = upstream if upstream is not None else _live_catalog(settings)
+    if upstream is None:
+        upstream = outage_guard(settings)
     cache = DiskCache.from_settings(settings)
     cache.warm()  # open its connections now, in this builder's thread
-    cached = CachingCatalog(upstream, cache, namespace=settings.api_url)
+    cached = CachingCatalog(upstream, cache, namespace=settings.api_url, outage=upstream)
     if library is None:
         return cached
     from pwc_local.store.library_catalog import LibraryCatalog
@@ -150,20 +154,17 @@ def _existing_codec(settings: Settings) -> CursorCodec | None:
 
 def build_runtime(settings: Settings) -> Runtime:
     """Build the catalog source; blocks for a while (imports, files), so it runs off the loop."""
-    from pwc_local.store.outage import OutageMemory
     from pwc_local.store.vocabulary import Vocabulary
 
     library = _open_library()
-    memory = OutageMemory(hold=settings.outage_hold)
-    live = _live_catalog(settings, memory)
+    guard = outage_guard(settings)
     return Runtime(
         settings=settings,
-        catalog=_build_catalog(settings, library, live),
+        catalog=_build_catalog(settings, library, guard),
         library=library,
         # Kept in the library's database: no library, no vocabulary.
         vocabulary=Vocabulary(library.path) if library is not None else None,
-        outage=memory,
-        live=live,  # closed through `catalog`, whose upstream it is
+        outage=guard,
     )
 
 

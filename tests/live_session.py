@@ -7,9 +7,9 @@ that share one server for all their tests take its fixtures from `module_session
 and add their own `ok()`, with the assertions every successful answer there must
 meet.
 
-The spawned server runs with `PWC_MCP_LOCAL_OUTAGE_HOLD=0`: one server serves many
-tests, and a refused connection or timeout provoked by one test must not hold the
-next ones off the catalog (the hold itself has its own e2e test).
+One server serves many tests: a refused connection or timeout provoked by one test
+does not hold the next ones off the catalog, since the first answer after it ends the
+remembered outage (`pwc_local.store.outage`).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class LiveSession:
 def serve_module(root: Path, session_class: type[LiveSession], **settings: str) -> Iterator[Any]:
     """A fake catalog, the installed server against it, and a `session_class` session."""
     fake = FakeCatalog().start()
-    server = InstalledServer(root, fake.api_url, PWC_MCP_LOCAL_OUTAGE_HOLD="0", **settings)
+    server = InstalledServer(root, fake.api_url, **settings)
     try:
         with start_blocking_portal() as portal:
             client = Client(server.params(), mode="legacy", cache=None)

@@ -17,7 +17,7 @@ from pwc_local.server.links import MAX_LINKED_PAPERS, PaperLink, info_links, res
 from pwc_local.store.cache import DiskCache
 from pwc_local.store.cached_catalog import CachingCatalog
 from pwc_local.store.library import Library
-from pwc_local.store.outage import OutageMemory
+from pwc_local.store.outage import OutageGuard
 from pwc_local.store.vocabulary import Name, Vocabulary
 
 pytestmark = pytest.mark.anyio
@@ -77,7 +77,7 @@ class _Listings:
 
 
 def _runtime(
-    tmp_path: Path, upstream: _Listings, timeout: float = 1.0, outage: OutageMemory | None = None
+    tmp_path: Path, upstream: _Listings, timeout: float = 1.0, outage: OutageGuard | None = None
 ) -> LazyRuntime:
     settings = Settings(timeout=timeout)
     cache = DiskCache(tmp_path / "cache")
@@ -106,7 +106,7 @@ async def test_a_hanging_catalog_gets_the_local_names_and_counts_as_an_outage(
     tmp_path: Path,
 ) -> None:
     upstream = _Listings("ok")
-    outage = OutageMemory()
+    outage = OutageGuard(upstream)
     runtime = _runtime(tmp_path, upstream, timeout=20.0, outage=outage)
     await suggestions(runtime, "task", "Im", identifiers=False)
     assert not outage.in_outage

@@ -153,6 +153,43 @@ def test_outline_of_the_big_paper_has_exact_byte_offsets(session: Session) -> No
     assert ends == [outline["size"], outline["sections"][2]["offset"], outline["size"]]
 
 
+def test_a_section_by_the_name_a_person_uses_as_the_readme_shows(session: Session) -> None:
+    # README, "Tools": the title is the only H1, so "2 Key ideas" is s1.3.
+    outline = session.ok("get_paper_outline", paper=ATTENTION_ARXIV_ID)
+    ids = {s["heading"]: s["id"] for s in outline["sections"]}
+    assert ids["Attention Is All You Need"] == "s1" and ids["Abstract"] == "s1.1"
+    assert ids["2 Key ideas"] == "s1.3"
+    part = session.ok("read_paper_section", paper=ATTENTION_ARXIV_ID, section="Key ideas")
+    assert part["section"]["id"] == "s1.3" and part["markdown"].startswith("## 2 Key ideas")
+    missed = session.call("read_paper_section", paper=ATTENTION_ARXIV_ID, section="Key idea")
+    assert missed.is_error
+    assert "not_found: Section not found: 'Key idea'; closest: s1.3 (2 Key ideas)" in (
+        missed.content[0].text
+    )
+
+
+HUGE_OUTLINE_PAPER = "2010.11929"
+
+
+def test_an_outline_of_20000_headings_and_a_60_kb_heading_still_answers(session: Session) -> None:
+    long_heading = "Long heading " * 4700  # about 60 KB
+    document = f"# Title\n\n## {long_heading}\n\nText.\n\n" + "".join(
+        f"## Part {n}\n\nText {n}.\n\n" for n in range(20_000)
+    )
+    session.fake.set_markdown(HUGE_OUTLINE_PAPER, document)
+    result = session.call("get_paper_outline", paper=HUGE_OUTLINE_PAPER)
+    assert not result.is_error, result.content[0].text
+    outline = result.structured_content or {}
+    assert outline["size"] == len(document.encode()) and len(outline["sections"]) == 500
+    assert outline["note"].startswith("Outline cut: 500 of 20002 sections listed (every section")
+    assert [s["id"] for s in outline["sections"]][:3] == ["s1", "s1.1", "s1.2"]
+    assert max(len(s["heading"]) for s in outline["sections"]) <= 300
+    assert outline["note"] in result.content[0].text
+    # What the note points at works: a section left out, by heading.
+    part = session.ok("read_paper_section", paper=HUGE_OUTLINE_PAPER, section="Part 19999")
+    assert part["markdown"] == "## Part 19999\n\nText 19999.\n\n"
+
+
 def _section_bytes(session: Session, paper: str, section: dict[str, Any]) -> bytes:
     """One section, read by ID and, if cut, continued through read_paper."""
     part = session.ok("read_paper_section", paper=paper, section=section["id"], max_bytes=65536)

@@ -96,7 +96,7 @@ def test_saved_papers_are_read_found_and_described_with_no_network(
                 offline.library, codec, "| 1500 | (row)", limit=1, paper=BIG_MARKDOWN_ARXIV_ID
             )
             assert hit.saved and hit.cursor and hit.offset > 3 * 65536
-            assert "**1500**" in hit.quote and hit.section.startswith("Unsupervised")
+            assert "**1500**" in hit.quote and hit.section.startswith("Appendix C")
             rest, _ = await whole(offline, BIG_MARKDOWN_ARXIV_ID, hit.cursor)
             assert rest.encode() == big_document().encode()[hit.offset :]
             with pytest.raises(Exception) as caught:
@@ -108,5 +108,32 @@ def test_saved_papers_are_read_found_and_described_with_no_network(
         finally:
             await offline.aclose()
         assert len(fake_catalog.requests) == requests
+
+    anyio.run(scenario)
+
+
+DOI = "10.1038/nature14539"  # a public (Crossref) record only
+
+
+@pytest.mark.parametrize("saved", [True, False], ids=["saved", "unsaved"])
+def test_a_doi_paper_read_with_another_papers_cursor_is_a_mismatch(
+    runtime_for: Any, fake_catalog: Any, saved: bool
+) -> None:
+    async def scenario() -> None:
+        runtime = runtime_for(fake_catalog.api_url)
+        assert runtime.library is not None
+        try:
+            if saved:
+                outcome = await save_paper(
+                    runtime.catalog, runtime.library, DOI, namespace=runtime.settings.api_url
+                )
+                assert outcome.status == SAVED, outcome.error
+            codec = runtime.cursor_codec()
+            first = await read_paper(runtime.catalog, codec, paper=BIG_MARKDOWN_ARXIV_ID)
+            with pytest.raises(Exception) as caught:
+                await read_paper(runtime.catalog, codec, paper=DOI, cursor=first.next_cursor)
+            assert error_message(caught.value).startswith("cursor_mismatch:")
+        finally:
+            await runtime.aclose()
 
     anyio.run(scenario)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import sqlite3
@@ -13,7 +14,15 @@ import pytest
 from pwc_local.catalog.cursors import CursorCodec
 from pwc_local.catalog.errors import NotFound, UsageError
 from pwc_local.catalog.library_search import query_words, search_library
-from pwc_local.store.library import Library, LibraryError, SavedPaper, cut
+from pwc_local.store.library import (
+    MAX_QUOTE_CHARS,
+    PIECE_BYTES,
+    Library,
+    LibraryError,
+    SavedPaper,
+    cut,
+    digest,
+)
 from pwc_local.store.passages import split_passages
 
 VERSION = "ab" * 32
@@ -71,14 +80,19 @@ def test_save_get_list_remove_by_any_alias(library: Library) -> None:
     assert library.remove("755") is None
 
 
-def test_a_tampered_saved_paper_is_not_served(library: Library) -> None:
-    library.save(paper())
+def _tamper(library: Library, sql: str, *params: object) -> None:
     db = sqlite3.connect(library.path)
-    db.execute("UPDATE papers SET markdown = 'something else'")
+    db.execute(sql, params)
     db.commit()
     db.close()
+
+
+def test_a_tampered_saved_paper_is_not_served(library: Library) -> None:
+    library.save(paper())
+    _tamper(library, "UPDATE saved_pieces SET text = 'something else'")
     assert library.get("1706.03762") is None
     assert library.read("1706.03762", offset=0, limit=100, content_version=None) is None
+    assert library.entry("1706.03762") is not None  # the seal holds: only the text is bad
 
 
 def test_read_cuts_on_character_boundaries_and_pins_the_version(library: Library) -> None:
@@ -86,16 +100,124 @@ def test_read_cuts_on_character_boundaries_and_pins_the_version(library: Library
     data = DOC.encode()
     pieces, offset = [], 0
     while True:
-        chunk = library.read("1706.03762", offset=offset, limit=7, content_version=VERSION)
-        assert chunk is not None
+        found = library.read("1706.03762", offset=offset, limit=7, content_version=VERSION)
+        assert found is not None and found.chunk is not None
+        chunk = found.chunk
         pieces.append(chunk.text)
         if not chunk.truncated:
             break
         assert chunk.next_offset is not None
         offset = chunk.next_offset
     assert "".join(pieces).encode() == data
-    assert library.read("1706.03762", offset=0, limit=7, content_version="cd" * 32) is None
+    other = library.read("1706.03762", offset=0, limit=7, content_version="cd" * 32)
+    assert other is not None and other.has_markdown and other.chunk is None
     assert cut("é".encode(), VERSION, 0, 1).text == "é"  # a character longer than the limit
+
+
+def _long_document() -> str:
+    """Several pieces of Markdown, multi-byte characters on and around every piece edge."""
+    line = "Plain words, then λ, 語, 🧬 and ∑ on one line of a long paper.\n"
+    body = "".join(f"## Part {n}\n\n" + line * 40 for n in range(400))
+    return "# A Long Paper\n\n" + body
+
+
+@pytest.mark.parametrize("given_as", ["one string", "the catalog's chunks"])
+def test_pieces_by_offset_match_the_whole_document(library: Library, given_as: str) -> None:
+    text = _long_document()
+    data = text.encode()
+    assert len(data) > 4 * PIECE_BYTES
+    markdown: str | list[bytes] = text
+    if given_as != "one string":
+        markdown, offset = [], 0
+        while offset < len(data):
+            chunk = cut(data, VERSION, offset, 50_000)
+            markdown.append(chunk.text.encode())
+            offset = chunk.next_offset or len(data)
+    assert library.save(paper(markdown=markdown))
+    assert library.entry("755").size == len(data)  # type: ignore[union-attr]
+    for offset in (
+        0,
+        1,
+        2,
+        49_999,
+        PIECE_BYTES - 1,
+        PIECE_BYTES,
+        3 * PIECE_BYTES + 5,
+        len(data) - 3,
+    ):
+        for limit in (1, 7, 4096, PIECE_BYTES):
+            found = library.read("1706.03762", offset=offset, limit=limit, content_version=VERSION)
+            assert found is not None
+            assert found.chunk == cut(data, VERSION, offset, limit), (offset, limit)
+    past = library.read("1706.03762", offset=len(data), limit=10, content_version=None)
+    assert past is not None and past.chunk == cut(data, VERSION, len(data), 10)
+    got = library.get("1706.03762")
+    assert got is not None and got.markdown == text
+
+
+def test_verification_catches_one_corrupted_piece_of_a_long_paper(library: Library) -> None:
+    library.save(paper(markdown=_long_document()))
+    db = sqlite3.connect(library.path)
+    [(second,)] = db.execute("SELECT start FROM saved_pieces ORDER BY start LIMIT 1 OFFSET 1")
+    db.close()
+    _tamper(
+        library,
+        "UPDATE saved_pieces SET text = replace(text, 'Plain', 'Plane') WHERE start = ?",
+        second,
+    )
+    first = library.read("1706.03762", offset=0, limit=1000, content_version=VERSION)
+    assert first is not None and first.chunk is not None  # an intact piece is still served
+    assert library.read("1706.03762", offset=second + 5, limit=10, content_version=None) is None
+    assert library.get("1706.03762") is None
+    _tamper(library, "UPDATE saved_pieces SET digest = 'x' WHERE start = 0")
+    assert library.read("1706.03762", offset=0, limit=10, content_version=None) is None
+    assert library.entry("1706.03762") is None  # the seal no longer holds
+    assert library.save(paper(markdown=DOC))  # and a new save replaces the broken copy
+    assert library.get("755").markdown == DOC  # type: ignore[union-attr]
+
+
+_SCHEMA_1_PAPERS = """CREATE TABLE papers (
+    paper TEXT PRIMARY KEY, title TEXT NOT NULL, in_catalog INTEGER NOT NULL,
+    metadata TEXT NOT NULL, citation TEXT NOT NULL, markdown TEXT, content_version TEXT,
+    digest TEXT NOT NULL, saved_at REAL NOT NULL
+)"""
+
+
+def test_a_library_of_schema_1_is_moved_into_pieces(tmp_path: Path) -> None:
+    directory = tmp_path / "data"
+    directory.mkdir(mode=0o700)
+    db = sqlite3.connect(directory / "library.sqlite3")
+    db.execute(_SCHEMA_1_PAPERS)
+    db.execute("CREATE TABLE aliases (alias TEXT PRIMARY KEY, paper TEXT NOT NULL)")
+    db.execute("INSERT INTO aliases VALUES ('1706.03762', '1706.03762')")
+    old = json.dumps(
+        [{"id": "755"}, {"key": "v"}, DOC, VERSION], sort_keys=True, ensure_ascii=False
+    )
+    db.execute(
+        "INSERT INTO papers VALUES (?,?,?,?,?,?,?,?,?)",
+        ("1706.03762", "Attention", 1, '{"id": "755"}', '{"key": "v"}', DOC, VERSION,
+         digest(old), 1.0),
+    )  # fmt: skip
+    db.commit()
+    db.close()
+    os.chmod(directory / "library.sqlite3", 0o600)
+    with Library.open(directory) as lib:
+        found = lib.read("1706.03762", offset=3, limit=50, content_version=VERSION)
+        assert found is not None and found.chunk == cut(DOC.encode(), VERSION, 3, 50)
+        [entry] = lib.entries()
+        assert entry.size == len(DOC.encode()) and entry.has_markdown
+    check = sqlite3.connect(directory / "library.sqlite3")
+    assert check.execute("SELECT layout, markdown FROM papers").fetchall() == [(2, None)]
+    assert check.execute("SELECT count(*) FROM saved_pieces").fetchone()[0] == 1
+
+
+def test_saving_one_paper_under_two_spellings_keeps_both(library: Library) -> None:
+    # Two `library add`s of one paper: each checked first, then saved; the second
+    # save must not replace the first (which would drop its spelling).
+    assert library.save(paper(aliases=("arXiv:1706.03762v5",)))
+    assert not library.save(paper(aliases=("https://arxiv.org/abs/1706.03762",)))
+    assert library.resolve("arxiv:1706.03762v5") == "1706.03762"
+    assert library.resolve("https://arxiv.org/abs/1706.03762") == "1706.03762"
 
 
 def test_passages_carry_heading_paths_and_byte_offsets() -> None:
@@ -198,3 +320,33 @@ def test_without_fts5_search_falls_back_to_a_substring_scan(library: Library) ->
     assert "**square**" in hit.quote and "**root**" in hit.quote
     assert search_library(library, None, '100% _wild_ "cards"') == []
     assert search_library(library, None, "zebra square")[0].section.endswith("3.2 Attention")
+
+
+def test_heading_paths_and_titles_in_hits_are_bounded_like_quotes(library: Library) -> None:
+    outer = "Outer " * 20_000
+    document = f"# {outer}\n\n## Method\n\n### 3.2 Inner\n\nThe needle is here.\n"
+    library.save(paper(markdown=document, title="T" * 70_000))
+    [hit] = library.search(["needle"], limit=5)
+    assert len(hit.heading) <= MAX_QUOTE_CHARS and len(hit.title) <= MAX_QUOTE_CHARS
+    assert hit.heading == "… > Method > 3.2 Inner"
+    library.save(paper("2401.00001", markdown=f"# {'Inner ' * 100}\n\nA needle.\n"))
+    [hit] = library.search(["needle"], limit=5, paper="2401.00001")
+    assert len(hit.heading) == MAX_QUOTE_CHARS and hit.heading.endswith("…")
+
+
+def test_a_listing_bounds_titles_whatever_the_catalog_sent(library: Library) -> None:
+    library.save(paper(title="A\nvery long title " * 5_000))
+    [listed] = library.entries()
+    entry = library.entry("1706.03762")
+    assert entry is not None and entry.title == listed.title
+    assert len(listed.title) == MAX_QUOTE_CHARS and listed.title.startswith("A very long title")
+
+
+def test_a_paper_being_saved_is_not_indexed_as_read_meanwhile(library: Library) -> None:
+    # save() indexes it once, from its pieces; its chunks read meanwhile would be a
+    # second copy of every passage, deleted again by save().
+    with library.saving("2401.00002"):
+        library.index_chunk("2401.00002", VERSION, start=0, text="# T\n\nA needle.\n", final=True)
+    assert library.search(["needle"], limit=5) == []
+    library.index_chunk("2401.00002", VERSION, start=0, text="# T\n\nA needle.\n", final=True)
+    assert [hit.paper for hit in library.search(["needle"], limit=5)] == ["2401.00002"]

@@ -268,3 +268,26 @@ def test_an_unsafe_key_file_is_reported_not_replaced(
     assert f"chmod 600 {key_file}" in message
     assert "ab" * 32 not in message
     assert key_file.read_text() == "ab" * 32 + "\n"
+
+
+def test_offline_a_smaller_first_page_comes_from_a_larger_cached_one(
+    fake_catalog: Any, home: InstalledServer
+) -> None:
+    async def scenario() -> None:
+        async with home.session() as online:
+            twenty = await call(online, "get_benchmark", benchmark="imagenet-1k", limit=20)
+        fake_catalog.stop()
+        async with home.session() as offline:
+            three = await call(offline, "get_benchmark", benchmark="imagenet-1k", limit=3)
+            second_page = await error_of(
+                offline, "get_benchmark", benchmark="imagenet-1k", limit=3, page=2
+            )
+            larger = await error_of(offline, "get_benchmark", benchmark="imagenet-1k", limit=25)
+        assert three["evaluations"] == twenty["evaluations"][:3]
+        assert three["cache"] is not None and three["cache"]["stale"] is True
+        assert three["next_page"] == 2
+        # Only a first page of fewer rows can be cut from a cached one.
+        assert "nothing is cached" in second_page or "could not be reached" in second_page
+        assert "could not be reached" in larger
+
+    anyio.run(scenario)

@@ -1,8 +1,7 @@
-"""Outage memory: one timeout, then fast failures and stale answers, one probe, recovery."""
+"""Outage memory: a short budget for uncached calls, one background probe, recovery at once."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,7 +10,7 @@ import pytest
 
 from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
 from pwc_local.catalog.http import MarkdownChunk, QueryValue, as_is
-from pwc_local.store.outage import CatalogUnavailable, OutageGuard, OutageMemory
+from pwc_local.store.outage import PROBE_PATH, CatalogUnavailable, OutageGuard
 
 
 class Clock:
@@ -23,19 +22,27 @@ class Clock:
 
 
 class Upstream:
-    """A catalog whose next answers a test scripts: an exception to raise, or a document."""
+    """A catalog whose answers a test scripts: an exception to raise, or a document.
+
+    `stall` makes every request wait until `released` is set, as a catalog that accepts
+    connections and never answers.
+    """
 
     def __init__(self) -> None:
-        self.calls = 0
+        self.paths: list[str] = []
         self.failure: BaseException | None = None
-        self.gate: anyio.Event | None = None
+        self.stall = False
+        self.released = anyio.Event()
+        self.probed = anyio.Event()
 
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Any = None
     ) -> Any:
-        self.calls += 1
-        if self.gate is not None:
-            await self.gate.wait()
+        self.paths.append(path)
+        if path == PROBE_PATH:
+            self.probed.set()
+        if self.stall:
+            await self.released.wait()
         if self.failure is not None:
             raise self.failure
         return accept({"path": path})
@@ -43,93 +50,145 @@ class Upstream:
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
     ) -> MarkdownChunk:
-        self.calls += 1
+        self.paths.append(f"read {paper}")
         if self.failure is not None:
             raise self.failure
         return MarkdownChunk("text", "0" * 64, False, None)
 
 
-def guard() -> tuple[OutageGuard, Upstream, Clock]:
+def guard(budget: float = 0.2) -> tuple[OutageGuard, Upstream, Clock]:
     clock = Clock()
     upstream = Upstream()
-    memory = OutageMemory(hold=60.0, clock=clock, wall=lambda: 1_800_000_000.0 + clock.now)
-    return OutageGuard(upstream, memory), upstream, clock
+    source = OutageGuard(
+        upstream, budget=budget, clock=clock, wall=lambda: 1_800_000_000.0 + clock.now
+    )
+    return source, upstream, clock
+
+
+async def into_outage(source: OutageGuard, upstream: Upstream) -> None:
+    """The first request meets a refused connection: the outage begins."""
+    upstream.failure = UpstreamUnreachable("down")
+    with pytest.raises(UpstreamUnreachable):
+        await source.get_json("a", accept=as_is)
+    assert source.in_outage
 
 
 @pytest.mark.parametrize("failure", [UpstreamTimeout("t"), UpstreamUnreachable("u")])
-def test_after_one_failure_nothing_is_asked_until_the_hold_ends(failure: Exception) -> None:
-    source, upstream, clock = guard()
+def test_uncached_calls_keep_asking_and_the_first_answer_ends_the_outage(
+    failure: Exception,
+) -> None:
+    source, upstream, _ = guard()
     upstream.failure = failure
 
     async def scenario() -> None:
         with pytest.raises(type(failure)):
             await source.get_json("papers/1", accept=as_is)
-        assert source.memory.in_outage
-        for _ in range(3):
-            with pytest.raises(CatalogUnavailable) as caught:
-                await source.read_markdown("1", offset=0, limit=10, content_version=None)
-        assert upstream.calls == 1
+        assert source.in_outage
+        with pytest.raises(CatalogUnavailable) as caught:
+            await source.read_markdown("1", offset=0, limit=10, content_version=None)
+        assert upstream.paths == ["papers/1", "read 1"]  # asked, not refused
         message = caught.value.public_message()
         assert "unreachable since" in message and "nothing is cached" in message
-        assert "in 60 s" in message
+        assert "within 0.2 s" in message and "keep working" in message
         assert isinstance(caught.value, UpstreamUnreachable)  # stale entries still cover it
-        clock.now += 59
-        with pytest.raises(CatalogUnavailable):
-            await source.get_json("papers/1", accept=as_is)
-        clock.now += 2
-        with pytest.raises(type(failure)):
-            await source.get_json("papers/1", accept=as_is)  # the probe, which fails again
-        assert upstream.calls == 2
-        with pytest.raises(CatalogUnavailable):
-            await source.get_json("papers/1", accept=as_is)  # held off for another minute
-        clock.now += 61
-        upstream.failure = None
+        upstream.failure = None  # the catalog is back: the very next call answers
         assert await source.get_json("papers/2", accept=as_is) == {"path": "papers/2"}
-        assert not source.memory.in_outage
-        assert await source.get_json("papers/3", accept=as_is) == {"path": "papers/3"}
+        assert not source.in_outage
+        await source.aclose()
 
     anyio.run(scenario)
 
 
-def test_only_one_probe_at_a_time() -> None:
-    source, upstream, clock = guard()
-    upstream.failure = UpstreamUnreachable("down")
+def test_during_a_stall_an_uncached_call_fails_within_the_budget() -> None:
+    source, upstream, _ = guard(budget=0.2)
+    upstream.failure = UpstreamTimeout("the first call waited the whole timeout")
 
     async def scenario() -> None:
-        with pytest.raises(UpstreamUnreachable):
+        with pytest.raises(UpstreamTimeout):
             await source.get_json("a", accept=as_is)
-        clock.now += 61
-        upstream.failure = None
-        upstream.gate = anyio.Event()
-        results: list[Any] = []
-
-        async def probe() -> None:
-            results.append(await source.get_json("probe", accept=as_is))
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(probe)
-            await anyio.wait_all_tasks_blocked()
+        upstream.failure, upstream.stall = None, True
+        with anyio.fail_after(5):  # "does not hang"; the budget itself is 0.2 s
             with pytest.raises(CatalogUnavailable):
-                await source.get_json("other", accept=as_is)  # the probe is still out
-            upstream.gate.set()
-        assert results == [{"path": "probe"}]
-        assert await source.get_json("after", accept=as_is) == {"path": "after"}
+                await source.get_json("b", accept=as_is)
+        assert source.in_outage
+        upstream.released.set()
+        await source.aclose()
 
     anyio.run(scenario)
 
 
-def test_any_answer_ends_the_outage_and_a_cancelled_probe_frees_the_slot() -> None:
-    memory = OutageMemory(hold=60.0, clock=Clock())
-    first = memory.ticket()
-    assert first is not None and not first.probe
-    first.finish(UpstreamTimeout("slow"))
-    assert memory.ticket() is None
-    memory._clock.now += 61  # type: ignore[attr-defined]
-    probe = memory.ticket()
-    assert probe is not None and probe.probe
-    probe.finish(asyncio.CancelledError())
-    assert memory.in_outage
-    again = memory.ticket()
-    assert again is not None and again.probe
-    again.finish(HTTPStatusError(404))  # the catalog answered, if only with a 404
-    assert not memory.in_outage
+def test_an_error_status_is_an_answer_and_ends_the_outage() -> None:
+    source, upstream, _ = guard()
+
+    async def scenario() -> None:
+        await into_outage(source, upstream)
+        upstream.failure = HTTPStatusError(404)
+        with pytest.raises(HTTPStatusError):
+            await source.get_json("b", accept=as_is)
+        assert not source.in_outage
+
+    anyio.run(scenario)
+
+
+def test_one_probe_at_a_time_paced_by_the_interval_and_its_answer_ends_the_outage() -> None:
+    source, upstream, clock = guard()
+
+    async def scenario() -> None:
+        await into_outage(source, upstream)
+        assert source.answer_from_cache()  # a cached call: served stale, no request ...
+        assert upstream.paths == ["a"]  # ... and no probe within the interval
+        clock.now += 5
+        upstream.failure, upstream.stall = None, True
+        assert source.answer_from_cache()
+        with anyio.fail_after(5):
+            await upstream.probed.wait()
+        clock.now += 5
+        assert source.answer_from_cache()  # the probe is still out: no second one
+        await anyio.wait_all_tasks_blocked()
+        assert upstream.paths.count(PROBE_PATH) == 1
+        upstream.released.set()
+        with anyio.fail_after(5):
+            while source.in_outage:
+                await anyio.sleep(0.01)  # polling with a bound, until the probe reports
+        assert not source.answer_from_cache()
+        await source.aclose()
+
+    anyio.run(scenario)
+
+
+def test_a_failed_probe_keeps_the_outage_and_aclose_cancels_one_in_flight() -> None:
+    source, upstream, clock = guard()
+
+    async def scenario() -> None:
+        await into_outage(source, upstream)
+        clock.now += 5
+        source.answer_from_cache()
+        with anyio.fail_after(5):
+            await upstream.probed.wait()
+        await anyio.wait_all_tasks_blocked()
+        assert source.in_outage  # the probe was refused too
+        upstream.probed = anyio.Event()
+        upstream.failure, upstream.stall = None, True
+        clock.now += 5
+        source.answer_from_cache()
+        with anyio.fail_after(5):
+            await upstream.probed.wait()
+        probe = source._probe
+        assert probe is not None and not probe.done()
+        with anyio.fail_after(5):
+            await source.aclose()  # does not wait for the stalled probe
+        assert probe.cancelled()
+        assert source.in_outage  # a cancelled probe decided nothing
+
+    anyio.run(scenario)
+
+
+def test_the_budget_is_a_setting_with_bounds() -> None:
+    from pwc_local.config import ConfigError, load_settings
+
+    assert load_settings(environ={}).outage_budget == 1.0
+    env = {"PWC_MCP_LOCAL_OUTAGE_BUDGET": "0.5"}
+    assert load_settings(environ=env).outage_budget == 0.5
+    for bad in ("0", "61", "soon"):
+        with pytest.raises(ConfigError, match="outage_budget"):
+            load_settings(environ={"PWC_MCP_LOCAL_OUTAGE_BUDGET": bad})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import partial
 
 import pytest
@@ -19,7 +20,13 @@ from pwc_local.catalog.errors import (
 )
 from pwc_local.catalog.http import MarkdownChunk
 from pwc_local.catalog.outline import PREAMBLE_ID, parse_outline
-from pwc_local.catalog.sections import cut_point
+from pwc_local.catalog.sections import (
+    MAX_HEADING_CHARS,
+    MAX_OUTLINE_SECTIONS,
+    cut_point,
+    find_section,
+    listed_sections,
+)
 from pwc_local.catalog.whole_markdown import Document, slice_chunk
 from pwc_local.server.tools import call_query
 from tests.fake_catalog import big_document
@@ -243,3 +250,113 @@ async def test_section_cursors_get_read_papers_checks(codec: CursorCodec) -> Non
         current["text"] = DOCUMENT.replace("BLEU 28.4", "BLEU 41.8")
         with pytest.raises(PaperChanged):
             await read_paper(catalog, codec, paper="1706.03762", cursor=part.next_cursor, now=NOW)
+
+
+# -- bounded answers (issue 22 item 5) ---------------------------------------------------
+
+
+def test_an_outline_of_20000_flat_headings_lists_the_first_with_a_note() -> None:
+    text = "".join(f"# Part {n}\n\nText {n}.\n\n" for n in range(1, 20_001))
+    outline = parse_outline(text)
+    listed, note = listed_sections(outline)
+    assert len(outline.sections) == 20_000 and len(listed) == MAX_OUTLINE_SECTIONS
+    assert [s.id for s in listed[:2]] == ["s1", "s2"] and listed[-1].id == "s500"
+    assert note is not None and note.startswith(
+        "Outline cut: 500 of 20000 sections listed (the first 500 top-level sections, to s500)"
+    )
+
+
+def test_an_outline_too_long_to_list_leaves_out_the_deepest_sections_first() -> None:
+    text = "".join(
+        f"# Chapter {c}\n\n" + "".join(f"## Part {c}.{p}\n\nText.\n\n" for p in range(1, 200))
+        for c in range(1, 101)
+    )
+    listed, note = listed_sections(parse_outline(text))
+    assert len(listed) == MAX_OUTLINE_SECTIONS
+    assert [s.id for s in listed if s.level == 1] == [f"s{c}" for c in range(1, 101)]
+    deeper = [s.id for s in listed if s.level == 2]
+    assert deeper[:2] == ["s1.1", "s1.2"] and deeper[-1] == "s3.2" and len(deeper) == 400
+    assert note is not None and "then the first 400 one level deeper, to s3.2" in note
+
+
+async def test_a_60_kb_heading_is_cut_in_the_outline_and_still_read() -> None:
+    heading = "Very long heading " * 3400  # about 60 KB
+    document = f"# Title\n\n## {heading}\n\nBody text.\n\n## Short\n\nMore.\n"
+    codec = CursorCodec("secret-one", ttl=3600)
+    scripted = ScriptedCatalog()
+    scripted.on(READ, lambda params: markdown_pages(document, params))
+    scripted.on("papers/1706.03762", {"id": "755", "arxiv_id": "1706.03762"})
+    async with scripted.client() as catalog:
+        outline = await get_paper_outline(catalog, paper="1706.03762")
+        section = await read_paper_section(catalog, codec, paper="1706.03762", section="s1.1")
+    [long] = [s for s in outline.sections if s.id == "s1.1"]
+    assert len(long.heading) == MAX_HEADING_CHARS and long.heading.endswith("…")
+    assert outline.note is None and len(outline.sections) == 3
+    assert len(section.section.heading) == MAX_HEADING_CHARS
+    assert section.markdown.startswith("## Very long heading")
+    assert section.truncated and section.next_cursor  # the 60 KB heading is the text to read
+
+
+def test_a_local_tools_oversized_answer_does_not_blame_the_catalog() -> None:
+    from pwc_local.server.framing import OVERSIZED_ANSWER, oversized_answer
+
+    for tool in ("get_paper_outline", "search_library", "read_paper_section"):
+        text = json.loads(oversized_answer(1, tool))["result"]["content"][0]["text"]
+        assert "response_too_large:" in text and "catalog" not in text, text
+    hosted = json.loads(oversized_answer(1, "search_papers"))["result"]["content"][0]["text"]
+    assert OVERSIZED_ANSWER in hosted
+
+
+# -- sections by the name a person uses (issue 21 item 3) --------------------------------
+
+NAMED = (
+    "# A Paper\n\n## Abstract\n\nSummary.\n\n## 1 Introduction\n\nWhy.\n\n"
+    "## 2 Key ideas\n\nIdeas.\n\n### 2.1. Self-Attention:\n\nHow.\n\n"
+    "## 3 Results\n\nNumbers.\n\n## Appendix\n\n### A.1 Results\n\nMore numbers.\n\n"
+    "## Key Ideas, again\n\nRepeated.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("Key ideas", "s1.3"),
+        ("  KEY   IDEAS ", "s1.3"),
+        ("key-ideas", "s1.3"),
+        ("2 Key ideas", "s1.3"),
+        ("self attention", "s1.3.1"),
+        ("2.1 Self-Attention", "s1.3.1"),
+        ("Introduction", "s1.2"),
+        ("introduction.", "s1.2"),
+    ],
+)
+def test_a_section_is_found_by_the_name_a_person_uses(name: str, found: str) -> None:
+    assert find_section(parse_outline(NAMED), name).id == found
+
+
+def test_an_exact_heading_wins_over_one_that_differs_in_its_number() -> None:
+    outline = parse_outline("# T\n\n## Results\n\nA.\n\n## 2 Results\n\nB.\n")
+    assert find_section(outline, "results").id == "s1.1"
+    assert find_section(outline, "2 Results").id == "s1.2"
+
+
+def test_a_name_of_several_sections_lists_their_ids() -> None:
+    with pytest.raises(Ambiguous, match=r"s1\.4 \(A Paper > 3 Results\); s1\.5\.1 "):
+        find_section(parse_outline(NAMED), "Results")
+
+
+def test_a_miss_lists_the_closest_headings_with_their_ids() -> None:
+    with pytest.raises(NotFound) as missed:
+        find_section(parse_outline(NAMED), "Key idea")
+    message = str(missed.value)
+    assert message.startswith("Section not found: 'Key idea'; closest: s1.3 (2 Key ideas)")
+    assert "get_paper_outline" in message
+    with pytest.raises(NotFound, match="no heading is close to it"):
+        find_section(parse_outline(NAMED), "Bibliography")
+
+
+def test_a_heading_cut_short_in_an_answer_still_names_its_section() -> None:
+    heading = "Very long heading " * 100
+    outline = parse_outline(f"# T\n\n## {heading}\n\nText.\n\n## Other\n\nMore.\n")
+    [listed] = [s for s in listed_sections(outline)[0] if s.id == "s1.1"]
+    assert listed.heading.endswith("…") and find_section(outline, listed.heading).id == "s1.1"

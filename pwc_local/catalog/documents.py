@@ -48,7 +48,7 @@ the real ones have hundreds. More is an unusable answer, refused before it is pr
 ROW_KEYS = ("results", "items")
 """Where a list response keeps its rows (besides being a bare array)."""
 
-_PAGE_SIZE_PARAMS = ("page_size", "limit")
+PAGE_SIZE_PARAMS = ("page_size", "limit")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _DECODER = json.JSONDecoder()
@@ -58,7 +58,7 @@ _space_match = cast(Callable[[str, int], "re.Match[str]"], re.compile(r"[ \t\n\r
 
 def page_size(params: Mapping[str, Any] | None) -> int | None:
     """The number of rows a request asked for, or `None` when it did not say."""
-    for name in _PAGE_SIZE_PARAMS:
+    for name in PAGE_SIZE_PARAMS:
         value = (params or {}).get(name)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value

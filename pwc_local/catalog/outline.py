@@ -29,6 +29,7 @@ alone); they are short, which matters in an outline of sixty sections.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -39,10 +40,18 @@ UNTITLED_HEADING = "(untitled document)"
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
-_LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 # Lines that cannot be (part of) the paragraph a setext underline turns into a heading.
 _NOT_PARAGRAPH = re.compile(r" {0,3}(?:[>|]|[-*+][ \t]|\d{1,9}[.)][ \t])|\s{4}")
+# A heading's own number: 2, 2.1, 2.1., A.1, IV., (b), 3) ... and the space after it.
+_NUMBERING = re.compile(
+    r"(?:\d+(?:\.\d+)*\.?|[A-Za-z](?:\.\d+)+\.?|[A-Za-z][.)]|[IVXLCDM]+\.|\(\w{1,4}\))"
+    r"(?:\s+|$)"
+)
+_PUNCTUATION = re.compile(r"[^\w]+|_")
+_MARKERS = "#`~=-"  # what a line that may be a heading, underline or fence starts with
+MAX_COMPARED_CHARS = 200  # of a heading, when looking for the closest to a name
+CLOSE_ENOUGH = 0.6  # similarity (0..1) of a heading worth suggesting
 
 
 @dataclass(frozen=True)
@@ -94,6 +103,45 @@ class Outline:
         wanted = _comparable(heading)
         return [s for s in self.sections if s.level > 0 and _comparable(s.heading) == wanted]
 
+    def by_name(self, name: str) -> list[Section]:
+        """Every section whose heading is `name` as a person says it (`heading_name`).
+
+        "Key ideas" names "2 Key ideas" and "2.1. Key Ideas:"; a name that ends with an
+        ellipsis (a heading an answer cut short) names the headings it begins.
+        """
+        cut = name.rstrip().endswith(("…", "..."))
+        wanted = heading_name(name.rstrip().rstrip(".…"))
+        if not wanted:
+            return []
+        return [
+            s
+            for s in self.sections
+            if s.level > 0
+            and (
+                heading_name(s.heading).startswith(wanted)
+                if cut
+                else heading_name(s.heading) == wanted
+            )
+        ]
+
+    def closest(self, name: str, count: int) -> list[Section]:
+        """Up to `count` sections whose headings are most like `name`, best first."""
+        wanted = heading_name(name)[:MAX_COMPARED_CHARS]
+        words = set(wanted.split())
+        scored = []
+        for section in self.sections:
+            if section.level == 0:
+                continue
+            have = heading_name(section.heading)[:MAX_COMPARED_CHARS]
+            matcher = difflib.SequenceMatcher(None, wanted, have)
+            shared = len(words & set(have.split())) / max(len(words), 1)
+            if shared == 0 and matcher.real_quick_ratio() < CLOSE_ENOUGH:
+                continue
+            score = max(matcher.ratio(), shared)
+            if score >= CLOSE_ENOUGH:
+                scored.append((-score, section.offset, section))
+        return [section for _score, _offset, section in sorted(scored)[:count]]
+
 
 @dataclass(frozen=True)
 class _Heading:
@@ -104,8 +152,7 @@ class _Heading:
 
 def parse_outline(markdown: str) -> Outline:
     """The section tree of `markdown` (see the module docstring for the rules)."""
-    data_size = len(markdown.encode("utf-8"))
-    headings = _headings(markdown)
+    headings, data_size = _headings(markdown)
     if not headings:
         whole = Section("s1", 1, UNTITLED_HEADING, 0, data_size, None, (UNTITLED_HEADING,))
         return Outline((whole,), data_size, None)
@@ -115,6 +162,7 @@ def parse_outline(markdown: str) -> Outline:
     # stack of (level, id, path, child count) for the open ancestors of the next heading
     stack: list[tuple[int, str, tuple[str, ...]]] = []
     children: dict[str | None, int] = {}
+    ends = _ends(headings, data_size)
     for index, heading in enumerate(headings):
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
@@ -123,11 +171,10 @@ def parse_outline(markdown: str) -> Outline:
         children[parent] = ordinal
         section_id = f"{parent}.{ordinal}" if parent else f"s{ordinal}"
         path = (stack[-1][2] if stack else ()) + (heading.text,)
-        end = next((h.offset for h in headings[index + 1 :] if h.level <= heading.level), data_size)
         sections.append(
             Section(
                 section_id, heading.level, heading.text, heading.offset,
-                end - heading.offset, parent, path,
+                ends[index] - heading.offset, parent, path,
             )
         )  # fmt: skip
         stack.append((heading.level, section_id, path))
@@ -135,50 +182,83 @@ def parse_outline(markdown: str) -> Outline:
     return Outline(tuple(sections), data_size, title)
 
 
-def _headings(markdown: str) -> list[_Heading]:
-    """The document's headings in order, with the byte offset of each heading's start."""
+def _ends(headings: list[_Heading], size: int) -> list[int]:
+    """Where each heading's section ends: at the next heading of its level or higher."""
+    ends = [size] * len(headings)
+    open_: list[int] = []  # indexes of headings whose end is not known yet
+    for index, heading in enumerate(headings):
+        while open_ and headings[open_[-1]].level >= heading.level:
+            ends[open_.pop()] = heading.offset
+        open_.append(index)
+    return ends
+
+
+def _headings(markdown: str) -> tuple[list[_Heading], int]:
+    """The document's headings in order, with the byte offset of each heading's start,
+    and the document's size in bytes.
+
+    Offsets are counted in characters while scanning, then turned into UTF-8 bytes
+    by encoding the text between consecutive headings once (not every line).
+    """
     headings: list[_Heading] = []
     fence: tuple[str, int] | None = None  # (fence character, run length) while inside
-    paragraph_start: int | None = None  # byte offset of the open paragraph's first line
-    paragraph: list[str] = []
+    paragraph_start: int | None = None  # offset of the open paragraph's first line
     offset = 0
     # Lines end at "\n" only (a "\r" before it is dropped below); `str.splitlines`
     # would also break at U+2028, form feeds and the like, which Markdown does not.
-    for line in _LINES.findall(markdown):
+    for line in markdown.split("\n"):
         start = offset
-        offset += len(line.encode("utf-8"))
-        content = line.rstrip("\r\n")
+        offset += len(line) + 1
+        content = line.rstrip("\r")
         if fence is not None:
             if _closes(content, fence):
                 fence = None
             continue
+        lead = content.lstrip(" ")[:1]
+        if lead not in _MARKERS or not lead:
+            # Most lines: no fence, ATX heading or setext underline can start so.
+            if not content.strip():
+                paragraph_start = None
+            elif paragraph_start is None and not _NOT_PARAGRAPH.match(content):
+                paragraph_start = start
+            continue
         opened = _FENCE_OPEN.match(content)
         if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
             fence = (opened.group(1)[0], len(opened.group(1)))
-            paragraph_start, paragraph = None, []
+            paragraph_start = None
             continue
         atx = _ATX.match(content)
         if atx:
             text = _ATX_CLOSING.sub("", atx.group(2) or "").strip()
             headings.append(_Heading(len(atx.group(1)), text, start))
-            paragraph_start, paragraph = None, []
-            continue
-        if not content.strip():
-            paragraph_start, paragraph = None, []
+            paragraph_start = None
             continue
         underline = _SETEXT.match(content)
         if underline and paragraph_start is not None:
             level = 1 if underline.group(1)[0] == "=" else 2
-            text = " ".join(part.strip() for part in paragraph)
-            headings.append(_Heading(level, text, paragraph_start))
-            paragraph_start, paragraph = None, []
+            lines = markdown[paragraph_start:start].split("\n")[:-1]
+            headings.append(_Heading(level, " ".join(p.strip() for p in lines), paragraph_start))
+            paragraph_start = None
             continue
-        if paragraph_start is None:
-            if _NOT_PARAGRAPH.match(content) or _SETEXT.match(content):
-                continue  # quote, table, list item, indented code, thematic break
-            paragraph_start = start
-        paragraph.append(content)
-    return headings
+        if paragraph_start is None and not (_NOT_PARAGRAPH.match(content) or underline):
+            paragraph_start = start  # not a quote, table, list item, code, thematic break
+    return _in_bytes(markdown, headings)
+
+
+def _in_bytes(markdown: str, headings: list[_Heading]) -> tuple[list[_Heading], int]:
+    """`headings` (in document order) with character offsets turned into byte offsets,
+    and the document's size in bytes (each character is encoded once)."""
+    converted: list[_Heading] = []
+    chars = size = 0
+    for heading in headings:
+        size += _utf8_size(markdown[chars : heading.offset])
+        chars = heading.offset
+        converted.append(_Heading(heading.level, heading.text, size))
+    return converted, size + _utf8_size(markdown[chars:])
+
+
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def _closes(line: str, fence: tuple[str, int]) -> bool:
@@ -192,3 +272,14 @@ def _closes(line: str, fence: tuple[str, int]) -> bool:
 
 def _comparable(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+def heading_name(text: str) -> str:
+    """A heading as a person names it: without its number, punctuation, case or spacing.
+
+    `"2.1. Key Ideas:"`, `"IV. Key ideas"`, `"A.2 Key-ideas"` and `"key ideas"` all give
+    `"key ideas"`. Numbering is a leading run of section numbers (`2`, `2.1.`, `A.1`,
+    `IV.`, `(b)`); a word such as the "A" of "A Simple Method" stays.
+    """
+    words = _PUNCTUATION.sub(" ", _NUMBERING.sub("", text.strip(), count=1)).split()
+    return " ".join(words).casefold()

@@ -160,7 +160,12 @@ async def _verified_state(
         return codec.verify(cursor, reference=reference, now=now)
     except CursorReferenceMismatch as mismatch:
         # Another spelling of the same paper is fine; find out which paper it names.
-        canonical = await resolve_paper(catalog, reference)
+        # One the catalog does not know (a DOI of a paper outside it, saved or not)
+        # cannot be the cursor's paper, which was in the catalog when it was read.
+        try:
+            canonical = await resolve_paper(catalog, reference)
+        except NotFound:
+            raise CursorMismatch(MISMATCH_MESSAGE) from None
         if canonical.casefold() != mismatch.state.paper.casefold():
             raise CursorMismatch(MISMATCH_MESSAGE) from None
         return mismatch.state

@@ -22,6 +22,7 @@ reference is not just another spelling of a catalog paper.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -40,11 +41,17 @@ from pwc_local.catalog.public import catalog_or_public
 from pwc_local.catalog.reading import DEFAULT_CHUNK_LIMIT, missing_markdown_error
 from pwc_local.catalog.references import resolve_paper
 from pwc_local.catalog.whole_markdown import Document, char_boundary, read_document
+from pwc_local.safe_text import one_line
+
+ELLIPSIS = "…"
 
 MIN_SECTION_BYTES = 1024
 MAX_SECTION_BYTES = 65536
 MAX_SECTION_QUERY_CHARS = 500
 MAX_CANDIDATES = 10
+MAX_CLOSEST = 5  # headings a miss suggests
+MAX_OUTLINE_SECTIONS = 500  # sections one outline answer lists (`listed_sections`)
+MAX_HEADING_CHARS = 300  # characters of a heading (or path) an answer shows, like a quote
 
 OUTSIDE_CATALOG_MESSAGE = (
     "this paper is not in the catalog, so no stored Markdown is available; use "
@@ -54,11 +61,24 @@ OUTSIDE_CATALOG_MESSAGE = (
 
 @dataclass(frozen=True)
 class PaperOutline:
-    """The outline of `paper` (canonical ID) at content `version`."""
+    """The outline of `paper` (canonical ID) at content `version`.
+
+    `outline` is the whole tree; `sections` what the answer lists, each heading at
+    most `MAX_HEADING_CHARS`, at most `MAX_OUTLINE_SECTIONS` of them, with a `note`
+    saying what was left out and how to read it (`listed_sections`).
+    """
 
     paper: str
     version: str
     outline: Outline
+    sections: tuple[Section, ...]
+    note: str | None = None
+
+    @property
+    def title(self) -> str | None:
+        """The paper's title (its first level-1 heading), bounded like a heading."""
+        title = self.outline.title
+        return None if title is None else one_line(title, MAX_HEADING_CHARS, cut=ELLIPSIS)
 
 
 @dataclass(frozen=True)
@@ -81,7 +101,56 @@ class SectionRead:
 async def get_paper_outline(catalog: CatalogSource, paper: str) -> PaperOutline:
     """The section tree of `paper`'s Markdown (see `outline` for the rules)."""
     document = await _document(catalog, _reference(paper))
-    return PaperOutline(document.paper, document.version, parse_outline(document.text))
+    outline = parse_outline(document.text)
+    sections, note = listed_sections(outline)
+    return PaperOutline(document.paper, document.version, outline, sections, note)
+
+
+def listed_sections(outline: Outline) -> tuple[tuple[Section, ...], str | None]:
+    """The sections an outline answer lists, and the note when some are left out.
+
+    At most `MAX_OUTLINE_SECTIONS`, deeper sections left out first: every section
+    down to the deepest level at which all fit, then the first ones (in document
+    order) of the level below, as many as still fit. So a paper whose title is its
+    only H1 still lists its chapters. Every section stays readable by ID or heading
+    with `read_paper_section`, whose text shows the headings under it.
+    """
+    every = outline.sections
+    if len(every) <= MAX_OUTLINE_SECTIONS:
+        return tuple(shown_section(s) for s in every), None
+    depth = 0  # len(path): 0 for the preamble, 1 for a top-level section
+    while sum(len(s.path) <= depth + 1 for s in every) <= MAX_OUTLINE_SECTIONS:
+        depth += 1
+    room = MAX_OUTLINE_SECTIONS - sum(len(s.path) <= depth for s in every)
+    kept: list[Section] = []
+    deeper: list[Section] = []
+    for section in every:
+        if len(section.path) <= depth:
+            kept.append(section)
+        elif len(section.path) == depth + 1 and len(deeper) < room:
+            kept.append(section)
+            deeper.append(section)
+    which = (
+        f"the first {len(deeper)} top-level sections"
+        if depth == 0
+        else f"every section down to {depth} level{'s' if depth > 1 else ''} deep, then the "
+        f"first {len(deeper)} one level deeper"
+    )
+    note = (
+        f"Outline cut: {len(kept)} of {len(every)} sections listed ({which}, to "
+        f"{deeper[-1].id if deeper else kept[-1].id}). read_paper_section reads any section "
+        "by ID or heading, with its subsections, whose headings its text shows."
+    )
+    return tuple(shown_section(s) for s in kept), note
+
+
+def shown_section(section: Section) -> Section:
+    """`section` with its heading and path bounded for an answer (`MAX_HEADING_CHARS`)."""
+    heading = one_line(section.heading, MAX_HEADING_CHARS, cut=ELLIPSIS)
+    path = tuple(one_line(h, MAX_HEADING_CHARS, cut=ELLIPSIS) for h in section.path)
+    if heading == section.heading and path == section.path:
+        return section
+    return dataclasses.replace(section, heading=heading, path=path)
 
 
 async def read_paper_section(
@@ -112,9 +181,10 @@ async def read_paper_section(
     chosen = find_section(parse_outline(document.text), wanted)
     data = document.data
     body = data[chosen.offset : chosen.end]
+    shown = shown_section(chosen)
     if len(body) <= max_bytes:
         return SectionRead(
-            document.paper, document.version, chosen, body.decode("utf-8"), False, None
+            document.paper, document.version, shown, body.decode("utf-8"), False, None
         )
     cut = cut_point(body, max_bytes)
     state = CursorState(
@@ -129,7 +199,7 @@ async def read_paper_section(
     return SectionRead(
         document.paper,
         document.version,
-        chosen,
+        shown,
         body[:cut].decode("utf-8"),
         True,
         codec.mint(state, now=instant),
@@ -137,24 +207,50 @@ async def read_paper_section(
 
 
 def find_section(outline: Outline, wanted: str) -> Section:
-    """The section `wanted` names: an ID first, else a unique heading (any case)."""
+    """The section `wanted` names: an ID, else a heading, else a heading as people name it.
+
+    In that order, each a unique match or `Ambiguous`: the section ID (`s2.1`); the
+    heading as written (case and spacing aside); the heading without its number and
+    punctuation (`outline.heading_name`: "Key ideas" finds "2 Key ideas"). A miss
+    lists the closest headings with their IDs.
+    """
     by_id = outline.by_id(wanted)
     if by_id is not None:
         return by_id
-    matches = outline.by_heading(wanted)
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise NotFound(
-            f"Section not found: {wanted[:80]!r}; call get_paper_outline for the section IDs "
-            "and headings"
-        )
-    listed = "; ".join(f"{s.id} ({' > '.join(s.path)})" for s in matches[:MAX_CANDIDATES])
-    more = f" and {len(matches) - MAX_CANDIDATES} more" if len(matches) > MAX_CANDIDATES else ""
-    raise Ambiguous(
-        f"Several sections are headed {wanted[:80]!r}: {listed}{more}; pass one of these "
-        "section IDs"
+    for matches in (outline.by_heading(wanted), outline.by_name(wanted)):
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            listed = "; ".join(_labelled(s, path=True) for s in matches[:MAX_CANDIDATES])
+            more = (
+                f" and {len(matches) - MAX_CANDIDATES} more"
+                if len(matches) > MAX_CANDIDATES
+                else ""
+            )
+            raise Ambiguous(
+                f"Several sections are headed {_quoted(wanted)}: {listed}{more}; pass one of "
+                "these section IDs"
+            )
+    closest = outline.closest(wanted, MAX_CLOSEST)
+    hint = (
+        "closest: " + "; ".join(_labelled(s) for s in closest)
+        if closest
+        else "no heading is close to it"
     )
+    raise NotFound(
+        f"Section not found: {_quoted(wanted)}; {hint}; call get_paper_outline for every "
+        "section ID and heading"
+    )
+
+
+def _labelled(section: Section, *, path: bool = False) -> str:
+    """`s2.1 (2.1 Key ideas)`: a section ID and its heading (or path), bounded."""
+    text = " > ".join(section.path) if path else section.heading
+    return f"{section.id} ({one_line(text, MAX_HEADING_CHARS // 3, cut=ELLIPSIS)})"
+
+
+def _quoted(text: str) -> str:
+    return repr(one_line(text, 80, cut=ELLIPSIS))
 
 
 def cut_point(body: bytes, budget: int) -> int:

@@ -24,8 +24,9 @@ from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, PaperChan
 from pwc_local.catalog.http import CatalogSource, MarkdownChunk
 
 CHUNK_BYTES = 65536
-# A paper's Markdown is rarely above 1 MiB; this only stops a runaway upstream.
-MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
+# A paper's Markdown is rarely above 1 MiB; this only stops a runaway upstream. The
+# library saves no longer paper (`store.saving`), so every saved paper can be outlined.
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -69,21 +70,19 @@ async def _walk(catalog: CatalogSource, paper: str, version: str | None) -> Docu
     if version is not None and pinned != version:
         raise PaperChanged("paper changed")
     parts = [chunk.text]
-    size = len(chunk.text.encode("utf-8"))
     offset = 0
     while chunk.truncated:
         if chunk.next_offset is None or chunk.next_offset <= offset:
             raise InvalidResponse("chunk offset did not advance")
-        offset = chunk.next_offset
+        offset = chunk.next_offset  # the bytes read so far
+        if offset > MAX_DOCUMENT_BYTES:
+            raise InvalidResponse("paper Markdown exceeds the local size bound")
         chunk = await catalog.read_markdown(
             paper, offset=offset, limit=CHUNK_BYTES, content_version=pinned
         )
         if chunk.content_version != pinned:
             raise PaperChanged("paper changed")
         parts.append(chunk.text)
-        size += len(chunk.text.encode("utf-8"))
-        if size > MAX_DOCUMENT_BYTES:
-            raise InvalidResponse("paper Markdown exceeds the local size bound")
     return Document(paper, pinned, "".join(parts))
 
 

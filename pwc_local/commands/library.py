@@ -60,6 +60,9 @@ def _opened() -> Iterator[Library]:
         sys.exit(1)
     try:
         yield library
+    except LibraryError as exc:  # a write to a library that cannot be written: say why
+        click.echo(f"pwc-mcp-local: {exc}", err=True)
+        sys.exit(1)
     finally:
         library.close()
 

@@ -184,8 +184,6 @@ def _live_catalog(settings: Settings) -> OutageGuard:
     One command is one short process, so its outage memory is its own: once the
     catalog failed to answer, the remaining watches are not waited on.
     """
-    from pwc_local.catalog.http import HttpCatalog
-    from pwc_local.store.outage import OutageGuard, OutageMemory
+    from pwc_local.runtime import outage_guard
 
-    http = HttpCatalog(settings.api_url, timeout=settings.timeout)
-    return OutageGuard(http, OutageMemory(hold=settings.outage_hold))
+    return outage_guard(settings)

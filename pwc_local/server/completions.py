@@ -143,24 +143,21 @@ async def _online(services: Runtime, kind: str, prefix: str) -> list[Name]:
         except Exception as exc:  # offline or broken: the local names stand alone
             log.debug("the catalog's completions failed: %s", type(exc).__name__)
     if scope.cancelled_caught:
-        _count_timeout(services, budget)
+        _count_timeout(services)
     elif names and services.vocabulary is not None:
         services.vocabulary.note(kind, names)
     return names
 
 
-def _count_timeout(services: Runtime, budget: float) -> None:
-    """Tell the outage memory the catalog let `budget` pass without an answer.
+def _count_timeout(services: Runtime) -> None:
+    """Tell the outage memory the catalog let the budget pass without an answer.
 
     The listing's own request was cancelled, which decides nothing there; this is
     what a request that timed out would have recorded, so the calls after it do
     not wait on the catalog in turn.
     """
-    from pwc_local.catalog.errors import UpstreamTimeout
-
-    ticket = services.outage.ticket() if services.outage is not None else None
-    if ticket is not None:  # None: an outage is known already
-        ticket.finish(UpstreamTimeout(f"no listing for a completion within {budget:g} s"))
+    if services.outage is not None:
+        services.outage.no_answer()
 
 
 def _values(names: Iterable[Name], identifiers: bool) -> list[str]:

@@ -54,6 +54,12 @@ OVERSIZED_ANSWER = (
     "narrower request."
 )
 
+OVERSIZED_LOCAL_ANSWER = (
+    "response_too_large: the answer would be larger than the 2 MiB response limit because of "
+    "what is stored on this machine (saved papers, their outlines and sections); ask for less: "
+    "a smaller limit or max_bytes, or one section at a time."
+)
+
 READ_SIZE = 64 * 1024  # bytes asked of stdin per read
 
 # Valid JSON, but str.splitlines()-based readers would break a line at these code
@@ -331,7 +337,15 @@ def oversized_answer(request_id: RequestId, tool: str | None) -> bytes:
     """
     if tool is None:
         return Rejected(INTERNAL_ERROR, OVERSIZED_ANSWER, request_id).frame()
-    return ToolRefusal(request_id, tool, OVERSIZED_ANSWER).frame()
+    return ToolRefusal(request_id, tool, _oversized_text(tool)).frame()
+
+
+def _oversized_text(tool: str) -> str:
+    """The catalog is to blame only for a hosted tool's answer; a local tool's is local data."""
+    from pwc_local.server.contract import BY_NAME  # loaded long before any tool answered
+
+    spec = BY_NAME.get(tool)
+    return OVERSIZED_ANSWER if spec is None or spec.group == "hosted" else OVERSIZED_LOCAL_ANSWER
 
 
 def public_error(message: JSONRPCMessage) -> JSONRPCMessage:

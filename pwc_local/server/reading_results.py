@@ -36,6 +36,7 @@ class PaperOutlineResult(ToolOutput):
     title: str | None = None
     size: int
     sections: list[OutlineSection]
+    note: str | None = None
 
 
 class PaperSectionResult(ToolOutput):
@@ -70,13 +71,13 @@ def section_model(section: Any) -> OutlineSection:
 
 
 def paper_outline(answer: Any, _arguments: Any = None) -> PaperOutlineResult:
-    """From `sections.PaperOutline`."""
-    outline = answer.outline
+    """From `sections.PaperOutline` (its bounded `sections`, with the note when cut)."""
     return PaperOutlineResult(
         paper=answer.paper,
-        title=outline.title,
-        size=outline.size,
-        sections=[section_model(section) for section in outline.sections],
+        title=answer.title,
+        size=answer.outline.size,
+        sections=[section_model(section) for section in answer.sections],
+        note=answer.note,
     )
 
 
@@ -115,6 +116,8 @@ def outline_text(result: PaperOutlineResult, _answer: Any = None) -> str:
             f"{indent}- {section.id} {clean(section.heading)} "
             f"[offset {section.offset}, {format_size(section.length)}]"
         )
+    if result.note:
+        lines.append(result.note)
     lines.append("Read one with read_paper_section(paper, section=<id>).")
     return "\n".join(lines)
 

@@ -81,10 +81,11 @@ async def _library(runtime: Runtime, freshness: Freshness) -> Any:
 
 
 async def _live(runtime: Runtime, freshness: Freshness) -> Any:
-    # The watch list compares with what the catalog has now: no cache, no library.
-    if runtime.live is None:
+    # The watch list compares with what the catalog has now: the outage guard over
+    # HTTP, below the cache and the library.
+    if runtime.outage is None:
         raise RuntimeError("this runtime has no live catalog for the watch list")
-    return runtime.live
+    return runtime.outage
 
 
 async def _watchlist(runtime: Runtime, freshness: Freshness) -> Any:

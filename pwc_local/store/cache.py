@@ -44,10 +44,17 @@ write lock anyway) and into `close()`. A long-unused entry is therefore still th
 first to go, while a hit never takes the lock every server process shares.
 
 `get()` and `put()` never raise, and nothing disables the cache for good. A lock
-held by another process is waited for at most `LOCK_TIMEOUT` (about a second); then
-that one call goes uncached (a read is a miss, a write is skipped) and the next call
-tries again. A full disk or a read-only directory stops writes only: reads go on
-through the read-only connection. Each such condition is logged once when it starts
+held by another process is waited for at most `LOCK_TIMEOUT` (0.4 s), once: the
+operation that met it marks the whole cache *busy*, and from then on every write
+(a store, a deletion, the batched access times) is skipped at once, as is any read
+that would have to wait (WAL reads, nearly all of them, simply read), until a
+non-blocking check (`BEGIN IMMEDIATE` with no wait, rolled back) finds the lock
+free (tens of microseconds, made by each write while busy), and caching then
+resumes by itself. So a sibling's long transaction (`cache prune`, `library add`,
+another server's burst) costs a call at most one such wait, and nothing already
+cached is touched: a skipped write stores nothing, it never stores half. A full
+disk or a read-only directory stops writes only: reads go on through the read-only
+connection. Each such condition is logged once when it starts
 and once when it clears, not per call. `get_nowait()` is `get()` for the event
 loop: it answers only when that needs no waiting (a small row, no lock, nothing to
 delete) and raises `WouldBlock` otherwise, so the caller can retry in a thread.
@@ -68,7 +75,7 @@ import sqlite3
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -108,8 +115,10 @@ _TAXONOMY_PREFIXES = (
 )
 PUBLIC_PREFIX = "public-metadata"
 
-# How long one call waits for another process's lock before going uncached.
-LOCK_TIMEOUT = 1.0
+# How long an operation waits for another process's lock before the cache counts as
+# busy: well above another server's ordinary write (milliseconds) and one prune batch
+# (~0.1 s), and short enough that the one call that meets a long lock loses < 0.5 s.
+LOCK_TIMEOUT = 0.4
 # A cache that failed to open for another reason than a lock (a file where the
 # directory should be, a damaged database) is tried again after this long.
 RETRY_AFTER = 5.0
@@ -118,10 +127,18 @@ RETRY_AFTER = 5.0
 INLINE_READ_BYTES = 256 * 1024
 # Hits remembered for the next batched access-time update; more are not noted.
 MAX_NOTED_HITS = 10_000
-# Expired or damaged entries deleted per transaction by `prune`: about 0.1 s of
-# lock each (SQLite spends ~50 us per row on its five indexes and two triggers),
-# well inside the second a serving process waits.
+# Rows `prune` reads per window and deletes per transaction: about 0.05 s of lock
+# each (SQLite spends ~20 us per row on its indexes and triggers), well inside the
+# `LOCK_TIMEOUT` a serving process waits.
 PRUNE_BATCH = 2000
+# `prune`'s checkpoint interval (pages of 4 KiB: ~40 MB of WAL) and the size the WAL
+# is cut back to afterwards (what SQLite's default interval leaves).
+BULK_CHECKPOINT_PAGES = 10_000
+BULK_WAL_BYTES = 4 * 1024 * 1024
+# Page caches of our writer connection: normally, and while `prune` runs (16 MiB
+# deletes as fast as 64 MiB, 8 MiB costs a fifth more CPU; more only grows the process).
+WRITER_CACHE_KIB = 65536
+BULK_CACHE_KIB = 16384
 
 # magic, cached_at, expires_at, digest of (the fields before it + payload)
 _HEADER = struct.Struct("<4sdd16s")
@@ -253,13 +270,24 @@ def check_entry(blob: Any) -> tuple[float, float] | None:
     `decode_entry` without parsing the JSON: what `prune` needs to judge 100,000
     entries quickly. A verified digest means the payload is the JSON we wrote.
     """
+    times = entry_times(blob)
+    if times is None:
+        return None
+    view = memoryview(blob)
+    if blob[_SEALED : _HEADER.size] != _digest(view[:_SEALED], view[_HEADER.size :]):
+        return None
+    return times
+
+
+def entry_times(blob: Any) -> tuple[float, float] | None:
+    """`(cached_at, expires_at)` as the header of `blob` states them, digest unchecked.
+
+    Enough for `prune` to drop an expired row, which goes whether it verifies or not.
+    """
     if not isinstance(blob, bytes) or len(blob) < _HEADER.size:
         return None
-    magic, cached_at, expires_at, digest = _HEADER.unpack_from(blob)
-    view = memoryview(blob)
-    if magic != _MAGIC or digest != _digest(view[:_SEALED], view[_HEADER.size :]):
-        return None
-    if not math.isfinite(cached_at) or math.isnan(expires_at):
+    magic, cached_at, expires_at, _ = _HEADER.unpack_from(blob)
+    if magic != _MAGIC or not math.isfinite(cached_at) or math.isnan(expires_at):
         return None
     return cached_at, expires_at
 
@@ -335,6 +363,7 @@ class DiskCache:
         self._connections: list[sqlite3.Connection] = []
         self._hits: dict[str, float] = {}  # key -> access time, not yet written
         self._conditions = _Conditions()
+        self._busy = False  # another process holds the write lock (module docstring)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DiskCache:
@@ -434,42 +463,68 @@ class DiskCache:
         Only our own rows are judged (string keys of a pruned kind): a row some other
         program wrote is not ours to decode.
 
-        One read-only scan judges every candidate (digest and lifetime, no JSON
-        parsing); the doomed rows are then deleted `PRUNE_BATCH` to a transaction, so
-        running servers wait at most one short batch for the lock. A row stored again
-        since the scan (a new `store_time`) is left alone. The time goes mostly into
-        the deletions (~50 us each): 100,000 entries of which 16,667 expired take
-        about 2 s on an idle 2-core machine, against 44 s with one transaction each.
+        The table is read in windows of `PRUNE_BATCH` rows, newest rowid first,
+        outside the write transactions of the connection that deletes them (so the
+        pages read are the pages then changed, in one page cache), each row judged by
+        its lifetime and, if still live, its digest (no JSON parsing). Doomed rows
+        are deleted `PRUNE_BATCH` to a transaction as they come, so memory stays flat
+        whatever the cache holds, and running servers wait at most one short batch
+        for the lock (past `LOCK_TIMEOUT` they count the cache as busy and go on
+        without it). A row stored again since it was read (a new `store_time`) is
+        left alone. Newest first, because the newest rows sit at the end of the
+        file: SQLite's auto-vacuum then truncates freed pages instead of moving live
+        ones into them. `_bulk_writer` has the rest. 100,000 expired entries of
+        1.5 KB (220 MB) on a shared 2-core machine: 2.2-2.6 s of CPU, 2.4-3.0 s in
+        all (one scan of everything, then deletions with SQLite's default checkpoints
+        and page cache, took 4.1 s of CPU and 3.7-5.6 s); most of it is SQLite's
+        deletions (four indexes and two triggers per row).
         """
         cache = self._maintenance_cache()
         now = self.clock()
-        expired: list[tuple[int, float, str | None]] = []
-        corrupt: list[tuple[int, float, str | None]] = []
+        gone = {"expired": 0, "corrupt": 0}
+        doomed: list[tuple[int, float, str | None, str]] = []
         prefixes = tuple(f"{kind}:" for kind in PRUNED_KINDS)
         marks = ",".join("?" * len(PRUNED_KINDS))
+        # The table itself in rowid order (`+tag`: not the tag index, which would
+        # sort); rows of other kinds are skipped before their values are read.
+        window = (
+            "SELECT rowid, key, store_time, mode, filename, value FROM Cache"
+            f" WHERE rowid < ? AND raw = 1 AND +tag IN ({marks}) ORDER BY rowid DESC LIMIT ?"
+        )
         try:
-            with _read_only(self.directory / diskcache.core.DBNAME) as db:
-                rows = db.execute(
-                    "SELECT rowid, key, store_time, mode, filename, value FROM Cache"
-                    f" WHERE raw = 1 AND tag IN ({marks})",
-                    PRUNED_KINDS,
+            with self._bulk_writer() as db:
+                below = 2**63 - 1
+                raw_mode, unpack, header_size = (
+                    diskcache.core.MODE_RAW,
+                    _HEADER.unpack_from,
+                    _HEADER.size,
                 )
-                for rowid, key, stored, mode, filename, value in rows:
-                    if not (isinstance(key, str) and key.startswith(prefixes)):
-                        continue
-                    try:
-                        times = check_entry(self._stored_bytes(mode, filename, value))
-                    except OSError:  # a missing or unreadable value file
-                        times = None
-                    if times is None:
-                        corrupt.append((rowid, stored, filename))
-                    elif not now < times[1]:
-                        expired.append((rowid, stored, filename))
-            gone_expired = self._delete_rows(cache, expired)
-            gone_corrupt = self._delete_rows(cache, corrupt)
+                while rows := db.execute(window, (below, *PRUNED_KINDS, PRUNE_BATCH)).fetchall():
+                    below = rows[-1][0]
+                    for rowid, key, stored, mode, filename, value in rows:
+                        if not (isinstance(key, str) and key.startswith(prefixes)):
+                            continue
+                        # The common case inline (a third of prune's time is this loop):
+                        # a row kept in the database whose header says it expired.
+                        if (
+                            mode == raw_mode
+                            and type(value) is bytes
+                            and len(value) >= header_size
+                            and value[:4] == _MAGIC
+                            and unpack(value)[2] <= now
+                        ):
+                            doomed.append((rowid, stored, filename, "expired"))
+                            continue
+                        why = self._prune_reason(mode, filename, value, now)
+                        if why is not None:
+                            doomed.append((rowid, stored, filename, why))
+                    if len(doomed) >= PRUNE_BATCH:
+                        self._delete_rows(cache, db, doomed, gone)
+                        doomed = []
+                self._delete_rows(cache, db, doomed, gone)
         except (sqlite3.Error, OSError) as exc:
             raise CacheError(f"cannot prune the cache in {self.directory}: {exc}") from None
-        return PruneResult(expired=gone_expired, corrupt=gone_corrupt)
+        return PruneResult(expired=gone["expired"], corrupt=gone["corrupt"])
 
     def close(self) -> None:
         """Write pending access times, close every connection; a later call reopens."""
@@ -507,11 +562,14 @@ class DiskCache:
             db = self._reader(wait)
             if db is None:
                 return None  # nothing was ever stored here
+            if wait:
+                self._reader_waits(db, not self._busy)
             row = db.execute(_SELECT_ENTRY, (key,)).fetchone()
         except sqlite3.Error as exc:
             if _is_busy(exc) and not wait:
                 raise WouldBlock from None
             if _is_busy(exc):
+                self._mark_busy()
                 self._conditions.report(
                     "read",
                     "busy",
@@ -563,6 +621,13 @@ class DiskCache:
             return (self.directory / relative).read_bytes()
         return None
 
+    def _reader_waits(self, db: sqlite3.Connection, wait: bool) -> None:
+        """Set this thread's reader to wait `LOCK_TIMEOUT` for a lock, or (busy) not at all."""
+        if self._local.__dict__.get("reader_waits", True) != wait:
+            timeout = int(self._lock_timeout * 1000) if wait else 0
+            db.execute(f"PRAGMA busy_timeout = {timeout}")
+            self._local.reader_waits = wait
+
     def _reader(self, wait: bool) -> sqlite3.Connection | None:
         """A read-only connection: the shared inline one (no busy wait), or this thread's.
 
@@ -604,8 +669,11 @@ class DiskCache:
         deleted = False
         cache = self._writer()
         if cache is not None:
-            with contextlib.suppress(Exception):
+            try:
                 deleted = bool(cache.delete(key))
+            except Exception as exc:
+                if _write_problem(exc)[0] == "busy":
+                    self._mark_busy()
         outcome = "deleted it" if deleted else "could not delete it now (a new store replaces it)"
         log.warning(
             "a %s cache entry failed verification (torn, damaged or edited); %s, and the "
@@ -647,42 +715,80 @@ class DiskCache:
                 check_same_thread=False,
             )
             db.execute("PRAGMA synchronous = NORMAL")  # what diskcache uses, WAL-safe
-            db.execute("PRAGMA cache_size = -65536")  # 64 MiB at most, for prune
+            db.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
             self._local.writer = db
             with self._open_lock:
                 self._connections.append(db)
         return db
 
+    def _prune_reason(self, mode: Any, filename: Any, value: Any, now: float) -> str | None:
+        """`expired`, `corrupt` or `None` (kept) for one row; only live rows are verified."""
+        try:
+            blob = self._stored_bytes(mode, filename, value)
+        except OSError:  # a missing or unreadable value file
+            return "corrupt"
+        times = entry_times(blob)
+        if times is not None and not now < times[1]:
+            return "expired"  # goes either way: no need to verify it
+        return "corrupt" if times is None or check_entry(blob) is None else None
+
+    @contextlib.contextmanager
+    def _bulk_writer(self) -> Iterator[sqlite3.Connection]:
+        """This thread's writer, set up for many deletions in a row (`prune`).
+
+        Checkpoints every `BULK_CHECKPOINT_PAGES` instead of SQLite's 1,000: each
+        checkpoint syncs the disk, and 1,000 pages go by every ~2,500 deletions
+        (secure delete rewrites each freed page), which made the syncs half of a
+        prune. The WAL is cut back to `BULK_WAL_BYTES` after each checkpoint, so it
+        never stays large on disk, and the page cache is held to `BULK_CACHE_KIB`, so
+        memory stays flat.
+        """
+        db = self._writer_connection()
+        db.execute(f"PRAGMA wal_autocheckpoint = {BULK_CHECKPOINT_PAGES}")
+        db.execute(f"PRAGMA journal_size_limit = {BULK_WAL_BYTES}")
+        db.execute(f"PRAGMA cache_size = -{BULK_CACHE_KIB}")
+        try:
+            yield db
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                db.execute("PRAGMA wal_autocheckpoint = 1000")
+                db.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
+
     def _delete_rows(
-        self, cache: diskcache.Cache, rows: list[tuple[int, float, str | None]]
-    ) -> int:
-        """Delete rows still stored at the time seen, in short batches; how many went.
+        self,
+        cache: diskcache.Cache,
+        db: sqlite3.Connection,
+        rows: list[tuple[int, float, str | None, str]],
+        gone: dict[str, int],
+    ) -> None:
+        """Delete rows still stored at the time seen, in one transaction; count them in `gone`.
 
         diskcache's triggers keep its entry count and size total right; the value
-        files are removed after each commit, as diskcache does.
+        files are removed after the commit, as diskcache does.
         """
-        removed = 0
-        db = self._writer_connection()
-        for start in range(0, len(rows), PRUNE_BATCH):
-            batch = rows[start : start + PRUNE_BATCH]
-            db.execute("BEGIN IMMEDIATE")
-            try:
+        if not rows:
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for why in ("expired", "corrupt"):
                 done = db.executemany(
                     "DELETE FROM Cache WHERE rowid = ? AND store_time = ?",
-                    [(rowid, stored) for rowid, stored, _ in batch],
+                    [(rowid, stored) for rowid, stored, _, reason in rows if reason == why],
                 )
-                removed += max(done.rowcount, 0)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-            for _, _, filename in batch:
-                if filename:  # gone already if the row was stored again meanwhile
-                    cache.disk.remove(filename)
-        return removed
+                gone[why] += max(done.rowcount, 0)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        for _, _, filename, _ in rows:
+            if filename:  # gone already if the row was stored again meanwhile
+                cache.disk.remove(filename)
 
     def _write_failed(self, exc: BaseException) -> None:
         condition, meaning = _write_problem(exc)
+        if condition == "busy":
+            self._mark_busy()
         self._conditions.report(
             "write",
             condition,
@@ -690,16 +796,46 @@ class DiskCache:
             "and each later call tries to store again",
         )
 
+    def _mark_busy(self) -> None:
+        self._busy = True
+
+    def _lock_free_now(self) -> bool:
+        """While busy: whether the write lock is free now, checked without waiting.
+
+        A free lock ends the busy state. The check uses this thread's own connection
+        that never waits (`BEGIN IMMEDIATE`, then `ROLLBACK`).
+        """
+        try:
+            db: sqlite3.Connection | None = getattr(self._local, "checker", None)
+            if db is None:
+                db = sqlite3.connect(
+                    str(self.directory / diskcache.core.DBNAME),
+                    timeout=0,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                self._local.checker = db
+                with self._open_lock:
+                    self._connections.append(db)
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("ROLLBACK")
+        except sqlite3.Error:
+            return False
+        self._busy = False
+        return True
+
     # -- opening ---------------------------------------------------------------------------
 
     def _writer(self) -> diskcache.Cache | None:
-        """The diskcache store for writes, or `None` while it cannot be opened.
+        """The diskcache store for writes, or `None` while it cannot be opened or is busy.
 
         Contention is retried on the next call; any other failure (a file where the
         directory should be, a damaged database, a read-only directory) after
         `RETRY_AFTER` seconds, so a sick cache costs one attempt now and then, not
         one per call. Reads never depend on this.
         """
+        if self._busy and not self._lock_free_now():
+            return None
         if self._cache is not None:
             return self._cache
         if time.monotonic() < self._retry_open_at:
@@ -708,13 +844,16 @@ class DiskCache:
             return self._open()
         except CacheError as exc:
             busy = exc.condition == "busy"
-            if not busy:
+            again = "once the lock is free" if busy else f"in {RETRY_AFTER:g} s"
+            if busy:
+                self._mark_busy()
+            else:
                 self._retry_open_at = time.monotonic() + RETRY_AFTER
             self._conditions.report(
                 "write",
                 exc.condition,
                 f"cache unavailable for storing: {exc}; answers go out without being "
-                f"stored, trying again {'on the next call' if busy else f'in {RETRY_AFTER:g} s'}",
+                f"stored, trying again {again}",
             )
             return None
 
@@ -862,7 +1001,10 @@ def _write_problem(exc: BaseException) -> tuple[str, str]:
     errno_ = getattr(exc, "errno", None)
     text = str(exc).lower()
     if isinstance(exc, diskcache.Timeout) or _is_busy(exc):
-        return "busy", "another process held the cache lock for more than a second"
+        return "busy", (
+            f"another process held the cache lock for more than {LOCK_TIMEOUT:g} s, so the "
+            "cache counts as busy until the lock is free"
+        )
     if errno_ == errno.ENOSPC or "full" in text:
         return "full", "the disk is full"
     if errno_ in (errno.EROFS, errno.EACCES, errno.EPERM) or "readonly" in text:

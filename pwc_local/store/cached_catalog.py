@@ -21,7 +21,12 @@ chunk 0 comes from it, so a changed paper is noticed before a read starts on it.
 Chunks are validated by `HttpCatalog` before they reach this class.
 
 Offline: when the catalog cannot be reached (connection refused, DNS failure,
-timeout, HTTP 5xx) and an expired entry exists, that entry is served. A tool call
+timeout, HTTP 5xx) and an expired entry exists, that entry is served. While the
+outage guard below remembers an outage (`outage.answer_from_cache()`), an expired
+entry is served at once, without asking the catalog again. Offline, a first page
+of `n` rows with nothing cached for it is cut from a cached first page of more rows
+with the same other arguments (each stored first page notes its size in a small
+"first-page sizes" entry next to it). A tool call
 works through its own view of this source (`for_call(freshness)`), and the view
 notes each stale answer on the call's `Freshness` record, which the tool layer turns
 into the `cache` label (`pwc_local.store.freshness`). With nothing cached, the
@@ -42,10 +47,11 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import anyio.to_thread
 
+from pwc_local.catalog.documents import PAGE_SIZE_PARAMS, ROW_KEYS, page_size
 from pwc_local.catalog.errors import (
     HTTPStatusError,
     InvalidResponse,
@@ -73,6 +79,17 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# First-page sizes remembered per request (`_note_first_page`): the largest ones.
+MAX_FIRST_PAGE_SIZES = 8
+
+
+class OutageState(Protocol):
+    """What this source needs to know of the catalog's reachability (`store.outage`)."""
+
+    def answer_from_cache(self) -> bool:
+        """Whether an expired entry should be served now, without asking the catalog."""
+        ...
+
 
 def is_outage(exc: BaseException) -> bool:
     """Whether a failure means "the catalog is not there", which a stale entry may cover."""
@@ -88,6 +105,8 @@ class CachingCatalog:
     server at another catalog never serves the first catalog's answers. `freshness`
     is the record stale answers are noted on: `None` for the process-wide source
     (nobody labels its answers), a call's own record in the view `for_call` makes.
+    `outage` (the outage guard below, normally) says when the catalog is known to be
+    down: an expired entry is then served at once instead of asking again.
     """
 
     def __init__(
@@ -98,12 +117,14 @@ class CachingCatalog:
         namespace: str,
         clock: Callable[[], float] = time.time,
         freshness: Freshness | None = None,
+        outage: OutageState | None = None,
     ) -> None:
         self.upstream = upstream
         self.cache = cache
         self.namespace = namespace
         self.clock = clock
         self.freshness = freshness
+        self.outage = outage
 
     def for_call(self, freshness: Freshness) -> CachingCatalog:
         """A view for one tool call: same upstream and cache, stale answers noted on `freshness`.
@@ -117,6 +138,7 @@ class CachingCatalog:
             namespace=self.namespace,
             clock=self.clock,
             freshness=freshness,
+            outage=self.outage,
         )
 
     async def aclose(self) -> None:
@@ -139,16 +161,75 @@ class CachingCatalog:
             cached = _accepted(entry, accept)
             if cached is not None:
                 return cached[0]
+        if self._known_down():
+            stale = await self._stale(kind, entry, path, params, accept, "a remembered outage")
+            if stale is not None:
+                return stale[0]
         try:
             document = await self.upstream.get_json(path, params, accept=as_is)
         except UpstreamError as exc:
-            if entry is None or not is_outage(exc) or (stale := _accepted(entry, accept)) is None:
+            if not is_outage(exc):
                 raise
-            self._note_stale(entry, exc)
+            stale = await self._stale(kind, entry, path, params, accept, type(exc).__name__)
+            if stale is None:
+                raise
             return stale[0]
         value = accept(document)  # InvalidResponse leaves here, and nothing is stored
         await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
+        await self._note_first_page(kind, path, params)
         return value
+
+    async def _stale(
+        self,
+        kind: str,
+        entry: Entry | None,
+        path: str,
+        params: Mapping[str, QueryValue] | None,
+        accept: Accept[T],
+        why: str,
+    ) -> tuple[T] | None:
+        """The offline answer: the request's own expired entry, else a larger first page.
+
+        A first page of `n` rows is the first `n` rows of a first page of more rows
+        with the same other arguments (`get_benchmark limit=3` after `limit=20`).
+        """
+        if entry is not None and (stale := _accepted(entry, accept)) is not None:
+            self._note_stale(entry, why)
+            return stale
+        first = _first_page(params)
+        if first is None:
+            return None
+        size_name, size, rest = first
+        sizes = await _lookup(self.cache, kind, self._sizes_parts(path, rest))
+        for larger in sorted(_sizes(sizes)):
+            if larger <= size:
+                continue
+            parts = [self.namespace, path.strip("/"), _params_key({**rest, size_name: larger})]
+            bigger = await _lookup(self.cache, kind, parts)
+            if bigger is None:
+                continue
+            cut = Entry(_first_rows(bigger.value, size), bigger.cached_at, bigger.expires_at)
+            if (stale := _accepted(cut, accept)) is not None:
+                self._note_stale(cut, why)
+                return stale
+        return None
+
+    async def _note_first_page(
+        self, kind: str, path: str, params: Mapping[str, QueryValue] | None
+    ) -> None:
+        """After storing a first page, remember its size among those cached (`_stale`)."""
+        first = _first_page(params)
+        if first is None:
+            return
+        _, size, rest = first
+        parts = self._sizes_parts(path, rest)
+        known = _sizes(await _lookup(self.cache, kind, parts))
+        if size not in known:
+            sizes = sorted({*known, size})[-MAX_FIRST_PAGE_SIZES:]
+            await _blocking(self.cache.put, kind, parts, sizes, ttl=None)
+
+    def _sizes_parts(self, path: str, rest: Mapping[str, QueryValue]) -> list[Any]:
+        return [self.namespace, path.strip("/"), _params_key(rest), "first-page sizes"]
 
     # -- Markdown ------------------------------------------------------------------------
 
@@ -185,6 +266,9 @@ class CachingCatalog:
         cached: MarkdownChunk | None = None
         if seen is not None and isinstance(seen.value, str):
             cached = await self._cached_chunk(paper, seen.value, offset, limit)
+        if cached is not None and seen is not None and self._known_down():
+            self._note_stale(Entry(cached, seen.cached_at, seen.expires_at), "a remembered outage")
+            return cached
         try:
             chunk = await self.upstream.read_markdown(
                 paper, offset=offset, limit=limit, content_version=None
@@ -192,7 +276,7 @@ class CachingCatalog:
         except UpstreamError as exc:
             if cached is None or seen is None or not is_outage(exc):
                 raise
-            self._note_stale(Entry(cached, seen.cached_at, seen.expires_at), exc)
+            self._note_stale(Entry(cached, seen.cached_at, seen.expires_at), type(exc).__name__)
             return cached
         if chunk != cached:  # an unchanged chunk is stored already, and kept for good
             await self._store_chunk(paper, offset, limit, chunk)
@@ -225,8 +309,11 @@ class CachingCatalog:
             await _blocking(self.cache.discard, KIND_MARKDOWN, parts)
         return chunk
 
-    def _note_stale(self, entry: Entry, exc: UpstreamError) -> None:
-        log.info("catalog unavailable (%s); serving a cached answer", type(exc).__name__)
+    def _known_down(self) -> bool:
+        return self.outage is not None and self.outage.answer_from_cache()
+
+    def _note_stale(self, entry: Entry, why: str) -> None:
+        log.info("catalog unavailable (%s); serving a cached answer", why)
         if self.freshness is not None:
             self.freshness.note_stale(entry.cached_at_datetime)
 
@@ -234,6 +321,43 @@ class CachingCatalog:
         parts = [self.namespace, paper, chunk.content_version, offset, limit]
         value = {"text": chunk.text, "truncated": chunk.truncated, "next_offset": chunk.next_offset}
         await _blocking(self.cache.put, KIND_MARKDOWN, parts, value, ttl=None)
+
+
+def _first_page(
+    params: Mapping[str, QueryValue] | None,
+) -> tuple[str, int, dict[str, QueryValue]] | None:
+    """`(size parameter, size, the other parameters)` of a first-page request, else `None`."""
+    size = page_size(params)
+    if params is None or size is None or params.get("page", 1) != 1:
+        return None
+    name = next(n for n in PAGE_SIZE_PARAMS if params.get(n) == size)
+    return name, size, {k: v for k, v in params.items() if k != name}
+
+
+def _sizes(entry: Entry | None) -> list[int]:
+    """The page sizes a "first-page sizes" entry lists (nothing when absent or odd)."""
+    if entry is None or not isinstance(entry.value, list):
+        return []
+    return [n for n in entry.value if isinstance(n, int) and not isinstance(n, bool)]
+
+
+def _first_rows(document: Any, size: int) -> Any:
+    """`document` (a stored first page) as a first page of `size` rows.
+
+    A page that loses rows gets `next_page: 2` where it names a next page at all.
+    """
+    if isinstance(document, list):
+        return document[:size]
+    if not isinstance(document, dict):
+        return document
+    cut = dict(document)
+    for key in ROW_KEYS:
+        rows = cut.get(key)
+        if isinstance(rows, list) and len(rows) > size:
+            cut[key] = rows[:size]
+            if "next_page" in cut:
+                cut["next_page"] = 2
+    return cut
 
 
 def _accepted(entry: Entry, accept: Accept[T]) -> tuple[T] | None:

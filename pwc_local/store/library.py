@@ -3,8 +3,8 @@
 Two kinds of paper live here, in one SQLite database (`library.sqlite3` in the
 app's platformdirs user *data* directory, on Linux `~/.local/share/pwc-mcp-local`):
 
-* **saved** papers: metadata, citation fields and the complete Markdown (every
-  chunk joined, with its content version), kept until `remove()`. This is user
+* **saved** papers: metadata, citation fields and the complete Markdown (in the
+  chunks it was read in, with its content version), kept until `remove()`. This is user
   data, not cache: the cache's size bound never evicts it and `cache clear` never
   touches it, because it lives in another directory.
 * **read** papers: Markdown chunks that passed through the caching catalog, kept
@@ -18,14 +18,32 @@ Guarantees, and how they are kept:
 
 * *All or nothing.* A paper is written in one transaction, after all of its chunks
   were fetched, so a killed `library add` leaves either the whole paper or no row
-  at all: nothing half-saved is ever listed.
-* *Several processes at once.* SQLite in WAL mode with a busy timeout: writers
-  queue (`BEGIN IMMEDIATE`), readers never block; nothing written is lost. Within a
-  process one connection is shared behind a lock, so worker threads may call in.
-* *Never serve a corrupt entry.* Each stored Markdown carries a BLAKE2b digest,
-  checked on every read; a mismatch is reported as missing. A damaged search index
-  (FTS5 reports corruption, or any `sqlite3.DatabaseError` on a query) is rebuilt
-  from the stored Markdown and the query retried once; it is never served.
+  at all: nothing half-saved is ever listed. The same transaction checks whether
+  the paper is saved already (then it only learns the new spellings), so two
+  processes saving one paper under two spellings keep both.
+* *Several processes at once.* SQLite in WAL mode: writers queue (`BEGIN
+  IMMEDIATE`), readers never block; nothing written is lost. Within a process one
+  connection is shared behind a lock, so worker threads may call in. A write waits
+  for another process's write lock in short tries (`_write`) and releases the
+  connection between them, so this process's reads (search, list, a saved paper)
+  answer while a `library add` elsewhere writes. A save gives up after
+  `SAVE_WAIT` with `LibraryBusy` (`library_busy:`, "try again"), having written
+  nothing; what the serving path only learns on the side (aliases, the index of
+  read papers) gives up after `LEARN_WAIT` and is learnt next time.
+* *Never serve a corrupt entry.* A saved paper's Markdown is stored as the pieces it
+  came in (the catalog's 64 KiB chunks), each with a BLAKE2b digest, and the paper's
+  row is sealed by one digest over its metadata, version, size and the pieces'
+  digests. A read checks the seal (a few KiB of digests, whatever the paper's size)
+  and the digests of the one or two pieces it serves, so the byte offset `read_paper`
+  asks for is served without loading the rest of the document; a mismatch is
+  reported as missing. The seal is checked once per database state (a walk
+  through a long paper's chunks checks it once). A damaged search index (FTS5
+  reports corruption, or any `sqlite3.DatabaseError` on a query) is rebuilt from
+  the stored Markdown and the query retried once; it is never served.
+* *Read even when it cannot be written.* On a full disk, a read-only mount or a
+  read-only file the database is opened read-only (`Library.read_only` says why):
+  listing, search and reading work; saving and removing raise `LibraryError` with
+  the reason, and what reading would teach the index is skipped.
 * *Private.* The directory is created 0700 and the database 0600 (SQLite gives its
   `-wal`/`-shm` files the database's mode); a directory that other users can reach
   is refused with the `chmod` that fixes it.
@@ -41,6 +59,8 @@ Nothing here logs references, queries or text.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import errno
 import hashlib
 import json
 import logging
@@ -55,17 +75,32 @@ from pathlib import Path
 from typing import Any
 
 from pwc_local.config import APP_NAME, ConfigError
-from pwc_local.store.passages import Headings, Passage, split_passages
+from pwc_local.failures import CodedError
+from pwc_local.safe_text import one_line
+from pwc_local.store.passages import Headings, Passage, bounded_path, split_passages
+from pwc_local.store.ranking import exact_ranker
 
 log = logging.getLogger(__name__)
 
 DB_FILE_NAME = "library.sqlite3"
-SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 15_000
+SCHEMA_VERSION = 2  # 2: saved Markdown in `saved_pieces`; heading paths without the title
+# SQLite's own wait for a lock, per statement: short, so a waiting write never keeps
+# the shared connection (and this process's reads) for long; `_write` retries.
+BUSY_TIMEOUT_MS = 50
+SAVE_WAIT = 5.0  # seconds a save (or a removal) waits for another process's writes
+LEARN_WAIT = 0.25  # seconds a write on the side of a call waits before it is skipped
+BUSY_MEMORY = 30.0  # seconds after a save gave up during which writes try only once
+OPEN_WAIT = 1.0  # seconds opening waits to bring an existing library's schema up to date
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 SNIPPET_TOKENS = 40
 MAX_QUOTE_CHARS = 300
+CANDIDATES_PER_HIT = 5  # passages fetched by BM25 per hit asked for, to re-rank
+MAX_CANDIDATES = 250
+MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
+PIECE_BYTES = 65536  # no saved piece is longer (the catalog's chunk); reads rely on it
+LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
+LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 MARK = "**"
 ELLIPSIS = "…"
 
@@ -82,7 +117,18 @@ CREATE TABLE IF NOT EXISTS papers (
     markdown TEXT,
     content_version TEXT,
     digest TEXT NOT NULL,
-    saved_at REAL NOT NULL
+    saved_at REAL NOT NULL,
+    layout INTEGER NOT NULL DEFAULT 1,
+    size INTEGER
+);
+CREATE TABLE IF NOT EXISTS saved_pieces (
+    paper TEXT NOT NULL,
+    start INTEGER NOT NULL,
+    stop INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    -- last: the seal check reads every digest without the texts' overflow pages
+    text TEXT NOT NULL,
+    PRIMARY KEY (paper, start)
 );
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT PRIMARY KEY,
@@ -158,6 +204,22 @@ class LibraryError(ConfigError):
     """
 
 
+class LibraryBusy(CodedError):
+    """Another process kept the library's write lock longer than this write may wait.
+
+    Nothing was written. Shown as `library_busy:` with the sentence below.
+    """
+
+    code = "library_busy"
+    shown = True
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"the library {path} is busy: another process (a `library add`, another server) "
+            "is writing to it; nothing was saved, try again in a moment"
+        )
+
+
 @dataclass(frozen=True)
 class SavedPaper:
     """One saved paper as stored.
@@ -167,7 +229,11 @@ class SavedPaper:
     paper detail in catalog field names; `citation` the fields a citation needs
     (`pwc_local.catalog.citations.CitationFields.as_dict`). `markdown` is the
     complete document with its `content_version`, or `None` when the paper has no
-    stored Markdown. `aliases` are other spellings that name it (catalog ID, title).
+    stored Markdown: one string, or its consecutive pieces in order as UTF-8 bytes
+    (the chunks it was read in), which `save` stores as they are, so a long paper is
+    held in memory once, in its smallest form (a `str` of text outside Latin-1 takes
+    two or four bytes a character). `get` gives it back as one string. `aliases`
+    are other spellings that name it (catalog ID, title).
     """
 
     paper: str
@@ -175,7 +241,7 @@ class SavedPaper:
     in_catalog: bool
     metadata: dict[str, Any]
     citation: dict[str, Any]
-    markdown: str | None
+    markdown: str | Sequence[bytes] | None
     content_version: str | None
     saved_at: float = 0.0
     aliases: tuple[str, ...] = field(default=(), compare=False)
@@ -183,7 +249,11 @@ class SavedPaper:
 
 @dataclass(frozen=True)
 class LibraryEntry:
-    """A row of `list()`: what a listing shows, without the Markdown."""
+    """A row of `entries()`: what a listing shows, without the Markdown.
+
+    `title` is `shown_title`'s: one line of at most `MAX_QUOTE_CHARS`, so that a
+    listing's size is bounded whatever the catalog's records held.
+    """
 
     paper: str
     title: str
@@ -201,6 +271,38 @@ class LocalChunk:
     content_version: str
     truncated: bool
     next_offset: int | None
+
+
+@dataclass(frozen=True)
+class SavedRead:
+    """What a read of a saved paper's Markdown found (`Library.read`).
+
+    `chunk` is the piece asked for; `None` when the paper has no Markdown
+    (`has_markdown` false) or was saved at another version than the one asked for.
+    """
+
+    in_catalog: bool
+    has_markdown: bool
+    chunk: LocalChunk | None
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A saved paper's row, verified, without its Markdown text (`Library._verified`).
+
+    `size` is `None` when it has no Markdown; `whole` is the text of a row of the
+    first layout (`LAYOUT_WHOLE`), which holds it in one column.
+    """
+
+    paper: str
+    title: str
+    in_catalog: bool
+    metadata: str
+    citation: str
+    content_version: str | None
+    saved_at: float
+    size: int | None
+    whole: str | None = None
 
 
 @dataclass(frozen=True)
@@ -256,17 +358,41 @@ class Library:
         self.path = path
         self.has_fts = has_fts
         self._lock = threading.RLock()
+        # Why this library was opened read-only (`open`), or `None` when writable.
+        self.read_only: str | None = None
         self._data_version: int | None = None  # for changed_elsewhere
+        self._writes = 0  # transactions this connection committed (`_unchanged_since`)
+        # Saved papers whose seal was checked, and the database state then: a read of
+        # the next chunk of one needs no second check until something is committed.
+        self._sealed: dict[str, tuple[tuple[int, int], _Row]] = {}
+        self._saving: set[str] = set()  # papers being fetched to be saved (`saving`)
+        self._busy_until = 0.0  # monotonic; see `_write`
 
     # -- opening -------------------------------------------------------------------------
 
     @classmethod
     def open(cls, directory: Path | None = None) -> Library:
-        """Open (creating when missing) the library in `directory` or the default one."""
+        """Open (creating when missing) the library in `directory` or the default one.
+
+        A library that cannot be written (a full disk, a read-only mount or file) is
+        opened read-only: listing, search and reading saved papers work, writes
+        raise `LibraryError` saying why (`read_only` holds the reason).
+        """
         directory = default_library_dir() if directory is None else Path(directory)
         _ensure_private_dir(directory)
         path = directory / DB_FILE_NAME
-        _ensure_private_file(path)
+        try:
+            _ensure_private_file(path)
+            return cls._open_writable(path)
+        except _Unwritable as exc:
+            if not path.is_file() or path.stat().st_size == 0:
+                raise LibraryError(
+                    f"cannot create the library database {path}: {exc.reason}"
+                ) from None
+            return cls._open_read_only(path, exc.reason)
+
+    @classmethod
+    def _open_writable(cls, path: Path) -> Library:
         try:
             connection = sqlite3.connect(
                 str(path),
@@ -274,24 +400,99 @@ class Library:
                 isolation_level=None,
                 check_same_thread=False,
             )
+        except sqlite3.DatabaseError as exc:
+            raise _unwritable_or_broken(path, exc) from None
+        try:
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("PRAGMA synchronous = NORMAL")
-            with _transaction(connection):
-                for statement in _statements(_SCHEMA):
-                    connection.execute(statement)
-                has_fts = _create_fts(connection)
-                connection.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
+            library = cls._prepared(connection, path)
         except sqlite3.DatabaseError as exc:
-            raise LibraryError(
-                f"cannot open the library database {path}: {exc}; move it aside to start "
-                "an empty library"
-            ) from None
-        return cls(connection, path, has_fts=has_fts)
+            connection.close()
+            raise _unwritable_or_broken(path, exc) from None
+        return library
+
+    @classmethod
+    def _prepared(cls, connection: sqlite3.Connection, path: Path) -> Library:
+        """The library on `connection`, its schema created or brought up to date.
+
+        When another process holds the write lock for more than `OPEN_WAIT` (a long
+        `library add`) and the library is up to date already, it opens as it is
+        instead of waiting on: the writer has the schema in place. Otherwise it
+        waits up to `SAVE_WAIT`, then the lock's error goes to the caller.
+        """
+        started = time.monotonic()
+        while True:
+            try:
+                with _transaction(connection):
+                    for statement in _statements(_SCHEMA):
+                        connection.execute(statement)
+                    _add_columns(connection)
+                    has_fts = _create_fts(connection)
+                    library = cls(connection, path, has_fts=has_fts)
+                    library._migrate(connection)
+                    if _schema_of(connection) < SCHEMA_VERSION:
+                        library._reindex(connection)  # heading paths without the title
+                    # Written only when it changes: an open of an up-to-date library
+                    # writes nothing, so it works on a full disk too.
+                    connection.execute(
+                        "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
+                        (str(SCHEMA_VERSION),),
+                    )
+                    connection.execute(
+                        "UPDATE meta SET value = ? WHERE key = 'schema' AND value != ?",
+                        (str(SCHEMA_VERSION), str(SCHEMA_VERSION)),
+                    )
+                return library
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc):
+                    raise
+                waited = time.monotonic() - started
+                if waited > OPEN_WAIT and _is_up_to_date(connection):
+                    fts = "SELECT 1 FROM sqlite_master WHERE name = 'passages_fts'"
+                    has_fts = connection.execute(fts).fetchone() is not None
+                    return cls(connection, path, has_fts=has_fts)
+                if waited > SAVE_WAIT:
+                    raise
+                time.sleep(0.05)
+
+    @classmethod
+    def _open_read_only(cls, path: Path, reason: str) -> Library:
+        """The library opened for reading only, because it cannot be written (`reason`).
+
+        `mode=ro` first, which still sees other processes' commits; where SQLite
+        cannot even create its shared-memory file beside the database (a read-only
+        mount, a full disk), `immutable=1`, which reads the database file as it is.
+        Tables a library of this version has but this one lacks are stood in for
+        by empty temporary ones, so every query still answers.
+        """
+        _check_private_file(path)
+        failure: sqlite3.Error | None = None
+        for mode in ("mode=ro", "immutable=1"):
+            connection = None
+            try:
+                connection = sqlite3.connect(
+                    f"{path.as_uri()}?{mode}",
+                    uri=True,
+                    timeout=BUSY_TIMEOUT_MS / 1000,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                connection.execute("PRAGMA temp_store = MEMORY")
+                has_fts = _read_only_schema(connection)
+            except sqlite3.Error as exc:
+                failure = exc
+                if connection is not None:
+                    connection.close()
+                continue
+            library = cls(connection, path, has_fts=has_fts)
+            library.read_only = reason
+            return library
+        raise LibraryError(
+            f"cannot open the library database {path} ({reason}), not even to read it: {failure}"
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -333,78 +534,137 @@ class Library:
 
     # -- saved papers --------------------------------------------------------------------
 
-    def save(self, paper: SavedPaper, responses: Mapping[str, Any] | None = None) -> None:
-        """Store `paper` completely, replacing an earlier save, in one transaction.
+    def save(self, paper: SavedPaper, responses: Mapping[str, Any] | None = None) -> bool:
+        """Store `paper` completely unless it is saved already, in one transaction.
+
+        Returns whether it was stored. A paper saved before (and still verified) is
+        kept as it is and learns `paper.aliases` as further spellings: the check and
+        the write are one transaction, so two processes saving one paper under two
+        spellings keep both. A saved copy that fails verification is replaced.
 
         `responses` maps `response_key(...)` to the catalog JSON documents fetched
         while saving (the paper record, a title search, a public record), so the
         same requests can be answered offline later (`stored_response`).
         """
         saved_at = paper.saved_at or time.time()
-        body = paper.markdown
+        aliases = {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}
         with self._write() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO papers(paper, title, in_catalog, metadata, citation, "
-                "markdown, content_version, digest, saved_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                (
-                    paper.paper,
-                    paper.title,
-                    int(paper.in_catalog),
-                    json.dumps(paper.metadata, ensure_ascii=False),
-                    json.dumps(paper.citation, ensure_ascii=False),
-                    body,
-                    paper.content_version,
-                    _paper_digest(paper.metadata, paper.citation, body, paper.content_version),
-                    saved_at,
-                ),
-            )
-            db.execute("DELETE FROM aliases WHERE paper = ?", (paper.paper,))
-            db.execute("DELETE FROM responses WHERE paper = ?", (paper.paper,))
+            if self._verified(db, paper.paper) is not None:
+                db.executemany(
+                    "INSERT OR IGNORE INTO aliases(alias, paper) VALUES (?, ?)",
+                    [(alias, paper.paper) for alias in aliases],
+                )
+                return False
+            self._forget_saved(db, paper.paper)
             for key, document in (responses or {}).items():
                 text = json.dumps(document, ensure_ascii=False)
                 db.execute(
                     "INSERT OR REPLACE INTO responses(key, paper, body, digest) VALUES (?,?,?,?)",
                     (key, paper.paper, text, digest(text)),
                 )
-            for alias in {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}:
-                db.execute(
-                    "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)",
-                    (alias, paper.paper),
-                )
+            db.executemany(
+                "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)",
+                [(alias, paper.paper) for alias in aliases],
+            )
             doc = self._replace_document(
                 db, paper.paper, paper.content_version or "", paper.title, saved=True
             )
-            if body:
-                self._index(db, doc, split_passages(body).passages)
+            size: int | None = None
+            digests: list[str] = []
+            if paper.markdown is not None:
+                size, digests = self._store_pieces(
+                    db, paper.paper, doc, paper.markdown, paper.title
+                )
+            metadata = json.dumps(paper.metadata, ensure_ascii=False)
+            citation = json.dumps(paper.citation, ensure_ascii=False)
+            db.execute(
+                "INSERT INTO papers(paper, title, in_catalog, metadata, citation, markdown, "
+                "content_version, digest, saved_at, layout, size) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    paper.paper,
+                    paper.title,
+                    int(paper.in_catalog),
+                    metadata,
+                    citation,
+                    None,
+                    paper.content_version,
+                    _seal(metadata, citation, paper.content_version, size, digests),
+                    saved_at,
+                    LAYOUT_PIECES,
+                    size,
+                ),
+            )
+        return True
+
+    @contextlib.contextmanager
+    def saving(self, paper: str) -> Iterator[None]:
+        """While `paper` is fetched to be saved, its chunks are not indexed as read.
+
+        `save` indexes it once, from its pieces; indexing each chunk as it passes
+        too would write the whole paper twice (chunks, passages and their index),
+        only for `save` to delete the first copy.
+        """
+        with self._lock:
+            self._saving.add(paper)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._saving.discard(paper)
 
     def get(self, reference: str) -> SavedPaper | None:
-        """The saved paper `reference` names (canonical ID or alias), verified, or `None`."""
-        row = self._saved_row(
-            reference,
-            "paper, title, in_catalog, metadata, citation, markdown, content_version, digest, "
-            "saved_at",
-        )
-        if row is None:
-            return None
+        """The saved paper `reference` names (canonical ID or alias), verified, or `None`.
+
+        Loads the whole Markdown: for a listing use `entry`, to serve it `read`.
+        """
+        with self._lock:
+            paper = self.resolve(reference)
+            row = None if paper is None else self._verified(self._db, paper)
+            if row is None:
+                return None
+            markdown = row.whole
+            if row.size is not None and markdown is None:
+                pieces = self._texts(self._db, row.paper)
+                markdown = None if pieces is None else "".join(text for _start, text in pieces)
         try:
-            metadata, citation = json.loads(row[3]), json.loads(row[4])
+            metadata, citation = json.loads(row.metadata), json.loads(row.citation)
         except ValueError:
             metadata = citation = None
-        if not isinstance(metadata, dict) or not isinstance(citation, dict):
-            log.warning("a saved paper failed verification; it is treated as missing")
-            return None
-        if _paper_digest(metadata, citation, row[5], row[6]) != row[7]:
+        if (
+            not isinstance(metadata, dict)
+            or not isinstance(citation, dict)
+            or (row.size is not None and markdown is None)
+        ):
             log.warning("a saved paper failed verification; it is treated as missing")
             return None
         return SavedPaper(
-            paper=row[0],
-            title=row[1],
-            in_catalog=bool(row[2]),
+            paper=row.paper,
+            title=row.title,
+            in_catalog=row.in_catalog,
             metadata=metadata,
             citation=citation,
-            markdown=row[5],
-            content_version=row[6],
-            saved_at=row[8],
+            markdown=markdown,
+            content_version=row.content_version,
+            saved_at=row.saved_at,
+        )
+
+    def entry(self, reference: str) -> LibraryEntry | None:
+        """The listing row of the saved paper `reference` names, verified, or `None`.
+
+        Reads no Markdown (the seal covers its pieces' digests), whatever its size.
+        """
+        with self._lock:
+            paper = self.resolve(reference)
+            row = None if paper is None else self._verified(self._db, paper)
+        if row is None:
+            return None
+        return LibraryEntry(
+            paper=row.paper,
+            title=shown_title(row.title),
+            in_catalog=row.in_catalog,
+            has_markdown=row.size is not None,
+            size=row.size or 0,
+            saved_at=row.saved_at,
         )
 
     def stored_response(self, key: str) -> tuple[bool, Any]:
@@ -435,7 +695,7 @@ class Library:
         Only what is new is written, so a repeated answer costs one read and no lock.
         """
         keys = {alias_key(a) for a in aliases if a and alias_key(a) != alias_key(paper)}
-        if not keys:
+        if not keys or self.read_only is not None:
             return
         with self._lock:
             marks = ",".join("?" * len(keys))
@@ -448,7 +708,7 @@ class Library:
             }
         if keys <= known:
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             db.executemany(
                 "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
                 [(key, paper) for key in keys - known],
@@ -463,13 +723,15 @@ class Library:
 
     def learn_query(self, key: str, params: str) -> None:
         """Remember the exact parameters last sent for a request of normalised `key`."""
+        if self.read_only is not None:
+            return  # a read-only library learns nothing, quietly
         with self._lock:
             row = self._db.execute(
                 "SELECT params FROM query_aliases WHERE key = ?", (key,)
             ).fetchone()
         if row is not None and row[0] == params:
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             db.execute(
                 "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
             )
@@ -501,18 +763,9 @@ class Library:
             ).fetchone()
         return None if row is None else str(row[0])
 
-    def add_alias(self, alias: str, paper: str) -> None:
-        """Let `alias` name the saved `paper` too (no effect when it is not saved)."""
-        key = alias_key(alias)
-        with self._write() as db:
-            if key and db.execute("SELECT 1 FROM papers WHERE paper = ?", (paper,)).fetchone():
-                db.execute(
-                    "INSERT OR REPLACE INTO aliases(alias, paper) VALUES (?, ?)", (key, paper)
-                )
-
     def saved_markdown_bytes(self, reference: str) -> int | None:
         """The UTF-8 size of the saved Markdown `reference` names; `None` when there is none."""
-        row = self._saved_row(reference, "length(CAST(markdown AS BLOB))")
+        row = self._saved_row(reference, "COALESCE(size, length(CAST(markdown AS BLOB)))")
         return None if row is None or row[0] is None else int(row[0])
 
     def _saved_row(self, reference: str, columns: str) -> tuple[Any, ...] | None:
@@ -526,11 +779,6 @@ class Library:
             ).fetchone()
         return row
 
-    def is_saved(self, paper: str) -> bool:
-        with self._lock:
-            row = self._db.execute("SELECT 1 FROM papers WHERE paper = ?", (paper,)).fetchone()
-        return row is not None
-
     def remove(self, reference: str) -> str | None:
         """Forget a saved paper; returns its canonical ID, or `None` when it was not saved."""
         with self._write() as db:
@@ -540,10 +788,7 @@ class Library:
             if row is None:
                 return None
             paper = str(row[0])
-            db.execute("DELETE FROM papers WHERE paper = ?", (paper,))
-            db.execute("DELETE FROM aliases WHERE paper = ?", (paper,))
-            db.execute("DELETE FROM responses WHERE paper = ?", (paper,))
-            db.execute("DELETE FROM documents WHERE paper = ? AND saved = 1", (paper,))
+            self._forget_saved(db, paper)
         return paper
 
     def forget_reading(self) -> int:
@@ -567,15 +812,15 @@ class Library:
         """Saved papers, most recently saved first."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT paper, title, in_catalog, markdown IS NOT NULL, "
-                "COALESCE(LENGTH(CAST(markdown AS BLOB)), 0), saved_at FROM papers "
+                "SELECT paper, title, in_catalog, size IS NOT NULL OR markdown IS NOT NULL, "
+                "COALESCE(size, LENGTH(CAST(markdown AS BLOB)), 0), saved_at FROM papers "
                 "ORDER BY saved_at DESC, paper LIMIT ? OFFSET ?",
                 (-1 if limit is None else limit, offset),
             ).fetchall()
         return [
             LibraryEntry(
                 paper=row[0],
-                title=row[1],
+                title=shown_title(row[1]),
                 in_catalog=bool(row[2]),
                 has_markdown=bool(row[3]),
                 size=int(row[4]),
@@ -613,19 +858,61 @@ class Library:
 
     def read(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
-    ) -> LocalChunk | None:
-        """A chunk of a saved paper's Markdown cut like the catalog cuts it, or `None`.
+    ) -> SavedRead | None:
+        """A chunk of the saved paper `paper` (its canonical ID), cut like the catalog cuts it.
 
-        `None` when the paper is not saved, has no Markdown, or was saved at another
-        version than `content_version`. The end of a chunk moves back to a character
-        boundary, as the catalog's does.
+        `None` when `paper` is not saved (or fails verification). Reads only the
+        pieces that hold bytes `offset` to `offset + limit`, after checking the seal
+        and their digests; the end of a chunk moves back to a character boundary, as
+        the catalog's does. The chunk is `None` when the paper has no Markdown or was
+        saved at another version than `content_version`.
         """
-        saved = self.get(paper)
-        if saved is None or saved.markdown is None or saved.content_version is None:
+        with self._lock:
+            row = self._verified_once(paper)
+            if row is None:
+                return None
+            version = row.content_version
+            if row.size is None or version is None:
+                return SavedRead(row.in_catalog, row.size is not None, None)
+            if content_version is not None and content_version != version:
+                return SavedRead(row.in_catalog, True, None)
+            if row.whole is not None:
+                chunk = cut(row.whole.encode("utf-8"), version, offset, limit)
+                return SavedRead(row.in_catalog, True, chunk)
+            if offset >= row.size:
+                return SavedRead(row.in_catalog, True, LocalChunk("", version, False, None))
+            # An offset inside a character moves on to its end (3 bytes at most), and
+            # the cut may look one byte past the limit.
+            reach = offset + limit + 4
+            pieces = self._db.execute(
+                "SELECT start, text, digest FROM saved_pieces WHERE paper = ? AND start > ? "
+                "AND start < ? AND stop > ? ORDER BY start",
+                (paper, offset - PIECE_BYTES, reach, offset),
+            ).fetchall()
+        if not pieces:
             return None
-        if content_version is not None and content_version != saved.content_version:
-            return None
-        return cut(saved.markdown.encode("utf-8"), saved.content_version, offset, limit)
+        # The window: whole pieces, but of the last one only what the cut can look at
+        # (a piece that starts just before `reach` lends a few bytes).
+        parts: list[tuple[bytes, bool]] = []  # (UTF-8, whether all of the piece)
+        for start, text, _digest in pieces:
+            need = reach - int(start)  # in characters: at least as many as bytes
+            whole = need >= len(text)
+            parts.append(((text if whole else text[:need]).encode("utf-8"), whole))
+        window = b"".join(data for data, _whole in parts)
+        # The usual chunk is one whole piece.
+        first = (pieces[0][1], len(parts[0][0])) if parts[0][1] else None
+        chunk = cut(
+            window, version, offset, limit, base=int(pieces[0][0]), size=row.size, decoded=first
+        )
+        served_end = row.size if chunk.next_offset is None else chunk.next_offset
+        for (start, text, sealed), (data, whole) in zip(pieces, parts, strict=True):
+            if start >= served_end:
+                break  # none of its bytes is served
+            data = data if whole else text.encode("utf-8")
+            if hashlib.blake2b(data, digest_size=16).hexdigest() != sealed:
+                log.warning("a saved paper failed verification; it is treated as missing")
+                return None
+        return SavedRead(row.in_catalog, True, chunk)
 
     # -- the index of read papers --------------------------------------------------------
 
@@ -638,6 +925,8 @@ class Library:
         end of the preceding chunk, when that one was indexed. A new version of a
         read paper replaces the old one's passages.
         """
+        if self.read_only is not None or paper in self._saving:
+            return  # a read-only library learns nothing, quietly; `saving` says why not
         now = time.time()
         if not title and start == 0:
             title = _first_heading(text)
@@ -649,9 +938,9 @@ class Library:
             ).fetchone()
         if known is not None and (known[0] or known[1] is not None):
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             row = db.execute(
-                "SELECT id, version, saved FROM documents WHERE paper = ?", (paper,)
+                "SELECT id, version, saved, title FROM documents WHERE paper = ?", (paper,)
             ).fetchone()
             if row is not None and row[2]:
                 return  # saved papers are indexed from their stored Markdown
@@ -659,6 +948,7 @@ class Library:
                 doc = self._replace_document(db, paper, version, title, saved=False)
             else:
                 doc = int(row[0])
+                title = title or str(row[3])
                 db.execute("UPDATE documents SET touched_at = ? WHERE id = ?", (now, doc))
                 if title:
                     db.execute("UPDATE documents SET title = ? WHERE id = ?", (title, doc))
@@ -670,7 +960,7 @@ class Library:
                 "SELECT headings FROM chunks WHERE doc = ? AND stop = ?", (doc, start)
             ).fetchone()
             opened: Headings = _headings_from(previous[0]) if previous else ()
-            split = split_passages(text, base=start, headings=opened)
+            split = split_passages(text, base=start, headings=opened, title=title)
             stop = start + len(text.encode("utf-8"))
             db.execute(
                 "INSERT INTO chunks(doc, start, stop, final, text, digest, headings) "
@@ -682,9 +972,9 @@ class Library:
 
     def set_title(self, paper: str, title: str) -> None:
         """Remember a read paper's title for search hits (no effect when not indexed)."""
-        if not title:
+        if not title or self.read_only is not None:
             return
-        with self._write() as db:
+        with self._write(LEARN_WAIT) as db:
             db.execute(
                 "UPDATE documents SET title = ? WHERE paper = ? AND saved = 0", (title, paper)
             )
@@ -741,6 +1031,14 @@ class Library:
     def _fts_search(
         self, words: Sequence[str], limit: int, paper: str | None, *, every: bool
     ) -> list[RawHit]:
+        """The index's best passages, re-ranked: exact phrase, then exact words, then BM25.
+
+        The index stems (porter), so "encodings" also finds "encoder". The best
+        `limit * CANDIDATES_PER_HIT` by BM25 are fetched and ordered by exactness
+        first (`exact_ranker`): a passage with the query's words as written ranks
+        above one that has only their stems. Quotes (`snippet()`) are made for the
+        passages shown only.
+        """
         # Each word becomes a quoted FTS5 string, so no query syntax can leak in.
         match = (" AND " if every else " OR ").join(_fts_string(w) for w in words)
         where = "passages_fts MATCH ?"
@@ -749,16 +1047,28 @@ class Library:
             where += " AND d.paper = ?"
             params.append(paper)
         sql = (
-            "SELECT d.paper, d.title, d.saved, d.version, p.heading, p.start, "
-            f"snippet(passages_fts, 1, '{MARK}', '{MARK}', '{ELLIPSIS}', {SNIPPET_TOKENS}), "
-            "bm25(passages_fts, 2.0, 1.0) AS score "
+            "SELECT d.paper, d.title, d.saved, d.version, p.heading, p.start, p.id, "
+            "bm25(passages_fts, 2.0, 1.0) AS score, p.body "
             "FROM passages_fts JOIN passages p ON p.id = passages_fts.rowid "
             f"JOIN documents d ON d.id = p.doc WHERE {where} ORDER BY score LIMIT ?"
         )
-        params.append(limit)
+        params.append(min(limit * CANDIDATES_PER_HIT, MAX_CANDIDATES))
         with self._lock:
             rows = self._db.execute(sql, params).fetchall()
-        return [_hit(row) for row in rows]
+            rank = exact_ranker(words)
+            best = sorted(rows, key=lambda row: (rank(f"{row[4]}\n{row[8]}"), row[7], row[5]))
+            best = best[:limit]
+            # Quotes only for the passages shown: snippet() is the costly part.
+            marks = ",".join("?" * len(best))
+            snippets = dict(
+                self._db.execute(
+                    f"SELECT rowid, snippet(passages_fts, 1, '{MARK}', '{MARK}', '{ELLIPSIS}', "
+                    f"{SNIPPET_TOKENS}) FROM passages_fts WHERE passages_fts MATCH ? "
+                    f"AND rowid IN ({marks})",
+                    [match, *(row[6] for row in best)],
+                ).fetchall()
+            )
+        return [_hit((*row[:6], snippets.get(row[6], ""), row[7])) for row in best]
 
     def _like_search(
         self, words: Sequence[str], limit: int, paper: str | None, *, every: bool
@@ -817,50 +1127,255 @@ class Library:
         verified chunks; anything that fails verification is dropped, not indexed.
         """
         with self._write() as db:
-            if self.has_fts:
-                db.execute("DROP TABLE IF EXISTS passages_fts")
-                db.execute("DROP TRIGGER IF EXISTS passages_ai")
-                db.execute("DROP TRIGGER IF EXISTS passages_ad")
-            db.execute("DELETE FROM passages")
-            if self.has_fts:
-                _create_fts(db)
-            count = 0
-            saved = db.execute(
-                "SELECT d.id, p.paper FROM documents d JOIN papers p ON p.paper = d.paper "
-                "WHERE d.saved = 1"
-            ).fetchall()
-            for doc, paper in saved:
-                found = self.get(paper)
-                if found is None or not found.markdown:
+            return self._reindex(db)
+
+    def _reindex(self, db: sqlite3.Connection) -> int:
+        """`rebuild_index` inside the caller's transaction."""
+        if self.has_fts:
+            db.execute("DROP TABLE IF EXISTS passages_fts")
+            db.execute("DROP TRIGGER IF EXISTS passages_ai")
+            db.execute("DROP TRIGGER IF EXISTS passages_ad")
+        db.execute("DELETE FROM passages")
+        if self.has_fts:
+            _create_fts(db)
+        count = 0
+        saved = db.execute(
+            "SELECT d.id, p.paper, p.title FROM documents d JOIN papers p ON p.paper = d.paper "
+            "WHERE d.saved = 1"
+        ).fetchall()
+        for doc, paper, title in saved:
+            found = self._verified(db, paper)
+            if found is None or found.size is None:
+                continue
+            pieces = [(0, found.whole)] if found.whole is not None else self._texts(db, paper)
+            headings: Headings = ()
+            for start, text in pieces or ():
+                split = split_passages(text, base=start, headings=headings, title=title)
+                self._index(db, int(doc), split.passages)
+                count += len(split.passages)
+                headings = split.headings
+        for doc, title in db.execute("SELECT id, title FROM documents WHERE saved = 0").fetchall():
+            opened: Headings = ()
+            stop = None
+            for start, end, text, text_digest in db.execute(
+                "SELECT start, stop, text, digest FROM chunks WHERE doc = ? ORDER BY start",
+                (doc,),
+            ).fetchall():
+                if digest(text) != text_digest:
+                    db.execute("DELETE FROM chunks WHERE doc = ? AND start = ?", (doc, start))
+                    stop = None
                     continue
-                passages = split_passages(found.markdown).passages
-                self._index(db, int(doc), passages)
-                count += len(passages)
-            for doc in [r[0] for r in db.execute("SELECT id FROM documents WHERE saved = 0")]:
-                opened: Headings = ()
-                stop = None
-                for start, end, text, text_digest in db.execute(
-                    "SELECT start, stop, text, digest FROM chunks WHERE doc = ? ORDER BY start",
-                    (doc,),
-                ).fetchall():
-                    if digest(text) != text_digest:
-                        db.execute("DELETE FROM chunks WHERE doc = ? AND start = ?", (doc, start))
-                        stop = None
-                        continue
-                    split = split_passages(
-                        text, base=start, headings=opened if stop == start else ()
-                    )
-                    self._index(db, int(doc), split.passages)
-                    count += len(split.passages)
-                    opened, stop = split.headings, end
+                split = split_passages(
+                    text, base=start, headings=opened if stop == start else (), title=title
+                )
+                self._index(db, int(doc), split.passages)
+                count += len(split.passages)
+                opened, stop = split.headings, end
         return count
 
     # -- internals ----------------------------------------------------------------------
 
+    def _verified(self, db: sqlite3.Connection, paper: str) -> _Row | None:
+        """The row of saved `paper` if its seal holds (the caller holds the lock).
+
+        For the pieces layout the seal covers the pieces' digests, which must also
+        tile the document exactly; the pieces' texts are checked by whoever reads them.
+        """
+        row = db.execute(
+            "SELECT paper, title, in_catalog, metadata, citation, content_version, digest, "
+            "saved_at, layout, size FROM papers WHERE paper = ?",
+            (paper,),
+        ).fetchone()
+        if row is None:
+            return None
+        found = _Row(
+            paper=row[0],
+            title=row[1],
+            in_catalog=bool(row[2]),
+            metadata=row[3],
+            citation=row[4],
+            content_version=row[5],
+            saved_at=float(row[7]),
+            size=row[9],
+        )
+        if row[8] == LAYOUT_WHOLE:
+            (whole,) = db.execute(
+                "SELECT markdown FROM papers WHERE paper = ?", (paper,)
+            ).fetchone()
+            if _whole_digest(row[3], row[4], whole, row[5]) != row[6]:
+                log.warning("a saved paper failed verification; it is treated as missing")
+                return None
+            size = None if whole is None else len(whole.encode("utf-8"))
+            return dataclasses.replace(found, size=size, whole=whole)
+        expected = 0
+        digests = []
+        for start, stop, piece_digest in db.execute(
+            "SELECT start, stop, digest FROM saved_pieces WHERE paper = ? ORDER BY start", (paper,)
+        ):
+            if start != expected or stop <= start:
+                expected = -1
+                break
+            expected = stop
+            digests.append(piece_digest)
+        tiled = expected == (row[9] or 0) and (row[9] is not None or not digests)
+        if not tiled or _seal(row[3], row[4], row[5], row[9], digests) != row[6]:
+            log.warning("a saved paper failed verification; it is treated as missing")
+            return None
+        return found
+
+    def _texts(self, db: sqlite3.Connection, paper: str) -> list[tuple[int, str]] | None:
+        """Every piece of saved `paper` as `(start, text)`, each verified; `None` if one fails."""
+        pieces = []
+        for start, text, piece_digest in db.execute(
+            "SELECT start, text, digest FROM saved_pieces WHERE paper = ? ORDER BY start", (paper,)
+        ):
+            if digest(text) != piece_digest:
+                log.warning("a saved paper failed verification; it is treated as missing")
+                return None
+            pieces.append((int(start), str(text)))
+        return pieces
+
+    def _store_pieces(
+        self,
+        db: sqlite3.Connection,
+        paper: str,
+        doc: int | None,
+        markdown: str | Sequence[bytes],
+        title: str = "",
+    ) -> tuple[int, list[str]]:
+        """Write `markdown` as `saved_pieces` (indexing it as document `doc`, if given).
+
+        One piece at a time, so a long paper is never copied whole; returns its size
+        in bytes and the pieces' digests, for the seal.
+        """
+        start = 0
+        digests: list[str] = []
+        headings: Headings = ()
+        for text, data in _pieces_of(markdown):
+            piece_digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+            db.execute(
+                "INSERT INTO saved_pieces(paper, start, stop, digest, text) VALUES (?,?,?,?,?)",
+                (paper, start, start + len(data), piece_digest, text),
+            )
+            if doc is not None:
+                split = split_passages(text, base=start, headings=headings, title=title)
+                self._index(db, doc, split.passages)
+                headings = split.headings
+            digests.append(piece_digest)
+            start += len(data)
+        return start, digests
+
+    def _forget_saved(self, db: sqlite3.Connection, paper: str) -> None:
+        db.execute("DELETE FROM papers WHERE paper = ?", (paper,))
+        db.execute("DELETE FROM saved_pieces WHERE paper = ?", (paper,))
+        db.execute("DELETE FROM aliases WHERE paper = ?", (paper,))
+        db.execute("DELETE FROM responses WHERE paper = ?", (paper,))
+        db.execute("DELETE FROM documents WHERE paper = ? AND saved = 1", (paper,))
+
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        """Move papers saved by schema 1 (one Markdown column) into pieces, once.
+
+        Their passages stay as they are; a row that fails verification is left for
+        `get` to report missing and a new save to replace.
+        """
+        legacy = db.execute("SELECT paper FROM papers WHERE layout = ?", (LAYOUT_WHOLE,)).fetchall()
+        for (paper,) in legacy:
+            row = self._verified(db, paper)
+            if row is None:
+                continue
+            size, digests = (
+                (None, [])
+                if row.whole is None
+                else (self._store_pieces(db, paper, None, row.whole))
+            )
+            db.execute(
+                "UPDATE papers SET markdown = NULL, layout = ?, size = ?, digest = ? "
+                "WHERE paper = ?",
+                (
+                    LAYOUT_PIECES,
+                    size,
+                    _seal(row.metadata, row.citation, row.content_version, size, digests),
+                    paper,
+                ),
+            )
+
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, _transaction(self._db):
-            yield self._db
+    def _write(self, wait: float = SAVE_WAIT) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken within `wait` seconds or `LibraryBusy`.
+
+        Each try holds the connection for at most `BUSY_TIMEOUT_MS`; between tries
+        other threads of this process read. After a write gave up its whole
+        `SAVE_WAIT`, the writes of the next `BUSY_MEMORY` seconds try once and give
+        up at once while the lock stays taken, so saving 25 papers under a long
+        lock costs one wait, not 25; the first write that gets through forgets it.
+        A library that cannot be written raises `LibraryError` saying why.
+        """
+        self.check_writable()
+        now = time.monotonic()
+        deadline = now if now < self._busy_until else now + wait
+        pause = 0.01
+        while True:
+            with self._lock:
+                try:
+                    self._db.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    if not _is_locked(exc):
+                        raise self._unwritable(exc) from None
+                else:
+                    self._writes += 1
+                    try:
+                        yield self._db
+                        self._db.execute("COMMIT")
+                    except BaseException as exc:
+                        if self._db.in_transaction:
+                            self._db.execute("ROLLBACK")
+                        if isinstance(exc, sqlite3.OperationalError):
+                            raise self._unwritable(exc) from None
+                        raise
+                    self._busy_until = 0.0
+                    return
+            if time.monotonic() + pause > deadline:
+                if wait >= SAVE_WAIT:
+                    self._busy_until = time.monotonic() + BUSY_MEMORY
+                raise LibraryBusy(self.path)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
+
+    def _unwritable(self, exc: sqlite3.OperationalError) -> Exception:
+        """`LibraryError` saying why, when `exc` says the library cannot be written; else `exc`."""
+        reason = _unwritable_reason(exc, self.path)
+        return exc if reason is None else LibraryError(self._unwritable_message(reason))
+
+    def check_writable(self) -> None:
+        """Raise the `LibraryError` a write would, without trying one, when read-only."""
+        if self.read_only is not None:
+            raise LibraryError(self._unwritable_message(self.read_only))
+
+    def _unwritable_message(self, reason: str) -> str:
+        return (
+            f"the library {self.path} cannot be written ({reason}); saved papers can still "
+            "be listed, searched and read, but nothing can be saved, removed or learned "
+            "until it can"
+        )
+
+    def _verified_once(self, paper: str) -> _Row | None:
+        """`_verified`, checked once per database state (the caller holds the lock).
+
+        The state is SQLite's `data_version` (moves when another connection commits)
+        and this connection's own write count: while neither moves, nothing the
+        seal covers can have changed, so a walk through a long paper's chunks checks
+        it once. The texts of the pieces served are checked on every read.
+        """
+        state = (int(self._db.execute("PRAGMA data_version").fetchone()[0]), self._writes)
+        known = self._sealed.get(paper)
+        if known is not None and known[0] == state:
+            return known[1]
+        row = self._verified(self._db, paper)
+        if len(self._sealed) >= MAX_SEALED:
+            self._sealed.clear()
+        if row is not None:
+            self._sealed[paper] = (state, row)
+        return row
 
     def _replace_document(
         self, db: sqlite3.Connection, paper: str, version: str, title: str, *, saved: bool
@@ -888,28 +1403,48 @@ class Library:
             )
 
 
-def cut(document: bytes, version: str, offset: int, limit: int) -> LocalChunk:
+def cut(
+    document: bytes,
+    version: str,
+    offset: int,
+    limit: int,
+    *,
+    base: int = 0,
+    size: int | None = None,
+    decoded: tuple[str, int] | None = None,
+) -> LocalChunk:
     """At most `limit` bytes of `document` from `offset`, ending on a character boundary.
 
     The catalog's own chunking rule: the end moves back to the previous
     boundary; a character longer than `limit` is returned whole; an offset at or past
     the end gives an empty final chunk. An offset inside a character moves forward
     to the next boundary.
+
+    `document` may be a window of a longer one: its bytes from `base`, of `size` in
+    all. Offsets stay the whole document's; the window must hold every byte from
+    `offset` up to `offset + limit` (or to the end), and end on a character boundary.
+    `decoded` is the text the window starts with, already decoded, and its size in
+    bytes: a chunk that is exactly that text is served without decoding it again.
     """
-    size = len(document)
-    while offset < size and _continues(document[offset]):
-        offset += 1
-    if offset >= size:
+    total = base + len(document) if size is None else size
+    at = offset - base
+    while at < len(document) and _continues(document[at]):
+        at += 1
+    if base + at >= total:
         return LocalChunk("", version, False, None)
-    end = min(size, offset + limit)
-    while offset < end < size and _continues(document[end]):
+    end = min(len(document), at + limit)
+    while at < end < len(document) and _continues(document[end]):
         end -= 1
-    if end == offset:
-        end = offset + 1
-        while end < size and _continues(document[end]):
+    if end == at:
+        end = at + 1
+        while end < len(document) and _continues(document[end]):
             end += 1
-    text = document[offset:end].decode("utf-8")
-    return LocalChunk(text, version, end < size, end if end < size else None)
+    if decoded is not None and at == 0 and end == decoded[1]:
+        text = decoded[0]
+    else:
+        text = document[at:end].decode("utf-8")
+    more = base + end < total
+    return LocalChunk(text, version, more, base + end if more else None)
 
 
 def like_quote(body: str, words: Sequence[str]) -> str:
@@ -932,16 +1467,22 @@ def _mark_word(text: str, word: str) -> str:
     return re.sub(re.escape(word), lambda m: f"{MARK}{m.group(0)}{MARK}", text, flags=re.I)
 
 
+def shown_title(title: str) -> str:
+    """A stored title as answers show it: one line of at most `MAX_QUOTE_CHARS`."""
+    return one_line(title, MAX_QUOTE_CHARS, cut=ELLIPSIS)
+
+
 def _hit(row: Sequence[Any]) -> RawHit:
+    """A search row as a hit: quote, title and heading path each at most `MAX_QUOTE_CHARS`."""
     quote = " ".join(str(row[6]).split())
     if len(quote) > MAX_QUOTE_CHARS:
         quote = quote[: MAX_QUOTE_CHARS - 1].rstrip() + ELLIPSIS
     return RawHit(
         paper=str(row[0]),
-        title=str(row[1]),
+        title=shown_title(str(row[1])),
         saved=bool(row[2]),
         version=str(row[3]),
-        heading=str(row[4]),
+        heading=bounded_path(str(row[4]), MAX_QUOTE_CHARS),
         start=int(row[5]),
         quote=quote,
         score=float(row[7]),
@@ -968,11 +1509,67 @@ def _headings_from(text: str) -> Headings:
         return ()
 
 
-def _paper_digest(
-    metadata: dict[str, Any], citation: dict[str, Any], markdown: str | None, version: str | None
+def _seal(
+    metadata: str, citation: str, version: str | None, size: int | None, pieces: Sequence[str]
 ) -> str:
-    sealed = json.dumps([metadata, citation, markdown, version], sort_keys=True, ensure_ascii=False)
+    """The digest of a saved paper's row: its stored JSON, version, size, pieces' digests."""
+    sealed = json.dumps([metadata, citation, version, size, list(pieces)], ensure_ascii=False)
     return digest(sealed)
+
+
+def _whole_digest(metadata: str, citation: str, markdown: str | None, version: str | None) -> str:
+    """The digest of a schema-1 row (`LAYOUT_WHOLE`), over its parsed JSON and whole text."""
+    try:
+        fields = [json.loads(metadata), json.loads(citation), markdown, version]
+    except ValueError:
+        return ""
+    return digest(json.dumps(fields, sort_keys=True, ensure_ascii=False))
+
+
+def _pieces_of(markdown: str | Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
+    """`markdown`'s pieces as `(text, UTF-8)`, none empty, none over `PIECE_BYTES`."""
+    for part in (markdown.encode("utf-8"),) if isinstance(markdown, str) else markdown:
+        data = bytes(part)
+        if len(data) <= PIECE_BYTES:
+            if data:
+                yield data.decode("utf-8"), data
+            continue
+        offset = 0
+        while offset < len(data):
+            piece = cut(data, "", offset, PIECE_BYTES)
+            end = len(data) if piece.next_offset is None else piece.next_offset
+            yield piece.text, data[offset:end]
+            offset = end
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    """Whether `exc` is another connection's lock (SQLITE_BUSY / SQLITE_LOCKED)."""
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _is_up_to_date(db: sqlite3.Connection) -> bool:
+    """Whether the database holds this version's schema already (read without a lock)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
+        return False
+    return _schema_of(db) >= SCHEMA_VERSION
+
+
+def _schema_of(db: sqlite3.Connection) -> int:
+    """The schema version a database was last written with (1 when it predates `meta`)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    try:
+        return int(row[0]) if row is not None else SCHEMA_VERSION
+    except ValueError:
+        return 1
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    """The columns schema 2 added to `papers`, on a database that schema 1 created."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(papers)")}
+    if "layout" not in columns:
+        db.execute(f"ALTER TABLE papers ADD COLUMN layout INTEGER NOT NULL DEFAULT {LAYOUT_WHOLE}")
+    if "size" not in columns:
+        db.execute("ALTER TABLE papers ADD COLUMN size INTEGER")
 
 
 def _continues(byte: int) -> bool:
@@ -1031,20 +1628,113 @@ def _ensure_private_dir(directory: Path) -> None:
             )
 
 
+class _Unwritable(LibraryError):
+    """The database cannot be written here; `reason` says why, for the user."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# Why a file cannot be written, by errno / by SQLite's primary result code.
+_UNWRITABLE_ERRNOS = {
+    errno.EROFS: "it is on a read-only file system",
+    errno.EACCES: "this user may not write it",
+    errno.EPERM: "this user may not write it",
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+}
+_SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 8, 10, 13, 14
+
+
+def _unwritable_reason(exc: sqlite3.Error, path: Path) -> str | None:
+    """Why SQLite could not write `path`, in words, or `None` for any other failure.
+
+    SQLite says only "disk I/O error" when it cannot create its `-wal`/`-shm` files;
+    the file system (`statvfs`) tells a full disk and a read-only mount apart.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary not in (_SQLITE_FULL, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CANTOPEN):
+        return None
+    try:
+        disk = os.statvfs(path.parent)
+    except (OSError, AttributeError):  # no statvfs on Windows
+        disk = None
+    if disk is not None and disk.f_flag & getattr(os, "ST_RDONLY", 1):
+        return _UNWRITABLE_ERRNOS[errno.EROFS]
+    if primary == _SQLITE_FULL or (disk is not None and disk.f_bavail * disk.f_frsize < 2**20):
+        return _UNWRITABLE_ERRNOS[errno.ENOSPC]
+    if primary == _SQLITE_READONLY:
+        return "it is read-only"
+    return f"SQLite cannot write beside it: {exc}"
+
+
+def _unwritable_or_broken(path: Path, exc: sqlite3.Error) -> LibraryError:
+    """`_Unwritable` when `exc` says the database cannot be written, else "move it aside"."""
+    reason = _unwritable_reason(exc, path)
+    if reason is not None:
+        return _Unwritable(reason)
+    return LibraryError(
+        f"cannot open the library database {path}: {exc}; move it aside to start an empty library"
+    )
+
+
+def _read_only_schema(db: sqlite3.Connection) -> bool:
+    """Stand-ins for what a read-only database lacks (see `_open_read_only`); has FTS5?"""
+    present = {
+        str(name) for (name,) in db.execute("SELECT name FROM main.sqlite_master")
+    }  # reading it also proves the database is one
+    for statement in _statements(_SCHEMA):
+        words = statement.split()
+        if words[:2] == ["CREATE", "TABLE"] and words[5] not in present:
+            db.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+    if "papers" in present:
+        columns = {row[1] for row in db.execute("PRAGMA main.table_info(papers)")}
+        if "layout" not in columns:  # schema 1: the whole Markdown in one column
+            db.execute(
+                f"CREATE TEMP VIEW papers AS SELECT *, {LAYOUT_WHOLE} AS layout, "
+                "NULL AS size FROM main.papers"
+            )
+    return "passages_fts" in present
+
+
 def _ensure_private_file(path: Path) -> None:
-    """Create the database file 0600 before SQLite does, so it is never born readable."""
+    """Create the database file 0600 before SQLite does, so it is never born readable.
+
+    Raises `_Unwritable` when the file cannot be opened for writing (a read-only
+    mount or file, a full disk), so `open` can fall back to reading it.
+    """
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags, 0o600)
     except OSError as exc:
+        if exc.errno in _UNWRITABLE_ERRNOS:
+            raise _Unwritable(_UNWRITABLE_ERRNOS[exc.errno]) from None
         raise LibraryError(
             f"cannot open the library database {path}: {exc.strerror or exc}"
         ) from None
     try:
-        st = os.fstat(fd)
-        if _POSIX and stat.S_IMODE(st.st_mode) & 0o077:
-            raise LibraryError(
-                f"library database {path} is accessible to other users; run: chmod 600 {path}"
-            )
+        _check_mode(path, os.fstat(fd))
     finally:
         os.close(fd)
+
+
+def _check_private_file(path: Path) -> None:
+    """`_ensure_private_file`'s check, for a database opened read-only."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError as exc:
+        raise LibraryError(
+            f"cannot open the library database {path}: {exc.strerror or exc}"
+        ) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise LibraryError(f"library database {path} is a symbolic link")
+    _check_mode(path, st)
+
+
+def _check_mode(path: Path, st: os.stat_result) -> None:
+    if _POSIX and stat.S_IMODE(st.st_mode) & 0o077:
+        raise LibraryError(
+            f"library database {path} is accessible to other users; run: chmod 600 {path}"
+        )

@@ -24,7 +24,8 @@ Library calls block on SQLite, so they run in worker threads, except on the path
 every cached answer takes: what this process already wrote (`_learned`: spellings,
 query parameters, chunks indexed) is not written again, and the probes for a saved
 paper (behind resource links and every Markdown read) are one indexed read each,
-done in place when no other thread is using the library. A library that fails (a
+done in place when no other thread is using the library; so is serving a piece of
+a saved paper, which reads only the pieces that hold it. A library that fails (a
 locked or damaged database) never costs an answer: the failure is logged by class
 and the call goes on as if there were no library.
 """
@@ -264,24 +265,26 @@ class LibraryCatalog:
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
     ) -> MarkdownChunk:
-        # Most papers read are not saved: one indexed read in place says so.
-        saved_as = await _in_place(self.library, self.library.resolve, paper)
-        saved = await _quietly(self.library.get, paper) if saved_as == paper else None
-        if saved is not None and saved.paper == paper:
-            # No catalog Markdown: a first read gets the catalog's 404, so read_paper
-            # answers as it would online (public page, or no_markdown). A continuation
-            # pinned to the saved public page's version is served from it.
-            if saved.markdown is None or not (saved.in_catalog or content_version):
-                raise HTTPStatusError(404, "")
-            local = await _quietly(
+        # Most papers read are not saved: one indexed read in place says so. A saved
+        # one is served from the pieces holding the bytes asked for, in place too.
+        saved = await _in_place(
+            self.library,
+            functools.partial(
                 self.library.read,
                 paper,
                 offset=offset,
                 limit=limit,
                 content_version=content_version,
-            )
-            if local is not None:
-                return _chunk(local)
+            ),
+        )
+        if saved is not None:
+            # No catalog Markdown: a first read gets the catalog's 404, so read_paper
+            # answers as it would online (public page, or no_markdown). A continuation
+            # pinned to the saved public page's version is served from it.
+            if not saved.has_markdown or not (saved.in_catalog or content_version):
+                raise HTTPStatusError(404, "")
+            if saved.chunk is not None:
+                return _chunk(saved.chunk)
         try:
             chunk = await self.inner.read_markdown(
                 paper, offset=offset, limit=limit, content_version=content_version

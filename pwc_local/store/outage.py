@@ -1,154 +1,130 @@
-"""Outage memory: after the catalog failed to answer, stop waiting on it for a while.
+"""Outage memory: after the catalog failed to answer, wait on it briefly, and notice its return.
 
 Without it, every call during an outage pays the full request timeout (25 s by
-default) before a stale answer or an error comes back, again and again. With it:
+default) before a stale answer or an error comes back, again and again. A refusal
+window (no request at all for a minute) was tried before and measured worse: it
+turned a 25 s stall into a minute of refusals after the network had returned.
+So, per process:
 
 * A connection failure or a timeout (`UpstreamUnreachable`, `UpstreamTimeout`)
-  opens an outage. For the next `HOLD_SECONDS` (60 s) no request goes to the
-  catalog at all: `OutageMemory.ticket()` returns `None`, and `OutageGuard` raises
-  `CatalogUnavailable` at once. The caching catalog above treats that like any
-  unreachable catalog: a cached answer comes back immediately, labelled stale;
-  with nothing cached the call fails at once, and the error says since when the
-  catalog has been unreachable, that nothing is cached for this request, and when
-  it will be tried again.
-* After the hold, exactly one request at a time is let through as a probe; the
-  others keep failing fast meanwhile. A probe that fails again holds off for
-  another `HOLD_SECONDS`.
+  opens an outage. The call that found it waited as long as it had to; the ones
+  after it do not:
+* **Cached**: the caching catalog above asks `answer_from_cache()` and, during an
+  outage, serves the expired entry at once, labelled stale, without a request.
+* **Uncached**: the request still goes to the catalog, but within the short
+  `budget` (1 s by default, the `outage_budget` setting; connect and answer
+  together). An answer is returned as usual; no answer within the budget raises
+  `CatalogUnavailable`, which says since when the catalog has been unreachable,
+  that nothing is cached for this request, and what still works.
+* **Probe**: while calls keep coming (cached or not), one background request at a
+  time (`PROBE_PATH`, the cheapest listing, with the normal timeout) checks
+  whether the catalog is back, at most every `PROBE_INTERVAL` (5 s). It carries no
+  query and logs nothing of its own.
 * Any answer from the catalog (a success, but also a 404 or a 500: the catalog was
-  reachable) ends the outage for every later call. A probe cancelled before it
-  finished decides nothing and frees the probe slot.
+  reachable), to a request or to the probe, ends the outage for every later call;
+  so a cached request gets a fresh answer again within about 5 s of the catalog's
+  return, and an uncached one at once. A request cancelled before it finished
+  decides nothing.
 
-So during an outage at most one call per minute waits for the timeout, and never
-two in a row. The state is per process (each server process finds out for itself)
-and guarded by a plain lock: it is touched for a few microseconds per request,
-never across an `await`.
+So during a lasting outage no call but the first waits more than the budget, and
+none waits for the full timeout twice in a row. The state lives on the event loop
+(the guard is only used there); the probe is a task of that loop, cancelled by
+`aclose()` at shutdown, so it never outlives the server or keeps it alive.
 """
 
 from __future__ import annotations
 
-import threading
+import asyncio
+import contextlib
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timezone
 from typing import TypeVar
 
+import anyio
+
 from pwc_local.catalog.errors import UpstreamTimeout, UpstreamUnreachable
-from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue
+from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
+from pwc_local.config import DEFAULT_OUTAGE_BUDGET
 
 T = TypeVar("T")
 
-HOLD_SECONDS = 60.0
+PROBE_INTERVAL = 5.0
+# The probe: one task row, the same cheap request `doctor` makes.
+PROBE_PATH = "tasks/"
+PROBE_PARAMS: Mapping[str, QueryValue] = {"page": 1, "page_size": 1}
 
 
 class CatalogUnavailable(UpstreamUnreachable):
-    """Not asked: the catalog is in a remembered outage. `public_message()` is safe to show.
+    """No answer within the outage budget. `public_message()` is safe to show.
 
-    It contains only times the server itself recorded, never upstream text.
+    It contains only times and settings the server itself knows, never upstream text.
     """
 
-    def __init__(self, since: float, retry_at: float, now: float) -> None:
+    def __init__(self, since: float, budget: float) -> None:
         self.since = since
-        self.retry_at = retry_at
-        wait = max(0, round(retry_at - now))
         self._text = (
             f"the Papers With Code catalog could not be reached (unreachable since "
-            f"{_clock(since)}) and nothing is cached for this request; it will be tried "
-            f"again after {_clock(retry_at)} (in {wait} s). Saved papers and cached "
-            "answers keep working meanwhile."
+            f"{_clock(since)}; no answer within {budget:g} s this time) and nothing is "
+            "cached for this request. Saved papers and cached answers keep working "
+            "meanwhile, and the next call asks the catalog again."
         )
-        super().__init__("catalog in a remembered outage; not asked")
+        super().__init__("catalog in a remembered outage; no answer within the budget")
 
     def public_message(self) -> str:
-        """Since when, nothing cached, when again: only times this process recorded."""
+        """Since when, nothing cached, what works: only what this process recorded."""
         return self._text
 
 
-@dataclass
-class Ticket:
-    """Permission for one request; report how it ended with `finish`."""
-
-    memory: OutageMemory
-    probe: bool
-    _done: bool = False
-
-    def finish(self, error: BaseException | None = None) -> None:
-        """Record the request's end: `None` for an answer, else the exception it raised."""
-        if self._done:
-            return
-        self._done = True
-        self.memory._finished(self, error)
+def is_unreachable(exc: BaseException) -> bool:
+    """Whether a failure means no answer came (refused, reset, timed out)."""
+    return isinstance(exc, UpstreamUnreachable | UpstreamTimeout)
 
 
-class OutageMemory:
-    """Whether to ask the catalog now (see the module docstring).
+class OutageGuard:
+    """A `CatalogSource` in front of the live catalog that remembers outages (module docstring).
 
-    `clock` measures the hold (monotonic); `wall` gives the times shown to people.
+    `clock` paces the probe (monotonic); `wall` gives the times shown to people.
     """
 
     def __init__(
         self,
+        upstream: CatalogSource,
         *,
-        hold: float = HOLD_SECONDS,
+        budget: float = DEFAULT_OUTAGE_BUDGET,
+        probe_interval: float = PROBE_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
     ) -> None:
-        self.hold = hold
+        self.upstream = upstream
+        self.budget = budget
+        self.probe_interval = probe_interval
         self._clock = clock
         self._wall = wall
-        self._lock = threading.Lock()
         self._since: float | None = None  # wall time the outage began
-        self._retry_at = 0.0  # clock time from which a probe may go
-        self._probing = False
+        self._next_probe = 0.0  # clock time from which the next probe may go
+        self._probe: asyncio.Task[None] | None = None
 
     @property
     def in_outage(self) -> bool:
-        with self._lock:
-            return self._since is not None
+        return self._since is not None
 
-    def ticket(self) -> Ticket | None:
-        """A ticket to ask the catalog, or `None` when this request must not wait on it."""
-        with self._lock:
-            if self._since is None:
-                return Ticket(self, probe=False)
-            if self._probing or self._clock() < self._retry_at:
-                return None
-            self._probing = True
-            return Ticket(self, probe=True)
+    def answer_from_cache(self) -> bool:
+        """Whether a caller holding an expired entry should serve it now, without asking.
 
-    def unavailable(self) -> CatalogUnavailable:
-        """The error for a request that was not let through."""
-        with self._lock:
-            since = self._since if self._since is not None else self._wall()
-            now_clock, now_wall = self._clock(), self._wall()
-            retry_wall = now_wall + max(0.0, self._retry_at - now_clock)
-        return CatalogUnavailable(since, retry_wall, now_wall)
-
-    def _finished(self, ticket: Ticket, error: BaseException | None) -> None:
-        with self._lock:
-            if ticket.probe:
-                self._probing = False
-            if error is None:
-                self._since = None  # the catalog answered: the outage is over
-                return
-            if not isinstance(error, Exception) or isinstance(error, CatalogUnavailable):
-                return  # cancelled, or never sent: decides nothing
-            if isinstance(error, UpstreamUnreachable | UpstreamTimeout):
-                if self._since is None:
-                    self._since = self._wall()
-                self._retry_at = self._clock() + self.hold
-                return
-            self._since = None  # any other failure is an answer: the catalog is there
-
-
-class OutageGuard:
-    """A `CatalogSource` in front of the live catalog that consults an `OutageMemory`."""
-
-    def __init__(self, upstream: CatalogSource, memory: OutageMemory | None = None) -> None:
-        self.upstream = upstream
-        self.memory = memory or OutageMemory()
+        True during an outage; the call also lets the probe go if one is due.
+        """
+        if self._since is None:
+            return False
+        self._probe_soon()
+        return True
 
     async def aclose(self) -> None:
+        probe, self._probe = self._probe, None
+        if probe is not None and not probe.done() and _on_this_loop(probe):
+            probe.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await probe
         close = getattr(self.upstream, "aclose", None)
         if close is not None:
             await close()
@@ -156,34 +132,83 @@ class OutageGuard:
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
     ) -> T:
-        ticket = self._ticket()
-        try:
-            document = await self.upstream.get_json(path, params, accept=accept)
-        except BaseException as exc:
-            ticket.finish(exc)
-            raise
-        ticket.finish()
-        return document
+        return await self._ask(lambda: self.upstream.get_json(path, params, accept=accept))
 
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
     ) -> MarkdownChunk:
-        ticket = self._ticket()
-        try:
-            chunk = await self.upstream.read_markdown(
+        return await self._ask(
+            lambda: self.upstream.read_markdown(
                 paper, offset=offset, limit=limit, content_version=content_version
             )
-        except BaseException as exc:
-            ticket.finish(exc)
-            raise
-        ticket.finish()
-        return chunk
+        )
 
-    def _ticket(self) -> Ticket:
-        ticket = self.memory.ticket()
-        if ticket is None:
-            raise self.memory.unavailable()
-        return ticket
+    async def _ask(self, request: Callable[[], Awaitable[T]]) -> T:
+        since = self._since
+        if since is None:
+            try:
+                answer = await request()
+            except Exception as exc:
+                if is_unreachable(exc):
+                    self._began()
+                else:
+                    self._ended()  # began meanwhile, yet this request got an answer
+                raise
+            self._ended()
+            return answer
+        self._probe_soon()
+        try:
+            with anyio.fail_after(self.budget):
+                answer = await request()
+        except TimeoutError:
+            raise CatalogUnavailable(since, self.budget) from None
+        except Exception as exc:
+            if is_unreachable(exc):
+                raise CatalogUnavailable(since, self.budget) from None
+            self._ended()  # an error status is an answer: the catalog is there
+            raise
+        self._ended()
+        return answer
+
+    def no_answer(self) -> None:
+        """The catalog let a caller's own budget pass unanswered (a completion's listing,
+        cancelled): the outage begins as a timed-out request would begin it."""
+        self._began()
+
+    def _began(self) -> None:
+        if self._since is None:
+            self._since = self._wall()
+            # The failed request was the first check; the probe comes one interval later.
+            self._next_probe = self._clock() + self.probe_interval
+
+    def _ended(self) -> None:
+        self._since = None
+
+    def _probe_soon(self) -> None:
+        """Start the background probe if none is out and the last began an interval ago."""
+        if self._probe is not None and not self._probe.done() and _on_this_loop(self._probe):
+            return
+        now = self._clock()
+        if now < self._next_probe:
+            return
+        self._next_probe = now + self.probe_interval
+        self._probe = asyncio.get_running_loop().create_task(self._run_probe())
+
+    async def _run_probe(self) -> None:
+        try:
+            await self.upstream.get_json(PROBE_PATH, PROBE_PARAMS, accept=as_is)
+        except Exception as exc:
+            if is_unreachable(exc):
+                return  # still down; the next call after the interval probes again
+        self._ended()
+
+
+def _on_this_loop(task: asyncio.Task[None]) -> bool:
+    """Whether `task` belongs to the running loop (a test may run several loops in turn)."""
+    try:
+        return task.get_loop() is asyncio.get_running_loop()
+    except RuntimeError:
+        return False
 
 
 def _clock(timestamp: float) -> str:

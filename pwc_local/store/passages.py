@@ -10,6 +10,10 @@ So the unit of the index is a passage: a run of whole paragraphs of roughly
   boundary;
 * `heading`: the path of headings it sits under, outermost first, joined with
   ` > ` (`"3 Model Architecture > 3.2 Attention"`); empty before the first heading.
+  The paper's title (a level-1 heading equal to the `title` given) is left out of
+  it: most papers open with their title as the one H1, and in every passage's
+  path it would make every passage match the title's words. The title still
+  counts once per paper, in the text of the passage its heading line opens.
 
 Headings are ATX lines (`#` to `######` followed by a space). Lines inside fenced
 code blocks (``` or ~~~) are never headings: a `# comment` in a code listing does
@@ -26,9 +30,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pwc_local.safe_text import one_line
+
 TARGET_BYTES = 1200
 MAX_BYTES = 4000
 HEADING_SEPARATOR = " > "
+ELLIPSIS = "…"
 
 _HEADING = re.compile(rb"(#{1,6})[ \t]+(.*?)[ \t#]*\r?$")
 _FENCE = re.compile(rb"[ ]{0,3}(`{3,}|~{3,})")
@@ -55,8 +62,10 @@ class Split:
     headings: Headings
 
 
-def split_passages(text: str, *, base: int = 0, headings: Headings = ()) -> Split:
+def split_passages(text: str, *, base: int = 0, headings: Headings = (), title: str = "") -> Split:
     """The passages of `text`, which starts at byte `base` of its document under `headings`.
+
+    `title` is the paper's title, left out of the heading paths (module docstring).
 
     Blank passages are dropped; every other byte of `text` belongs to exactly one
     passage, so concatenating the passages' texts in order gives `text` back minus
@@ -69,12 +78,14 @@ def split_passages(text: str, *, base: int = 0, headings: Headings = ()) -> Spli
     in_fence: bytes | None = None
     position = 0
 
+    named = _comparable(title)
+
     def flush(end: int) -> None:
         nonlocal start
         if end > start:
             body = data[start:end].decode("utf-8", errors="replace")
             if body.strip():
-                passages.append(Passage(base + start, _path(stack), body))
+                passages.append(Passage(base + start, _path(stack, named), body))
         start = end
 
     while position < len(data):
@@ -108,5 +119,33 @@ def split_passages(text: str, *, base: int = 0, headings: Headings = ()) -> Spli
     return Split(passages, tuple(stack))
 
 
-def _path(stack: list[tuple[int, str]]) -> str:
-    return HEADING_SEPARATOR.join(title for _, title in stack)
+def _path(stack: list[tuple[int, str]], title: str) -> str:
+    """The heading path of `stack`, without a leading level-1 heading equal to `title`."""
+    if title and stack and stack[0][0] == 1 and _comparable(stack[0][1]) == title:
+        stack = stack[1:]
+    return HEADING_SEPARATOR.join(text for _, text in stack)
+
+
+def _comparable(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def bounded_path(path: str, limit: int) -> str:
+    """A heading path shown in at most `limit` characters, as one line.
+
+    The innermost headings say most about a place, so the outer ones go first
+    (`… > 3.2 Attention`), and a heading that alone is too long is cut with an
+    ellipsis.
+    """
+    flat = one_line(path)
+    if len(flat) <= limit:
+        return flat
+    lead = ELLIPSIS + HEADING_SEPARATOR
+    parts = flat.split(HEADING_SEPARATOR)
+    shown = one_line(parts[-1], limit - len(lead), cut=ELLIPSIS)
+    for part in reversed(parts[:-1]):
+        longer = part + HEADING_SEPARATOR + shown
+        if len(lead) + len(longer) > limit:
+            break
+        shown = longer
+    return lead + shown

@@ -12,8 +12,13 @@ Order of events, and why:
    what makes an interrupted `library add` resumable: run it again).
 2. The metadata request and every chunk are fetched into memory; the JSON answers
    are recorded on the way, so the same requests can be answered offline later.
-3. One `Library.save` transaction stores it all. Until then nothing is listed, so a
-   process killed in step 2 leaves no half-saved paper.
+3. One `Library.save` transaction stores it all, unless the paper turned out to be
+   saved already under another spelling (another process may have saved it
+   meanwhile): then it only learns this spelling, in the same transaction. Until
+   then nothing is listed, so a process killed in step 2 leaves no half-saved paper.
+
+The Markdown stays in the chunks it came in, from the catalog to `saved_pieces`:
+a long paper is held in memory once, never joined into a second copy.
 
 A paper outside the catalog is saved with its public metadata and, as its
 Markdown, the public page `read_paper` shows for it (title, note, links,
@@ -22,6 +27,7 @@ abstract): the catalog holds no full text for it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
@@ -32,11 +38,21 @@ from typing import Any, TypeVar
 import anyio.to_thread
 
 from pwc_local.catalog.citations import SourceCitation, citation_fields
-from pwc_local.catalog.errors import CatalogError, HTTPStatusError, PaperChanged
+from pwc_local.catalog.errors import CatalogError, HTTPStatusError, InvalidResponse, PaperChanged
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
-from pwc_local.catalog.references import arxiv_without_version, spelled_identifier
-from pwc_local.store.library import Library, SavedPaper, response_key
+from pwc_local.catalog.references import (
+    arxiv_without_version,
+    spelled_identifier,
+)
+from pwc_local.catalog.whole_markdown import MAX_DOCUMENT_BYTES
+from pwc_local.store.library import (
+    Library,
+    LibraryError,
+    SavedPaper,
+    response_key,
+    shown_title,
+)
 from pwc_local.store.library_catalog import STATUS_KEY
 
 log = logging.getLogger(__name__)
@@ -44,7 +60,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CHUNK_LIMIT = 65536
-MAX_CHUNKS = 4096  # 256 MiB of Markdown: far beyond any paper, short of forever
 SAVED = "saved"
 ALREADY = "already saved"
 FAILED = "failed"
@@ -55,7 +70,8 @@ class SaveOutcome:
     """What became of one reference: `status` is `saved`, `already saved` or `failed`.
 
     `error` is the exception of a failure, for the caller to word (the command line
-    and the MCP layer each have their own wording); `size` is the Markdown's bytes.
+    and the MCP layer each have their own wording); `size` is the Markdown's bytes;
+    `title` is bounded like a listing's (`library.shown_title`).
     """
 
     reference: str
@@ -133,20 +149,24 @@ async def save_paper(
         if known is None and text:
             known = await _blocking(library.resolve, _identifier(text))
         if known is not None:
-            entry = await _blocking(library.get, known)
+            entry = await _blocking(library.entry, known)
             if entry is not None:
                 return SaveOutcome(
-                    text, ALREADY, entry.paper, entry.title, entry.in_catalog, _size(entry)
+                    text, ALREADY, entry.paper, entry.title, entry.in_catalog, entry.size
                 )
-        paper = await fetch_paper(catalog, text, namespace=namespace, source=source)
+        library.check_writable()  # before any request: a read-only library saves nothing
+        paper = await fetch_paper(
+            catalog, text, namespace=namespace, source=source, library=library
+        )
         saved = paper.saved
-        if await _blocking(library.is_saved, saved.paper):
-            # Saved before under another spelling: keep that copy, learn this spelling.
-            await _blocking(library.add_alias, text, saved.paper)
-            return SaveOutcome(text, ALREADY, saved.paper, saved.title, saved.in_catalog)
-        await _blocking(library.save, saved, paper.responses)
-        return SaveOutcome(text, SAVED, saved.paper, saved.title, saved.in_catalog, _size(saved))
-    except (CatalogError, OSError) as exc:
+        if not await _blocking(library.save, saved, paper.responses):
+            # Saved before under another spelling: that copy stays, this spelling joins it.
+            title = shown_title(saved.title)
+            return SaveOutcome(text, ALREADY, saved.paper, title, saved.in_catalog)
+        return SaveOutcome(
+            text, SAVED, saved.paper, shown_title(saved.title), saved.in_catalog, _size(saved)
+        )
+    except (CatalogError, LibraryError, OSError) as exc:
         return SaveOutcome(text, FAILED, error=exc)
     except Exception as exc:  # the library (sqlite3) or a bug: the paper failed, not the run
         log.warning("saving a paper failed: %s", type(exc).__name__)
@@ -167,8 +187,14 @@ async def fetch_paper(
     *,
     namespace: str,
     source: SourceCitation | None = None,
+    library: Library | None = None,
 ) -> FetchedPaper:
-    """Everything `Library.save` needs for `reference`; raises the catalog's errors."""
+    """Everything `Library.save` needs for `reference`; raises the catalog's errors.
+
+    `source` is what the user's BibTeX entry said of the paper's kind and venue.
+    `library`, the one the paper will be saved in, is told which paper is being
+    fetched (`Library.saving`), so that its chunks are indexed once, when saved.
+    """
     recorder = RecordingCatalog(catalog, namespace)
     answer = await paper_info_or_public(recorder, reference, include_evaluations=False)
     detail = answer.paper
@@ -176,7 +202,7 @@ async def fetch_paper(
         record = answer.public
         canonical = record.arxiv_id or record.doi or reference
         page = public_markdown(record)
-        markdown: str | None = page
+        markdown: str | tuple[bytes, ...] | None = page
         version: str | None = hashlib.sha256(page.encode("utf-8")).hexdigest()
         title = record.title or canonical
         aliases = [reference, record.arxiv_id or "", record.doi or "", record.title or ""]
@@ -186,7 +212,8 @@ async def fetch_paper(
         payload = answer.payload or {}
         own_id = str(payload.get("id") or "").strip()
         canonical = arxiv_without_version(payload.get("arxiv_id")) or own_id or reference
-        markdown, version = await read_whole(catalog, canonical)
+        with library.saving(canonical) if library is not None else contextlib.nullcontext():
+            markdown, version = await read_whole(catalog, canonical)
         title = str(payload.get("title") or canonical)
         aliases = [reference, own_id, title, f"arXiv:{canonical}" if canonical != own_id else ""]
     saved = SavedPaper(
@@ -202,8 +229,11 @@ async def fetch_paper(
     return FetchedPaper(saved, recorder.recorded)
 
 
-async def read_whole(catalog: CatalogSource, paper: str) -> tuple[str | None, str | None]:
-    """Every chunk of a paper's Markdown joined, with its version; `(None, None)` without any.
+async def read_whole(
+    catalog: CatalogSource, paper: str
+) -> tuple[tuple[bytes, ...] | None, str | None]:
+    """Every chunk of a paper's Markdown in order, as UTF-8, with its version; `(None, None)`
+    without any. Bytes, not `str`: a chunk of text outside Latin-1 is half the size so.
 
     Chunks are pinned to the first chunk's version; if the paper changes half-way
     (`PaperChanged`) the read starts over once, then gives up.
@@ -222,24 +252,25 @@ async def read_whole(catalog: CatalogSource, paper: str) -> tuple[str | None, st
     raise PaperChanged("the paper's Markdown kept changing while it was saved; retry")
 
 
-async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[str, str]:
-    pieces: list[str] = []
+async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[tuple[bytes, ...], str]:
+    pieces: list[bytes] = []
     offset = 0
     version: str | None = None
-    for _ in range(MAX_CHUNKS):
+    while True:
         chunk = await catalog.read_markdown(
             paper, offset=offset, limit=CHUNK_LIMIT, content_version=version
         )
         if version is not None and chunk.content_version != version:
             raise PaperChanged("the paper's Markdown changed while it was saved")
         version = chunk.content_version
-        pieces.append(chunk.text)
+        pieces.append(chunk.text.encode("utf-8"))
         if not chunk.truncated or chunk.next_offset is None:
-            return "".join(pieces), version
+            return tuple(pieces), version
         if chunk.next_offset <= offset:
             raise PaperChanged("the Markdown offsets did not advance")
+        if chunk.next_offset > MAX_DOCUMENT_BYTES:
+            raise InvalidResponse("paper Markdown exceeds the local size bound")
         offset = chunk.next_offset
-    raise PaperChanged("the paper's Markdown is longer than the library keeps")
 
 
 def _identifier(reference: str) -> str:
@@ -248,7 +279,9 @@ def _identifier(reference: str) -> str:
 
 
 def _size(paper: SavedPaper) -> int:
-    return len(paper.markdown.encode("utf-8")) if paper.markdown else 0
+    if isinstance(paper.markdown, str):
+        return len(paper.markdown.encode("utf-8"))
+    return sum(len(piece) for piece in paper.markdown or ())
 
 
 async def _blocking(fn: Callable[..., T], *args: Any) -> T:

@@ -25,7 +25,7 @@ from urllib.parse import unquote
 
 from .data_papers import CATALOG_TODAY, RELATED, Author, Paper
 from .fixtures import Catalog
-from .markdown import OffsetNotOnBoundary, content_version, cut_chunk
+from .markdown import OffsetNotOnBoundary, cut_chunk, encoded
 from .wire import HttpError, Query, Reply, folded, invalid, paginate
 
 NO_PAPER = "No paper found"
@@ -378,11 +378,10 @@ def read(catalog: Catalog, query: Query, ref: str) -> Reply:
         raise HttpError(404, NO_PAPER)
     if text is None:
         raise HttpError(404, NO_MARKDOWN)
-    version = content_version(text)
+    document, version = encoded(text)
     if requested_version is not None and requested_version != version:
         # The 409 body is unspecified upstream (§7 item 3); this wording is the fake's.
         raise HttpError(409, "Paper Markdown changed; restart reading from offset 0")
-    document = text.encode("utf-8")
     try:
         chunk = cut_chunk(document, offset or 0, limit)
     except OffsetNotOnBoundary as exc:

@@ -1,0 +1,50 @@
+"""Three servers, a `library add`, a `cache prune` and a flapping catalog (issue 18 item 5).
+
+The scenario is `tests.multi_client`; this runs it for 40 s (under a minute of wall
+time with the spawns) and checks what the issue asks: every call answered within
+its bound (the short budget, or the normal timeout for a call that met an outage
+first), no `internal_error`, all 30 papers saved byte for byte as the catalog
+serves them, and every cache entry read back verifies. The bounds carry slack for
+a shared 2-core machine; `benchmarks/clients.py` runs it longer and prints figures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.multi_client import BUDGET, TIMEOUT, run_clients, while_up, worst_calls
+
+pytestmark = pytest.mark.e2e
+
+SECONDS = 40.0
+SLACK = 3.0  # three servers, a library add and the fake on two shared cores
+
+
+def test_three_servers_a_library_add_and_a_prune_on_a_flapping_network(
+    tmp_path: Path, fake_catalog: Any
+) -> None:
+    outcome = run_clients(tmp_path, fake_catalog, SECONDS)
+
+    assert outcome.outages >= 5
+    assert len(outcome.calls) > 100, len(outcome.calls)
+    assert not [c for c in outcome.calls if c.error and "internal_error" in c.error]
+    # No call hangs; one that waited longer than the budget met an outage first
+    # (at most one per outage and server).
+    assert not worst_calls(outcome, TIMEOUT + SLACK), worst_calls(outcome, TIMEOUT + SLACK)[:3]
+    slow = worst_calls(outcome, BUDGET + SLACK)
+    assert len(slow) <= 3 * outcome.outages, slow[:5]
+    # Calls failed only as outages do, with the clear sentence, and none made while
+    # the catalog answered failed: the outage memory never outlives the outage.
+    for call in outcome.calls:
+        if call.error is not None:
+            assert "could not be reached" in call.error, call
+    up = while_up(outcome)
+    assert len(up) > len(outcome.calls) / 3
+    assert not [c for c in up if c.error], [c for c in up if c.error][:3]
+    assert outcome.prune_status == 0
+    assert outcome.add_runs and outcome.add_runs[-1] == 0, outcome.add_runs
+    assert outcome.missing_papers == []
+    assert outcome.cache_entries > 0 and outcome.damaged_entries == 0
