@@ -206,3 +206,33 @@ def test_the_hosted_profile_has_neither_the_tools_nor_the_prompt(live: LiveSessi
     tools, prompts = live.portal.call(surface)
     assert len(tools) == 21 and not tools & {"watch", "whats_new"}
     assert prompts == {"find_papers", "compare_leaderboard", "survey_task"}
+
+
+def test_the_annotations_say_what_the_tools_do_to_this_machine(live: LiveSession) -> None:
+    # A hint left out means MCP's default (readOnly false, destructive true, idempotent
+    # false, openWorld true): read here as a client must read it.
+    defaults = {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    }
+    tools = {tool.name: tool for tool in live.portal.call(live.client.list_tools).tools}
+
+    def hints(name: str) -> dict[str, bool]:
+        sent = tools[name].annotations
+        given = sent.model_dump(by_alias=True, exclude_none=True) if sent else {}
+        return {key: given.get(key, default) for key, default in defaults.items()}
+
+    assert hints("watch") == {
+        "readOnlyHint": False,  # writes the list
+        "destructiveHint": True,  # remove=true drops a watch and its baseline
+        "idempotentHint": True,  # adding again keeps it
+        "openWorldHint": True,  # asks the catalog on the web
+    }
+    assert hints("whats_new") == {
+        "readOnlyHint": False,  # moves the baselines
+        "destructiveHint": False,
+        "idempotentHint": False,  # a retry finds the changes marked seen
+        "openWorldHint": True,
+    }
