@@ -96,7 +96,8 @@ def watch_list_result(answer: dict[str, Any], _arguments: Any = None) -> WatchLi
 # -- text ------------------------------------------------------------------------------
 
 MAX_REASON_CHARS = 500  # a `code: sentence` that names the setting to fix is worth its length
-NO_WATCHES = "No watches yet; add one with: pwc-mcp-local watch add benchmark ImageNet-1k"
+# Short: the empty whats_new result's JSON is 90 bytes, and the text is never longer.
+NO_WATCHES = "No watches yet; add one with watch (pwc-mcp-local watch add KIND TARGET)."
 CHANGE_LABELS = {
     "new_result": "new result",
     "new_leader": "new leader",
