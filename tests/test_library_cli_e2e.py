@@ -205,8 +205,12 @@ def test_catalog_and_file_text_reaches_the_terminal_without_escapes_or_extra_lin
     shown_list = run(env, "library", "list")
     assert len(_clean_lines(shown_list.stdout)) == 2, shown_list.stdout  # the paper, the total
     as_json = run(env, "library", "list", "--json").stdout
-    _clean_lines(as_json)  # escaped by the encoder, C1 controls too, and given back whole
-    assert json.loads(as_json)["papers"][0]["title"] == f"Attention{HOSTILE}{FORGED}"
+    _clean_lines(as_json)  # no control character reaches the terminal, C1 controls neither
+    # The library keeps listing titles as one bounded printable line (store.library.shown_title).
+    assert (
+        json.loads(as_json)["papers"][0]["title"]
+        == "AttentionOwned - 9999.99999: Fake Paper (saved)"
+    )
     found = run(env, "library", "search", "attention")
     assert found.returncode == 0, found.stderr
     lines = _clean_lines(found.stdout)

@@ -18,6 +18,9 @@ from pydantic import Field
 from pwc_local.server.models import ToolOutput, _Strict
 from pwc_local.server.render import Call, clean, count_of, handle, plural
 
+# A search hit's quote in the text: a sentence or so; structuredContent has the whole quote.
+QUOTE_CHARS = 160
+
 
 class SavedRow(_Strict):
     reference: str
@@ -190,7 +193,7 @@ def search_text(call: Call) -> str:
             section = section[len(title) + 3 :]
         # A quote that starts at its section's heading need not say the heading again.
         heading = re.escape(section.rsplit(" > ", 1)[-1])
-        quote = re.sub(rf"^#{{1,6}} {heading} ", "", clean(hit.quote, 400))
+        quote = re.sub(rf"^#{{1,6}} {heading} ", "", clean(hit.quote, QUOTE_CHARS))
         cursor = f" · cursor {clean(hit.cursor, 2000)}" if hit.cursor else " · from the start"
         lines.append(f"- {section or '(before the first heading)'}: {quote}{cursor}")
     lines.append('Read on at a passage: read_paper(paper="<its paper>", cursor="<its cursor>").')
