@@ -68,30 +68,24 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
-# The order in which test files start (only that; never what a file does). xdist hands
-# each of its 3 workers the next file in this order, and at the start two files each
-# (the first and fourth to one worker, and so on). The longest files (seconds, in the
-# whole suite on an idle 2-core machine) go first, paired so that no worker starts with
-# much more than another (20 + 7, 9 + 25, 15 + 19). Then every other file with e2e
-# tests, then the in-process ones, each in its usual order.
-START_FIRST = (
-    "test_benchmark_run.py",  # 20
-    "test_install_sh.py",  # 9
-    "test_offline_e2e.py",  # 15
-    "test_exit_status.py",  # 7
-    "test_stdio_protocol.py",  # 25
-    "test_library_e2e.py",  # 19
-)
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    has_e2e = {item.path for item in items if item.get_closest_marker("e2e") is not None}
+    """The order in which test files start (only that; never what a file does).
+
+    xdist hands each worker the next whole file in this order: first the files
+    marked `slow` (the longest, so that none is left to start near the end while
+    the other workers idle), then every other file with e2e tests, then the
+    in-process ones; within each group, collection order. A file becomes `slow`
+    with `pytestmark = pytest.mark.slow` when it takes a large share of a worker
+    (about 20 s or more of the whole suite on an idle 2-core machine).
+    """
+    marked = {
+        name: {item.path for item in items if item.get_closest_marker(name) is not None}
+        for name in ("slow", "e2e")
+    }
     first = {path: position for position, path in enumerate(dict.fromkeys(i.path for i in items))}
 
-    def start(item: pytest.Item) -> tuple[int, bool, int]:
-        name = item.path.name
-        rank = START_FIRST.index(name) if name in START_FIRST else len(START_FIRST)
-        return (rank, item.path not in has_e2e, first[item.path])
+    def start(item: pytest.Item) -> tuple[bool, bool, int]:
+        return (item.path not in marked["slow"], item.path not in marked["e2e"], first[item.path])
 
     items.sort(key=start)  # stable: tests keep their order within a file
 

@@ -22,7 +22,7 @@ from mcp_types import PromptReference, ResourceTemplateReference
 from tests.installed import EXECUTABLE, InstalledServer
 from tests.test_offline_e2e import call
 
-pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.anyio]
 
 ATTENTION = "1706.03762"
 RESNET = "1512.03385"  # "Deep Residual Learning for Image Recognition"

@@ -31,6 +31,8 @@ from pwc_local.doctor import (
 )
 from pwc_local.server.contract import TOOLS
 
+pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
+
 SECRET = "ab" * 32
 
 

@@ -33,7 +33,7 @@ from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, FakeCatalog
 from tests.stdio_peer import StdioPeer, opening
 from tests.test_hostile_e2e import EXECUTABLE, peak_rss_kb, server_env
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 PAUSED = "not reading stdin until an answer is written"
 REPLY_TIMEOUT = 60.0

@@ -19,7 +19,7 @@ import pytest
 
 from tests.bibtex_check import entries as bibtex_entries
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 PWC_MCP_LOCAL = Path(sys.executable).parent / "pwc-mcp-local"
 SMALL = "1706.03762"

@@ -24,7 +24,7 @@ from tests.fake_catalog import big_document
 from tests.installed import EXECUTABLE, InstalledServer
 from tests.test_offline_e2e import call, error_of, pwc_command, read_through
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SMALL = "1706.03762"
 OUTSIDE = "1301.3781"  # known only from public metadata

@@ -17,7 +17,7 @@ import pytest
 
 from tests.multi_client import BUDGET, TIMEOUT, run_clients, while_up, worst_calls
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SECONDS = 40.0
 SLACK = 3.0  # three servers, a library add and the fake on two shared cores

@@ -26,7 +26,7 @@ from mcp.client.session import ClientSession
 from pwc_local.store.cache import decode_entry, encode_entry
 from tests.installed import EXECUTABLE, InstalledServer
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 BIG_PAPER = "1911.02116"  # over 200 KiB of multi-byte Markdown: five 64 KiB chunks
 TASK = "object-detection"

@@ -20,7 +20,7 @@ import pytest
 from tests.installed import InstalledServer
 from tests.test_offline_e2e import age_cache, call, error_of
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 TIMEOUT = 3.0  # the normal request timeout: what the first call in a stall waits
 BUDGET = 1.0  # the default short budget

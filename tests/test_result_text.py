@@ -27,6 +27,8 @@ from pwc_local.server.contract import TOOLS
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, PUBLIC_ARXIV_ID, FakeCatalog
 from tests.installed import EXECUTABLE, InstalledServer
 
+pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
+
 ATTENTION = "1706.03762"
 
 # (tool, arguments): every tool at least once, and the variants whose text differs.

@@ -44,6 +44,8 @@ from pwc_local.server.framing import (
 from tests import stdio_tiny_server
 from tests.stdio_peer import InProcessPeer, StdioPeer, assert_jsonrpc_message, env_with
 
+pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
+
 TINY_SERVER = [sys.executable, str(Path(__file__).with_name("stdio_tiny_server.py"))]
 PWC_MCP_LOCAL = Path(sys.executable).parent / "pwc-mcp-local"
 HANDSHAKE_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"]

@@ -24,7 +24,7 @@ from tests.fake_catalog import (
 )
 from tests.test_library_cli_e2e import command_env, run
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 WATCHES = [
     ("benchmark", "imagenet-1k"),
