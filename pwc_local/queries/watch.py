@@ -68,7 +68,7 @@ import anyio.to_thread
 
 from pwc_local.catalog.arguments import required_text
 from pwc_local.catalog.benchmarks import find_benchmark, leaderboard_rows
-from pwc_local.catalog.errors import HTTPStatusError, NotFound, UpstreamTimeout, UsageError
+from pwc_local.catalog.errors import NotFound, RecordMissing, UpstreamTimeout, UsageError
 from pwc_local.catalog.http import CatalogSource
 from pwc_local.catalog.leaderboard import merge_rows, metric_value, result_key
 from pwc_local.catalog.limits import MAX_REFERENCE_CHARS
@@ -353,10 +353,8 @@ async def _content_version(catalog: CatalogSource, key: str) -> str | None:
         chunk = await catalog.read_markdown(
             key, offset=0, limit=VERSION_PROBE_BYTES, content_version=None
         )
-    except HTTPStatusError as exc:
-        if exc.status == 404:  # no Markdown stored (the paper itself was found already)
-            return None
-        raise
+    except RecordMissing:  # no Markdown stored (the paper itself was found already)
+        return None
     return chunk.content_version
 
 

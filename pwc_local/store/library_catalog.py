@@ -41,7 +41,12 @@ from urllib.parse import unquote
 
 import anyio.to_thread
 
-from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
+from pwc_local.catalog.errors import (
+    HTTPStatusError,
+    SavedMissing,
+    UpstreamTimeout,
+    UpstreamUnreachable,
+)
 from pwc_local.catalog.http import (
     Accept,
     CatalogSource,
@@ -133,8 +138,8 @@ class LibraryCatalog:
             found, document = await self._offline(path, params)
             if not found:
                 raise
-            if isinstance(document, dict) and isinstance(document.get(STATUS_KEY), int):
-                raise HTTPStatusError(document[STATUS_KEY]) from None
+            if isinstance(document, dict) and STATUS_KEY in document:  # only 404s are saved
+                raise SavedMissing() from None
             return accept(document)  # kept answers pass the caller's shape check too
         if seen:
             await self._learn(path, seen[-1])
@@ -282,7 +287,7 @@ class LibraryCatalog:
             # answers as it would online (public page, or no_markdown). A continuation
             # pinned to the saved public page's version is served from it.
             if not saved.has_markdown or not (saved.in_catalog or content_version):
-                raise HTTPStatusError(404, "")
+                raise SavedMissing()
             if saved.chunk is not None:
                 return _chunk(saved.chunk)
         try:
