@@ -80,7 +80,7 @@ from pwc_local.catalog.papers import (
 )
 from pwc_local.catalog.references import arxiv_without_version, resolve_paper
 from pwc_local.catalog.taxonomy import _gather, get_task
-from pwc_local.failures import CodedError
+from pwc_local.failures import CodedError, coded_text
 from pwc_local.safe_text import one_line
 from pwc_local.store.watchlist import (
     MAX_WATCHES,
@@ -684,7 +684,7 @@ def _log_bug(exc: BaseException) -> None:
 
 def _reason(exc: CodedError) -> str:
     """Why a watch was not checked: the failure's `code: sentence`, as tools show it."""
-    return f"{exc.code}: {exc.public_message()}"
+    return coded_text(exc)
 
 
 # -- small helpers ---------------------------------------------------------------------
