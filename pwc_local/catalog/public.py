@@ -266,15 +266,6 @@ def _with_requested_title(record: PublicRecord, title: str) -> PublicRecord:
     return replace(record, requested_title=_line(title))
 
 
-def is_catalog_miss(exc: BaseException) -> bool:
-    """Whether a failure means "the catalog has no such paper" (the fallback trigger).
-
-    Ambiguous titles, too many results, empty references and upstream failures are
-    not misses: they would fail the same way with any public record.
-    """
-    return isinstance(exc, PaperMissing) or is_missing(exc)
-
-
 def miss_message(exc: BaseException, reference: str) -> str:
     """The caller-facing text of a catalog miss (an HTTP 404 carries none of its own)."""
     if isinstance(exc, NotFound):
@@ -322,6 +313,9 @@ async def catalog_or_public(
     try:
         return await from_catalog(reference)
     except (PaperMissing, RecordMissing) as exc:
+        # Only "the catalog has no such paper" falls back. Ambiguous titles, too many
+        # results, empty references and upstream failures would fail the same way with
+        # any public record.
         return await fall_back(catalog, reference, exc, from_catalog)
 
 

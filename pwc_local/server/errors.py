@@ -7,16 +7,16 @@ sentence tells the model what happened and, where it can, what to do instead.
 Each failure class knows its own code and sentence (`pwc_local.failures.CodedError`;
 the catalog's tree is drawn in `pwc_local.catalog.errors`), so `error_message`
 only composes `code: sentence` (`failures.coded_text`): no table of classes, no
-reading of messages. The server's own refusals are classes here too:
+reading of messages. The server's own refusals use the catalog's request classes
+(`UsageError` for a request as sent that cannot be taken, `NotFound` for an unknown
+tool, prompt or template); what is its own:
 
     CodedError (pwc_local.failures)   internal_error
-    ├── RequestRefused                invalid_argument  the request as sent (shown)
-    ├── UnknownName                   not_found         no such tool, prompt or template
-    ├── AnswerTooLarge                upstream_error    a hosted tool's answer over 2 MiB
+    ├── AnswerTooLarge                upstream_error      a hosted tool's answer over 2 MiB
     └── LocalAnswerTooLarge           response_too_large  a local tool's, over 2 MiB
-    (catalog: CatalogError ...; config: ConfigError config_error; store.library:
-    LibraryError config_error, LibraryReadOnly library_read_only, LibraryFull
-    disk_full, LibraryBusy library_busy)
+    (elsewhere: catalog.errors.CatalogError ...; config.ConfigError config_error;
+    store.library: LibraryError config_error, LibraryReadOnly library_read_only,
+    LibraryFull disk_full, LibraryBusy library_busy; store.watchlist.WatchlistBusy)
 What the caller may see is deliberately narrow: the catalog layer's client-facing
 messages (`NotFound`, `Ambiguous`, `UsageError`), a sanitised and shortened 400/422
 detail, a Retry-After value, and fixed sentences. Upstream bodies, URLs, exception
@@ -38,6 +38,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pwc_local.catalog.errors import NotFound, UsageError
 from pwc_local.failures import CodedError, coded_text
 from pwc_local.safe_text import one_line
 
@@ -46,20 +47,6 @@ logger = logging.getLogger(__name__)
 NAME_LIMIT = 64
 INTERNAL_CODE = CodedError.code
 INTERNAL = coded_text(CodedError())
-
-
-class RequestRefused(CodedError):
-    """The request as sent cannot be taken (a bad argument or parameter); shown as written."""
-
-    code = "invalid_argument"
-    shown = True
-
-
-class UnknownName(CodedError):
-    """The request names a tool, prompt or resource template that does not exist."""
-
-    code = "not_found"
-    shown = True
 
 
 class AnswerTooLarge(CodedError):
@@ -114,21 +101,21 @@ def _log_bug(exc: BaseException) -> None:
 def unknown_tool_message(name: str) -> str:
     """The whole error text for a call naming no tool, framed like every tool error."""
     shown = one_line(name, NAME_LIMIT, fold=False)
-    refusal = UnknownName("unknown tool; tools/list names the tools.")
+    refusal = NotFound("unknown tool; tools/list names the tools.")
     return f"Error executing tool {shown}: {coded_text(refusal)}"
 
 
 def unknown_prompt_message(name: str) -> str:
     """The error text for `prompts/get` naming no prompt."""
     shown = one_line(name, NAME_LIMIT, fold=False)
-    return coded_text(UnknownName(f"unknown prompt {shown}; prompts/list names the prompts."))
+    return coded_text(NotFound(f"unknown prompt {shown}; prompts/list names the prompts."))
 
 
 def prompt_arguments_message(name: str, expected: Iterable[str]) -> str:
     """The error text for `prompts/get` whose arguments are missing or unknown (names only)."""
     names = sorted(expected)
     noun = "argument" if len(names) == 1 else "arguments"
-    return coded_text(RequestRefused(f"prompt {name} takes exactly the {noun} {', '.join(names)}."))
+    return coded_text(UsageError(f"prompt {name} takes exactly the {noun} {', '.join(names)}."))
 
 
 # -- argument validation -----------------------------------------------------------------
@@ -150,7 +137,7 @@ def validation_message(exc: ValidationError) -> str:
         problem = _describe(error)
         if problem not in problems:
             problems.append(problem)
-    return coded_text(RequestRefused("; ".join(problems or ["the arguments are not valid"]) + "."))
+    return coded_text(UsageError("; ".join(problems or ["the arguments are not valid"]) + "."))
 
 
 def _describe(error: Mapping[str, Any]) -> str:

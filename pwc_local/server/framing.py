@@ -35,8 +35,9 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from pwc_local.catalog.errors import UsageError
 from pwc_local.failures import coded_text
-from pwc_local.server.errors import AnswerTooLarge, LocalAnswerTooLarge, RequestRefused
+from pwc_local.server.errors import AnswerTooLarge, LocalAnswerTooLarge
 from pwc_local.server.hygiene import (
     invalid_message,
     is_encodable,
@@ -265,19 +266,17 @@ def _params_problem(doc: dict[str, Any]) -> Rejected | None:
             reason = 'Invalid params: tools/call "arguments" must be an object'
             return Rejected(INVALID_PARAMS, reason, request_id)
     if doc["method"] == "resources/read" and not isinstance(params.get("uri"), str):
-        reason = coded_text(RequestRefused('resources/read needs the resource "uri" as a string.'))
+        reason = coded_text(UsageError('resources/read needs the resource "uri" as a string.'))
         return Rejected(INVALID_PARAMS, reason, request_id)
     if doc["method"] == "prompts/get":
         if not isinstance(params.get("name"), str):
-            reason = coded_text(RequestRefused('prompts/get needs the prompt "name" as a string.'))
+            reason = coded_text(UsageError('prompts/get needs the prompt "name" as a string.'))
             return Rejected(INVALID_PARAMS, reason, request_id)
         arguments = params.get("arguments")
         if arguments is not None and not (
             isinstance(arguments, dict) and all(isinstance(v, str) for v in arguments.values())
         ):
-            reason = coded_text(
-                RequestRefused('prompts/get "arguments" must map names to strings.')
-            )
+            reason = coded_text(UsageError('prompts/get "arguments" must map names to strings.'))
             return Rejected(INVALID_PARAMS, reason, request_id)
     return None
 

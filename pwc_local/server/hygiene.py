@@ -30,8 +30,8 @@ from typing import Any
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 
 from pwc_local.catalog.documents import is_encodable, may_hold_surrogates
+from pwc_local.catalog.errors import UsageError
 from pwc_local.failures import coded_text
-from pwc_local.server.errors import RequestRefused
 
 __all__ = [
     "invalid_message",
@@ -70,7 +70,7 @@ def unencodable_path(value: Any, path: str = "") -> str | None:
 def invalid_message(path: str) -> str:
     """The `invalid_argument:` sentence for text that is not valid Unicode at `path`."""
     return coded_text(
-        RequestRefused(
+        UsageError(
             f"{path} is not valid Unicode text (it holds a lone surrogate, such as the JSON "
             "escape \\ud800, without its pair); send the text as plain UTF-8."
         )

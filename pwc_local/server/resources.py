@@ -27,7 +27,7 @@ from mcp_types import INVALID_PARAMS, CallToolResult
 
 from pwc_local.catalog.errors import Ambiguous, NoMarkdown, NotFound, UsageError
 from pwc_local.failures import coded_text
-from pwc_local.server.errors import RequestRefused, UnknownName, code_of
+from pwc_local.server.errors import code_of
 
 
 class ToolCaller(Protocol):
@@ -44,19 +44,17 @@ MAX_REFERENCE = 500
 REFERENCES = ResourceSecurity(reject_path_traversal=False, reject_absolute_paths=False)
 
 UNKNOWN_RESOURCE = coded_text(
-    UnknownName(
+    NotFound(
         "no resource template matches this URI; resources/templates/list names the "
         "templates (percent-encode a reference that contains '/')."
     )
 )
 
-BAD_INPUT = frozenset(
-    cls.code for cls in (RequestRefused, UnknownName, UsageError, NotFound, Ambiguous, NoMarkdown)
-)
+BAD_INPUT = frozenset(cls.code for cls in (UsageError, NotFound, Ambiguous, NoMarkdown))
 """Error codes that refuse the request itself: answered -32602, not -32603."""
 
 TRUNCATED = coded_text(
-    RequestRefused(
+    UsageError(
         "the paper's Markdown is longer than one response; call the read_paper "
         "tool and follow next_cursor to read all of it."
     )
@@ -118,9 +116,7 @@ def _checked(reference: str) -> str:
     """Resources bypass the tools' input schema, so its length bound is applied here."""
     if len(reference) > MAX_REFERENCE:
         raise _refusal(
-            coded_text(
-                RequestRefused(f"the reference must have at most {MAX_REFERENCE} characters.")
-            )
+            coded_text(UsageError(f"the reference must have at most {MAX_REFERENCE} characters."))
         )
     return reference
 
