@@ -3,9 +3,13 @@
 Each subclass names a stable `code` (`not_found`, `upstream_timeout`, ...) that a
 program can branch on, and `public_message()` returns the sentence a person or a
 model reads after it. The catalog's failures (`pwc_local.catalog.errors`) and the
-configuration's (`pwc_local.config.ConfigError`) derive from it, so the one place
-that writes tool errors (`pwc_local.server.errors.error_message`) reads
-`f"{exc.code}: {exc.public_message()}"` off any of them without knowing the classes.
+configuration's (`pwc_local.config.ConfigError`), the library's
+(`pwc_local.store.library.LibraryError` ...) and the server's own refusals
+(`pwc_local.server.errors`) derive from it, so the one place that writes tool errors
+(`pwc_local.server.errors.error_message`) reads `coded_text(exc)` off any of them
+without knowing the classes. No other module writes a `code: ` text itself
+(tests/test_error_codes.py checks the source), and every code is listed in the
+README's error-code table.
 
 Two kinds of message exist:
 
@@ -29,7 +33,7 @@ class CodedError(Exception):
     `internal_error`, and the server logs its traceback.
     """
 
-    code: str = "internal_error"
+    code: ClassVar[str] = "internal_error"
     sentence: ClassVar[str] = "the server failed to handle this request; this is a bug."
     shown: ClassVar[bool] = False
 
@@ -40,3 +44,10 @@ class CodedError(Exception):
     def diagnostic(self) -> str | None:
         """What to log at warning level when this failure is reported, or `None`."""
         return None
+
+
+def coded_text(exc: CodedError) -> str:
+    """`<code>: <sentence>`, the text a client reads for `exc` (no logging: see
+    `pwc_local.server.errors.error_message`, which also turns any other exception into
+    `internal_error`)."""
+    return f"{exc.code}: {exc.public_message()}"

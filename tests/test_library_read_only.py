@@ -89,10 +89,12 @@ def test_library_commands_read_an_unwritable_library(
     if disk == "read-only mount":
         setup = read_only_mount(tmp_path / "data")
         reason = "it is on a read-only file system"
+        code = "library_read_only"
     else:
         setup = full_disk(tmp_path / "data", tmp_path / "disk")
         env["XDG_DATA_HOME"] = str(tmp_path / "disk")
         reason = "the disk is full"
+        code = "disk_full"
     listing = namespaced(env, setup, "library", "list", "--json")
     assert listing.returncode == 0, listing.stderr
     assert sorted(row["paper"] for row in json.loads(listing.stdout)["papers"]) == [SMALL, BIG]
@@ -105,6 +107,8 @@ def test_library_commands_read_an_unwritable_library(
         said = refused.stdout + refused.stderr
         assert f"cannot be written ({reason})" in said, said
         assert "move it aside" not in said and "Traceback" not in said
+        if args[1] == "add":  # the per-paper line gives the code a script can act on
+            assert f"{code}: the library" in said, said
     again = namespaced(env, setup, "library", "list", "--json")
     assert len(json.loads(again.stdout)["papers"]) == 2  # nothing was removed
 
@@ -141,6 +145,7 @@ def test_tools_read_saved_papers_from_a_read_only_mount(
                 assert outline["size"] == len(big_document().encode())
                 result = await session.call_tool("save_papers", {"papers": ["1512.03385"]})
                 [row] = (result.structured_content or {})["results"]
+                assert row["error"].startswith("library_read_only: the library "), row
                 assert "cannot be written (it is on a read-only file system)" in row["error"]
 
     anyio.run(scenario)

@@ -18,14 +18,22 @@ place (`pwc_local.server.errors.error_message`). The tree, with the codes:
     │   ├── ExpiredCursor         expired_cursor
     │   └── CursorMismatch        cursor_mismatch
     └── UpstreamError             upstream_error   fixed sentence, class name logged
-        ├── HTTPStatusError       by status: 404 not_found, 400/422 invalid_argument
-        │                         (the catalog's sanitised detail), 429 rate_limited
-        │                         (with Retry-After), a body that says it timed out
-        │                         upstream_timeout, else upstream_error
+        ├── RecordMissing         not_found        "no such record" (`is_missing`)
+        │   └── SavedMissing      not_found        a saved 404 the library replays offline
+        ├── HTTPStatusError       upstream_error   any other status (`status`, `detail`)
+        │   ├── HTTPNotFound      not_found        404 (also a `RecordMissing`)
+        │   ├── HTTPRejected      invalid_argument 400/422, the catalog's sanitised detail
+        │   ├── HTTPRateLimited   rate_limited     429, with its Retry-After
+        │   └── HTTPTimedOut      upstream_timeout a body that says it timed out (a 504 page)
         ├── UpstreamTimeout       upstream_timeout
         ├── UpstreamUnreachable   upstream_error   (the cause when known, what to check)
         └── InvalidResponse       upstream_error
             └── ResponseTooLarge  upstream_error
+
+`HTTPStatusError(status, detail)` builds the subclass the status means, as
+`OSError(errno.ENOENT, ...)` builds a `FileNotFoundError`, so the HTTP client and
+test stand-ins name only the status; code that cares about a meaning catches its
+class (`RecordMissing` for "no such record", whether HTTP said it or a saved answer).
 
 Messages of `NotFound`, `Ambiguous` and `UsageError` are written for the person (or
 model) who sent the request. Messages of the others are diagnostics for logs and
@@ -163,39 +171,101 @@ class UpstreamError(CatalogError):
         return type(self).__name__
 
 
-class HTTPStatusError(UpstreamError):
-    """The catalog answered with a non-2xx status.
+class RecordMissing(UpstreamError):
+    """The catalog has no such record: its 404, or the replay of one saved earlier.
 
-    `detail` holds at most the first 4 096 bytes of the body, decoded leniently. The
-    code follows the status (see the module docstring); only for 400 and 422 does
-    a sanitised, shortened form of the detail reach the client.
+    Detail lookups translate it into their own `NotFound` (`translate_404`); one that
+    no lookup translated reads `not_found: the requested catalog record does not exist.`
     """
+
+    code = "not_found"
+    sentence = "the requested catalog record does not exist."
+
+    def diagnostic(self) -> str | None:
+        return None
+
+
+class SavedMissing(RecordMissing):
+    """The library's replay, offline, of a 404 the catalog gave when a paper was saved.
+
+    No HTTP request was made; it is the answer recorded then (`store.saving`).
+    """
+
+    def __init__(self) -> None:
+        super().__init__("the saved answer for this request is the catalog's 404")
+
+
+class HTTPStatusError(UpstreamError):
+    """The catalog answered with a non-2xx status; `HTTPStatusError(status, ...)` is a subclass.
+
+    `detail` holds at most the first 4 096 bytes of the body, decoded leniently;
+    `retry_after` the Retry-After header. Constructing the base picks the class the
+    status means (module docstring); a status with no class of its own (409, 5xx ...)
+    stays an `HTTPStatusError`: `upstream_error`, logged with its status.
+    """
+
+    def __new__(
+        cls, status: int, detail: str = "", *, retry_after: str | None = None
+    ) -> HTTPStatusError:
+        if cls is HTTPStatusError:
+            cls = _status_class(status, detail)
+        return super().__new__(cls, status, detail)
 
     def __init__(self, status: int, detail: str = "", *, retry_after: str | None = None):
         super().__init__(f"catalog answered HTTP {status}")
         self.status = status
         self.detail = detail
         self.retry_after = retry_after
-        self.code = _status_code(status, detail)
-
-    def public_message(self) -> str:
-        if self.code == "not_found":
-            return "the requested catalog record does not exist."
-        if self.code == "invalid_argument":
-            return catalog_detail(self.detail) or "the catalog rejected the request."
-        if self.code == "rate_limited":
-            return (
-                "the Papers With Code catalog is rate limiting requests; "
-                f"retry {retry_after_text(self.retry_after)}."
-            )
-        if self.code == "upstream_timeout":
-            return TIMED_OUT
-        return UPSTREAM_FAILED
 
     def diagnostic(self) -> str | None:
-        if self.code != "upstream_error":
-            return None
         return f"{type(self).__name__} {self.status}"
+
+
+class HTTPNotFound(HTTPStatusError, RecordMissing):
+    """HTTP 404: no such record (a `RecordMissing`)."""
+
+    code = "not_found"
+    sentence = RecordMissing.sentence
+
+    def diagnostic(self) -> str | None:
+        return None
+
+
+class HTTPRejected(HTTPStatusError):
+    """HTTP 400 or 422: the catalog refused the request; its detail, sanitised, is shown."""
+
+    code = "invalid_argument"
+
+    def public_message(self) -> str:
+        return catalog_detail(self.detail) or "the catalog rejected the request."
+
+    def diagnostic(self) -> str | None:
+        return None
+
+
+class HTTPRateLimited(HTTPStatusError):
+    """HTTP 429: the catalog asks us to slow down; the sentence says when to retry."""
+
+    code = "rate_limited"
+
+    def public_message(self) -> str:
+        return (
+            "the Papers With Code catalog is rate limiting requests; "
+            f"retry {retry_after_text(self.retry_after)}."
+        )
+
+    def diagnostic(self) -> str | None:
+        return None
+
+
+class HTTPTimedOut(HTTPStatusError):
+    """A non-2xx status whose body says the request timed out (a gateway's 504 page)."""
+
+    code = "upstream_timeout"
+    sentence = TIMED_OUT
+
+    def diagnostic(self) -> str | None:
+        return None
 
 
 class UpstreamTimeout(UpstreamError):
@@ -247,18 +317,18 @@ class ResponseTooLarge(InvalidResponse):
 # -- reading an HTTP error ------------------------------------------------------------
 
 
-def _status_code(status: int, detail: str) -> str:
-    """The code of an HTTP failure: 404, 400/422, 429, a body saying "timeout", the rest."""
+def _status_class(status: int, detail: str) -> type[HTTPStatusError]:
+    """The class of an HTTP failure: 404, 400/422, 429, a body saying "timeout", the rest."""
     if status == 404:
-        return "not_found"
+        return HTTPNotFound
     if status in (400, 422):
-        return "invalid_argument"
+        return HTTPRejected
     if status == 429:
-        return "rate_limited"
+        return HTTPRateLimited
     lowered = detail.lower()
     if any(word in lowered for word in _TIMEOUT_WORDS):  # a gateway's own "504 Gateway Timeout"
-        return "upstream_timeout"
-    return "upstream_error"
+        return HTTPTimedOut
+    return HTTPStatusError
 
 
 def catalog_detail(body: str) -> str:
@@ -296,13 +366,13 @@ def retry_after_text(value: str | None) -> str:
 
 
 def is_missing(exc: BaseException) -> bool:
-    """Whether a failure is the catalog saying "no such record" (an HTTP 404)."""
-    return isinstance(exc, HTTPStatusError) and exc.status == 404
+    """Whether a failure is the catalog saying "no such record" (a 404, or its saved replay)."""
+    return isinstance(exc, RecordMissing)
 
 
 @contextmanager
 def translate_404(error: NotFound) -> Iterator[None]:
-    """Turn a catalog 404 raised inside the block into `error` (chained to the 404).
+    """Turn a catalog 404 (or its saved replay) raised in the block into `error`, chained.
 
     Detail endpoints answer 404 for records that do not exist; callers should see the
     same stable `<Kind> not found: X` text as after a failed search, and paper lookups
@@ -312,7 +382,5 @@ def translate_404(error: NotFound) -> Iterator[None]:
     """
     try:
         yield
-    except HTTPStatusError as exc:
-        if is_missing(exc):
-            raise error from exc
-        raise
+    except RecordMissing as exc:
+        raise error from exc

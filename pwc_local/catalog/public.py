@@ -31,9 +31,10 @@ from urllib.parse import urlsplit
 from pwc_local.catalog.envelopes import require_object
 from pwc_local.catalog.errors import (
     CatalogError,
-    HTTPStatusError,
+    HTTPRejected,
     NotFound,
     PaperMissing,
+    RecordMissing,
     UpstreamError,
     is_missing,
 )
@@ -207,7 +208,7 @@ def _lookup_request(reference: str) -> tuple[str, dict[str, str]] | None:
 def _miss_reason(exc: CatalogError, *, by_title: bool) -> str:
     if is_missing(exc):
         return TITLE if by_title else IDENTIFIER
-    if isinstance(exc, HTTPStatusError) and exc.status in (400, 422):
+    if isinstance(exc, HTTPRejected):
         return UNSUPPORTED
     return UNAVAILABLE
 
@@ -253,7 +254,7 @@ async def lookup_public(catalog: CatalogSource, reference: str) -> PublicRecord 
     try:
         record = await catalog.get_json(path, params, accept=_parse_record)
     except UpstreamError as exc:
-        if not (isinstance(exc, HTTPStatusError) and exc.status in (400, 404, 422)):
+        if not isinstance(exc, RecordMissing | HTTPRejected):
             logger.info("public metadata lookup failed type=%s", type(exc).__name__)
         return PublicMiss(_miss_reason(exc, by_title=by_title))
     if by_title and record.requested_title is None:
@@ -263,15 +264,6 @@ async def lookup_public(catalog: CatalogSource, reference: str) -> PublicRecord 
 
 def _with_requested_title(record: PublicRecord, title: str) -> PublicRecord:
     return replace(record, requested_title=_line(title))
-
-
-def is_catalog_miss(exc: BaseException) -> bool:
-    """Whether a failure means "the catalog has no such paper" (the fallback trigger).
-
-    Ambiguous titles, too many results, empty references and upstream failures are
-    not misses: they would fail the same way with any public record.
-    """
-    return isinstance(exc, PaperMissing) or is_missing(exc)
 
 
 def miss_message(exc: BaseException, reference: str) -> str:
@@ -320,9 +312,10 @@ async def catalog_or_public(
     """`from_catalog(reference)`, or after a catalog miss, the fallback of `fall_back`."""
     try:
         return await from_catalog(reference)
-    except (PaperMissing, HTTPStatusError) as exc:
-        if not is_catalog_miss(exc):
-            raise
+    except (PaperMissing, RecordMissing) as exc:
+        # Only "the catalog has no such paper" falls back. Ambiguous titles, too many
+        # results, empty references and upstream failures would fail the same way with
+        # any public record.
         return await fall_back(catalog, reference, exc, from_catalog)
 
 

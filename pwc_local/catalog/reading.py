@@ -48,10 +48,10 @@ from pwc_local.catalog.errors import (
     NotFound,
     PaperChanged,
     PaperMissing,
+    RecordMissing,
     UpstreamTimeout,
     UpstreamUnreachable,
     UsageError,
-    is_missing,
     translate_404,
 )
 from pwc_local.catalog.http import CatalogSource, MarkdownChunk, as_is, segment
@@ -207,14 +207,14 @@ async def _read(
         chunk = await _fetch_chunk(catalog, plan)
     except PaperChanged:
         raise PaperChanged(CHANGED_MESSAGE) from None
-    except HTTPStatusError as exc:
-        if exc.status == 409 and plan.version is not None:
-            raise PaperChanged(CHANGED_MESSAGE) from exc
-        if not is_missing(exc):
-            raise
+    except RecordMissing as exc:
         raise await missing_markdown_error(
             catalog, reference, plan.paper, first=plan.first
         ) from exc
+    except HTTPStatusError as exc:
+        if exc.status == 409 and plan.version is not None:
+            raise PaperChanged(CHANGED_MESSAGE) from exc
+        raise
     # A source that served another version than the one pinned has drifted.
     if plan.version is not None and chunk.content_version != plan.version:
         raise PaperChanged(CHANGED_MESSAGE)

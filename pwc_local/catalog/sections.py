@@ -29,11 +29,10 @@ from dataclasses import dataclass
 from pwc_local.catalog.cursors import MAX_REFERENCE_CHARS, CursorCodec, CursorState, source_for
 from pwc_local.catalog.errors import (
     Ambiguous,
-    HTTPStatusError,
     NoMarkdown,
     NotFound,
+    RecordMissing,
     UsageError,
-    is_missing,
 )
 from pwc_local.catalog.http import CatalogSource
 from pwc_local.catalog.outline import Outline, Section, parse_outline
@@ -285,9 +284,7 @@ async def _document(catalog: CatalogSource, reference: str) -> Document:
         canonical = await resolve_paper(catalog, spelling)
         try:
             return await read_document(catalog, canonical)
-        except HTTPStatusError as exc:
-            if not is_missing(exc):
-                raise
+        except RecordMissing as exc:
             raise await missing_markdown_error(catalog, spelling, canonical) from exc
 
     outcome = await catalog_or_public(catalog, reference, from_catalog)

@@ -47,7 +47,7 @@ async def read_document(
 ) -> Document:
     """Every chunk of `paper`'s Markdown, joined; pinned to `version` when given.
 
-    Errors of the read protocol propagate unchanged (a 404 `HTTPStatusError` for a
+    Errors of the read protocol propagate unchanged (a `RecordMissing` for a
     missing paper or missing Markdown, upstream failures ...), so the caller decides
     what they mean, as `read_paper` does. Raises `PaperChanged` when the content
     moves on twice during the walk, or at all when `version` was pinned.

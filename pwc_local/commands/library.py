@@ -197,14 +197,16 @@ async def _save_one(
     sources: dict[str, SourceCitation],
 ) -> tuple[str, str]:
     """Save one reference: its count (`saved`, `already saved`, `failed`) and outcome line."""
+    from pwc_local.catalog.errors import UsageError
     from pwc_local.server.errors import error_message
     from pwc_local.store.saving import FAILED, SAVED, save_paper
 
     if len(reference) > MAX_REFERENCE_CHARS:  # the tools' bound; no request for it
-        return FAILED, (
-            f"failed    {shown(reference)}: invalid_argument: a paper reference is at most "
-            f"{MAX_REFERENCE_CHARS} characters (this one has {len(reference)})"
+        too_long = UsageError(
+            f"a paper reference is at most {MAX_REFERENCE_CHARS} characters "
+            f"(this one has {len(reference)})"
         )
+        return FAILED, f"failed    {shown(reference)}: {error_message(too_long)}"
     outcome = await save_paper(
         catalog, opened, reference, namespace=settings.api_url, source=sources.get(reference)
     )

@@ -68,7 +68,7 @@ import anyio.to_thread
 
 from pwc_local.catalog.arguments import required_text
 from pwc_local.catalog.benchmarks import find_benchmark, leaderboard_rows
-from pwc_local.catalog.errors import HTTPStatusError, NotFound, UpstreamTimeout, UsageError
+from pwc_local.catalog.errors import NotFound, RecordMissing, UpstreamTimeout, UsageError
 from pwc_local.catalog.http import CatalogSource
 from pwc_local.catalog.leaderboard import merge_rows, metric_value, result_key
 from pwc_local.catalog.limits import MAX_REFERENCE_CHARS
@@ -80,7 +80,7 @@ from pwc_local.catalog.papers import (
 )
 from pwc_local.catalog.references import arxiv_without_version, resolve_paper
 from pwc_local.catalog.taxonomy import _gather, get_task
-from pwc_local.failures import CodedError
+from pwc_local.failures import CodedError, coded_text
 from pwc_local.safe_text import one_line
 from pwc_local.store.watchlist import (
     MAX_WATCHES,
@@ -358,10 +358,8 @@ async def _content_version(catalog: CatalogSource, key: str) -> str | None:
         chunk = await catalog.read_markdown(
             key, offset=0, limit=VERSION_PROBE_BYTES, content_version=None
         )
-    except HTTPStatusError as exc:
-        if exc.status == 404:  # no Markdown stored (the paper itself was found already)
-            return None
-        raise
+    except RecordMissing:  # no Markdown stored (the paper itself was found already)
+        return None
     return chunk.content_version
 
 
@@ -691,7 +689,7 @@ def _log_bug(exc: BaseException) -> None:
 
 def _reason(exc: CodedError) -> str:
     """Why a watch was not checked: the failure's `code: sentence`, as tools show it."""
-    return f"{exc.code}: {exc.public_message()}"
+    return coded_text(exc)
 
 
 # -- small helpers ---------------------------------------------------------------------

@@ -6,7 +6,17 @@ sentence tells the model what happened and, where it can, what to do instead.
 
 Each failure class knows its own code and sentence (`pwc_local.failures.CodedError`;
 the catalog's tree is drawn in `pwc_local.catalog.errors`), so `error_message`
-only composes `f"{code}: {sentence}"`: no table of classes, no reading of messages.
+only composes `code: sentence` (`failures.coded_text`): no table of classes, no
+reading of messages. The server's own refusals use the catalog's request classes
+(`UsageError` for a request as sent that cannot be taken, `NotFound` for an unknown
+tool, prompt or template); what is its own:
+
+    CodedError (pwc_local.failures)   internal_error
+    ├── AnswerTooLarge                upstream_error      a hosted tool's answer over 2 MiB
+    └── LocalAnswerTooLarge           response_too_large  a local tool's, over 2 MiB
+    (elsewhere: catalog.errors.CatalogError ...; config.ConfigError config_error;
+    store.library: LibraryError config_error, LibraryReadOnly library_read_only,
+    LibraryFull disk_full, LibraryBusy library_busy; store.watchlist.WatchlistBusy)
 What the caller may see is deliberately narrow: the catalog layer's client-facing
 messages (`NotFound`, `Ambiguous`, `UsageError`), a sanitised and shortened 400/422
 detail, a Retry-After value, and fixed sentences. Upstream bodies, URLs, exception
@@ -28,14 +38,42 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pwc_local.failures import CodedError
+from pwc_local.catalog.errors import NotFound, UsageError
+from pwc_local.failures import CodedError, coded_text
 from pwc_local.safe_text import one_line
 
 logger = logging.getLogger(__name__)
 
 NAME_LIMIT = 64
 INTERNAL_CODE = CodedError.code
-INTERNAL = f"{INTERNAL_CODE}: {CodedError.sentence}"
+INTERNAL = coded_text(CodedError())
+
+
+class AnswerTooLarge(CodedError):
+    """A hosted tool's answer would break the 2 MiB response bound (the catalog's records)."""
+
+    code = "upstream_error"
+    sentence = (
+        "the answer would be larger than the 2 MiB response limit because the catalog "
+        "sent unusually large records; ask for fewer rows (a smaller limit) or a "
+        "narrower request."
+    )
+
+
+class LocalAnswerTooLarge(CodedError):
+    """A local tool's answer would break the 2 MiB bound (what is stored on this machine)."""
+
+    code = "response_too_large"
+    sentence = (
+        "the answer would be larger than the 2 MiB response limit because of what is "
+        "stored on this machine (saved papers, their outlines and sections); ask for less: "
+        "a smaller limit or max_bytes, or one section at a time."
+    )
+
+
+def code_of(text: str) -> str:
+    """The code a `code: sentence` text starts with (what `error_message` wrote)."""
+    return text.split(":", 1)[0]
 
 
 def error_message(exc: BaseException) -> str:
@@ -50,7 +88,7 @@ def error_message(exc: BaseException) -> str:
     diagnostic = exc.diagnostic()
     if diagnostic is not None:
         logger.warning("catalog request failed: %s", diagnostic)
-    return f"{exc.code}: {exc.public_message()}"
+    return coded_text(exc)
 
 
 def _log_bug(exc: BaseException) -> None:
@@ -63,20 +101,21 @@ def _log_bug(exc: BaseException) -> None:
 def unknown_tool_message(name: str) -> str:
     """The whole error text for a call naming no tool, framed like every tool error."""
     shown = one_line(name, NAME_LIMIT, fold=False)
-    return f"Error executing tool {shown}: not_found: unknown tool; tools/list names the tools."
+    refusal = NotFound("unknown tool; tools/list names the tools.")
+    return f"Error executing tool {shown}: {coded_text(refusal)}"
 
 
 def unknown_prompt_message(name: str) -> str:
     """The error text for `prompts/get` naming no prompt."""
     shown = one_line(name, NAME_LIMIT, fold=False)
-    return f"not_found: unknown prompt {shown}; prompts/list names the prompts."
+    return coded_text(NotFound(f"unknown prompt {shown}; prompts/list names the prompts."))
 
 
 def prompt_arguments_message(name: str, expected: Iterable[str]) -> str:
     """The error text for `prompts/get` whose arguments are missing or unknown (names only)."""
     names = sorted(expected)
     noun = "argument" if len(names) == 1 else "arguments"
-    return f"invalid_argument: prompt {name} takes exactly the {noun} {', '.join(names)}."
+    return coded_text(UsageError(f"prompt {name} takes exactly the {noun} {', '.join(names)}."))
 
 
 # -- argument validation -----------------------------------------------------------------
@@ -98,7 +137,7 @@ def validation_message(exc: ValidationError) -> str:
         problem = _describe(error)
         if problem not in problems:
             problems.append(problem)
-    return "invalid_argument: " + "; ".join(problems or ["the arguments are not valid"]) + "."
+    return coded_text(UsageError("; ".join(problems or ["the arguments are not valid"]) + "."))
 
 
 def _describe(error: Mapping[str, Any]) -> str:

@@ -35,6 +35,9 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from pwc_local.catalog.errors import UsageError
+from pwc_local.failures import coded_text
+from pwc_local.server.errors import AnswerTooLarge, LocalAnswerTooLarge
 from pwc_local.server.hygiene import (
     invalid_message,
     is_encodable,
@@ -48,17 +51,8 @@ MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_ANSWER_BYTES = 2 * 1024 * 1024
 """The longest message written to stdout, in bytes (the hosted server's 2 MiB response bound)."""
 
-OVERSIZED_ANSWER = (
-    "upstream_error: the answer would be larger than the 2 MiB response limit because the "
-    "catalog sent unusually large records; ask for fewer rows (a smaller limit) or a "
-    "narrower request."
-)
-
-OVERSIZED_LOCAL_ANSWER = (
-    "response_too_large: the answer would be larger than the 2 MiB response limit because of "
-    "what is stored on this machine (saved papers, their outlines and sections); ask for less: "
-    "a smaller limit or max_bytes, or one section at a time."
-)
+OVERSIZED_ANSWER = coded_text(AnswerTooLarge())
+OVERSIZED_LOCAL_ANSWER = coded_text(LocalAnswerTooLarge())
 
 READ_SIZE = 64 * 1024  # bytes asked of stdin per read
 
@@ -272,17 +266,17 @@ def _params_problem(doc: dict[str, Any]) -> Rejected | None:
             reason = 'Invalid params: tools/call "arguments" must be an object'
             return Rejected(INVALID_PARAMS, reason, request_id)
     if doc["method"] == "resources/read" and not isinstance(params.get("uri"), str):
-        reason = 'invalid_argument: resources/read needs the resource "uri" as a string.'
+        reason = coded_text(UsageError('resources/read needs the resource "uri" as a string.'))
         return Rejected(INVALID_PARAMS, reason, request_id)
     if doc["method"] == "prompts/get":
         if not isinstance(params.get("name"), str):
-            reason = 'invalid_argument: prompts/get needs the prompt "name" as a string.'
+            reason = coded_text(UsageError('prompts/get needs the prompt "name" as a string.'))
             return Rejected(INVALID_PARAMS, reason, request_id)
         arguments = params.get("arguments")
         if arguments is not None and not (
             isinstance(arguments, dict) and all(isinstance(v, str) for v in arguments.values())
         ):
-            reason = 'invalid_argument: prompts/get "arguments" must map names to strings.'
+            reason = coded_text(UsageError('prompts/get "arguments" must map names to strings.'))
             return Rejected(INVALID_PARAMS, reason, request_id)
     return None
 

@@ -30,6 +30,8 @@ from typing import Any
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 
 from pwc_local.catalog.documents import is_encodable, may_hold_surrogates
+from pwc_local.catalog.errors import UsageError
+from pwc_local.failures import coded_text
 
 __all__ = [
     "invalid_message",
@@ -67,9 +69,11 @@ def unencodable_path(value: Any, path: str = "") -> str | None:
 
 def invalid_message(path: str) -> str:
     """The `invalid_argument:` sentence for text that is not valid Unicode at `path`."""
-    return (
-        f"invalid_argument: {path} is not valid Unicode text (it holds a lone surrogate, "
-        "such as the JSON escape \\ud800, without its pair); send the text as plain UTF-8."
+    return coded_text(
+        UsageError(
+            f"{path} is not valid Unicode text (it holds a lone surrogate, such as the JSON "
+            "escape \\ud800, without its pair); send the text as plain UTF-8."
+        )
     )
 
 

@@ -25,6 +25,10 @@ from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult
 
+from pwc_local.catalog.errors import Ambiguous, NoMarkdown, NotFound, UsageError
+from pwc_local.failures import coded_text
+from pwc_local.server.errors import code_of
+
 
 class ToolCaller(Protocol):
     """What the templates read through: `CatalogTools.call` (or a stand-in for it)."""
@@ -39,17 +43,21 @@ MAX_REFERENCE = 500
 # Values are catalog names and IDs, not paths: only NUL bytes are refused.
 REFERENCES = ResourceSecurity(reject_path_traversal=False, reject_absolute_paths=False)
 
-UNKNOWN_RESOURCE = (
-    "not_found: no resource template matches this URI; resources/templates/list names the "
-    "templates (percent-encode a reference that contains '/')."
+UNKNOWN_RESOURCE = coded_text(
+    NotFound(
+        "no resource template matches this URI; resources/templates/list names the "
+        "templates (percent-encode a reference that contains '/')."
+    )
 )
 
-BAD_INPUT = ("invalid_argument:", "not_found:", "ambiguous:", "no_markdown:")
+BAD_INPUT = frozenset(cls.code for cls in (UsageError, NotFound, Ambiguous, NoMarkdown))
 """Error codes that refuse the request itself: answered -32602, not -32603."""
 
-TRUNCATED = (
-    "invalid_argument: the paper's Markdown is longer than one response; call the read_paper "
-    "tool and follow next_cursor to read all of it."
+TRUNCATED = coded_text(
+    UsageError(
+        "the paper's Markdown is longer than one response; call the read_paper "
+        "tool and follow next_cursor to read all of it."
+    )
 )
 
 
@@ -108,14 +116,14 @@ def _checked(reference: str) -> str:
     """Resources bypass the tools' input schema, so its length bound is applied here."""
     if len(reference) > MAX_REFERENCE:
         raise _refusal(
-            f"invalid_argument: the reference must have at most {MAX_REFERENCE} characters."
+            coded_text(UsageError(f"the reference must have at most {MAX_REFERENCE} characters."))
         )
     return reference
 
 
 def _refusal(message: str) -> Exception:
     """The resource error for `message`: -32602 for bad input, -32603 for the rest."""
-    if message.startswith(BAD_INPUT):
+    if code_of(message) in BAD_INPUT:
         return MCPError(INVALID_PARAMS, message)
     return ResourceError(message)
 

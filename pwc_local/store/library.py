@@ -200,8 +200,34 @@ class LibraryError(ConfigError):
     """The library cannot be opened or written; the message says what to do about it.
 
     A local set-up problem, like a key file with loose permissions: tools report it
-    as `config_error:` with this message.
+    as `config_error:` with this message. Two kinds have codes of their own, since
+    they call for something else than a setting's fix:
+
+        LibraryError          config_error       a link, loose permissions, a damaged file
+        └── LibraryReadOnly   library_read_only  a read-only mount or file, no permission
+            └── LibraryFull   disk_full          the disk or the quota is full
     """
+
+
+class LibraryReadOnly(LibraryError):
+    """The library cannot be written here (`Library.read_only` says why); it can be read.
+
+    Listing, search and reading work; saving and removing wait until it can be written.
+    """
+
+    code = "library_read_only"
+
+
+class LibraryFull(LibraryReadOnly):
+    """The disk (or the user's quota) holding the library is full: free space, then save."""
+
+    code = "disk_full"
+
+
+def unwritable_error(reason: str, message: str) -> LibraryReadOnly:
+    """`LibraryFull` when `reason` (an `_unwritable_reason` phrase) says full, else read-only."""
+    full = reason in (_UNWRITABLE_ERRNOS[errno.ENOSPC], _UNWRITABLE_ERRNOS[errno.EDQUOT])
+    return LibraryFull(message) if full else LibraryReadOnly(message)
 
 
 class LibraryBusy(CodedError):
@@ -386,8 +412,8 @@ class Library:
             return cls._open_writable(path)
         except _Unwritable as exc:
             if not path.is_file() or path.stat().st_size == 0:
-                raise LibraryError(
-                    f"cannot create the library database {path}: {exc.reason}"
+                raise unwritable_error(
+                    exc.reason, f"cannot create the library database {path}: {exc.reason}"
                 ) from None
             return cls._open_read_only(path, exc.reason)
 
@@ -1344,12 +1370,12 @@ class Library:
     def _unwritable(self, exc: sqlite3.OperationalError) -> Exception:
         """`LibraryError` saying why, when `exc` says the library cannot be written; else `exc`."""
         reason = _unwritable_reason(exc, self.path)
-        return exc if reason is None else LibraryError(self._unwritable_message(reason))
+        return exc if reason is None else unwritable_error(reason, self._unwritable_message(reason))
 
     def check_writable(self) -> None:
         """Raise the `LibraryError` a write would, without trying one, when read-only."""
         if self.read_only is not None:
-            raise LibraryError(self._unwritable_message(self.read_only))
+            raise unwritable_error(self.read_only, self._unwritable_message(self.read_only))
 
     def _unwritable_message(self, reason: str) -> str:
         return (

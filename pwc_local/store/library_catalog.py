@@ -6,8 +6,9 @@ layer still sees a plain catalog. Its jobs:
 * **Saved papers need no network.** `read_markdown` for a saved paper is cut from
   the saved Markdown (at the saved version) without asking anything below. A saved
   paper that has no catalog Markdown (outside the catalog, or none stored) answers
-  the read with the catalog's own 404, so `read_paper` takes its usual path (the
-  public-metadata page, or `no_markdown`) through the saved JSON below.
+  the read with `SavedMissing` (the catalog's 404, replayed without HTTP), so
+  `read_paper` takes its usual path (the public-metadata page, or `no_markdown`)
+  through the saved JSON below.
 * **Saved answers cover outages.** When the catalog cannot be reached and nothing
   cached covers a JSON request, the answer recorded when the paper was saved (the
   paper record, the public record, a 404) is replayed. So `get_paper_info` and
@@ -41,7 +42,12 @@ from urllib.parse import unquote
 
 import anyio.to_thread
 
-from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
+from pwc_local.catalog.errors import (
+    HTTPStatusError,
+    SavedMissing,
+    UpstreamTimeout,
+    UpstreamUnreachable,
+)
 from pwc_local.catalog.http import (
     Accept,
     CatalogSource,
@@ -65,7 +71,7 @@ _RECORD_PARAMS: tuple[Mapping[str, QueryValue] | None, ...] = (
 )
 
 STATUS_KEY = "__pwc_status__"
-"""A recorded answer that was an HTTP error is stored as `{STATUS_KEY: 404}`."""
+"""A recorded 404 is stored as `{STATUS_KEY: 404}` and replayed as `SavedMissing`."""
 
 MAX_LEARNED = 10_000
 """Facts (spellings, query parameters, chunks indexed) this process remembers writing."""
@@ -133,8 +139,8 @@ class LibraryCatalog:
             found, document = await self._offline(path, params)
             if not found:
                 raise
-            if isinstance(document, dict) and isinstance(document.get(STATUS_KEY), int):
-                raise HTTPStatusError(document[STATUS_KEY]) from None
+            if isinstance(document, dict) and STATUS_KEY in document:  # only 404s are saved
+                raise SavedMissing() from None
             return accept(document)  # kept answers pass the caller's shape check too
         if seen:
             await self._learn(path, seen[-1])
@@ -278,11 +284,11 @@ class LibraryCatalog:
             ),
         )
         if saved is not None:
-            # No catalog Markdown: a first read gets the catalog's 404, so read_paper
+            # No catalog Markdown: a first read gets the 404 (replayed), so read_paper
             # answers as it would online (public page, or no_markdown). A continuation
             # pinned to the saved public page's version is served from it.
             if not saved.has_markdown or not (saved.in_catalog or content_version):
-                raise HTTPStatusError(404, "")
+                raise SavedMissing()
             if saved.chunk is not None:
                 return _chunk(saved.chunk)
         try:

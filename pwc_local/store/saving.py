@@ -38,7 +38,13 @@ from typing import Any, TypeVar
 import anyio.to_thread
 
 from pwc_local.catalog.citations import SourceCitation, citation_fields
-from pwc_local.catalog.errors import CatalogError, HTTPStatusError, InvalidResponse, PaperChanged
+from pwc_local.catalog.errors import (
+    CatalogError,
+    HTTPStatusError,
+    InvalidResponse,
+    PaperChanged,
+    RecordMissing,
+)
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
 from pwc_local.catalog.references import (
@@ -107,9 +113,8 @@ class RecordingCatalog:
 
         try:
             value = await self.inner.get_json(path, params, accept=keep)
-        except HTTPStatusError as exc:
-            if exc.status == 404:  # "no such record" is an answer worth replaying too
-                self._record(path, params, {STATUS_KEY: 404})
+        except RecordMissing:  # "no such record" is an answer worth replaying too
+            self._record(path, params, {STATUS_KEY: 404})
             raise
         if seen:
             self._record(path, params, seen[-1])
@@ -243,9 +248,9 @@ async def read_whole(
             return await _read_chunks(catalog, paper)
         except PaperChanged:
             continue
+        except RecordMissing:
+            return None, None  # the record exists (it was just fetched): no Markdown
         except HTTPStatusError as exc:
-            if exc.status == 404:
-                return None, None  # the record exists (it was just fetched): no Markdown
             if exc.status == 409:
                 continue
             raise

@@ -52,7 +52,9 @@ from pwc_local.store.library import (
     _ensure_private_dir,
     _ensure_private_file,
     _transaction,
+    _unwritable_reason,
     default_library_dir,
+    unwritable_error,
 )
 
 MAX_WATCHES = 100
@@ -338,6 +340,11 @@ def _busy(path: Path, busy_ms: int) -> WatchlistBusy:
 
 
 def _unusable(path: Path, exc: sqlite3.DatabaseError) -> LibraryError:
+    reason = _unwritable_reason(exc, path)
+    if reason is not None:  # a full disk or a read-only file: the file is fine, keep it
+        return unwritable_error(
+            reason, f"the watch list in {path} cannot be changed ({reason}); try again once it can"
+        )
     return LibraryError(
         f"cannot use the watch list in the library database {path}: {exc}; move the file "
         "aside to start an empty library"
