@@ -14,9 +14,9 @@ import pytest
 from pwc_local.catalog.cursors import CursorCodec
 from pwc_local.catalog.errors import NotFound, UsageError
 from pwc_local.catalog.library_search import query_words, search_library
+from pwc_local.catalog.limits import CHUNK_BYTES as PIECE_BYTES
 from pwc_local.store.library import (
     MAX_QUOTE_CHARS,
-    PIECE_BYTES,
     Library,
     LibraryError,
     SavedPaper,

@@ -9,8 +9,9 @@ second JSON copy, as `read_paper` does), and the citation document itself.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
+from pwc_local.catalog.citations import CitationFormat
 from pwc_local.config import format_size
 from pwc_local.server.models import ToolOutput, _Strict
 from pwc_local.server.render import clean, printable_block
@@ -49,7 +50,7 @@ class PaperSectionResult(ToolOutput):
 
 class CitationResult(ToolOutput):
     paper: str
-    format: Literal["bibtex", "ris", "csl-json"]
+    format: CitationFormat
     key: str
     citation: str
     in_catalog: bool = True

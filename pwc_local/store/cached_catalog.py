@@ -61,6 +61,7 @@ from pwc_local.catalog.errors import (
     UpstreamUnreachable,
 )
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.store.cache import (
     KIND_MARKDOWN,
     KIND_PUBLIC,
@@ -285,11 +286,12 @@ class CachingCatalog:
         )
         return chunk
 
-    async def whole_markdown_cached(self, paper: str, *, limit: int = 65536) -> bool:
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
         """Whether `paper`'s last-seen Markdown is cached whole in one first chunk of `limit`.
 
         No request is made. Used to offer a `pwc://papers/{paper}/markdown` link only
         when that resource would resolve (it refuses documents longer than one chunk).
+        The sources below keep nothing, so they are not asked.
         """
         seen = await _lookup(self.cache, KIND_VERSION, [self.namespace, paper])
         if seen is None or not isinstance(seen.value, str):

@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.config import APP_NAME, ConfigError
 from pwc_local.failures import CodedError
 from pwc_local.safe_text import one_line
@@ -98,7 +99,6 @@ MAX_QUOTE_CHARS = 300
 CANDIDATES_PER_HIT = 5  # passages fetched by BM25 per hit asked for, to re-rank
 MAX_CANDIDATES = 250
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
-PIECE_BYTES = 65536  # no saved piece is longer (the catalog's chunk); reads rely on it
 LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
 LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 MARK = "**"
@@ -887,7 +887,9 @@ class Library:
             pieces = self._db.execute(
                 "SELECT start, text, digest FROM saved_pieces WHERE paper = ? AND start > ? "
                 "AND start < ? AND stop > ? ORDER BY start",
-                (paper, offset - PIECE_BYTES, reach, offset),
+                # No saved piece is longer than a chunk, so one starting a chunk
+                # before `offset` is the earliest that can hold it.
+                (paper, offset - CHUNK_BYTES, reach, offset),
             ).fetchall()
         if not pieces:
             return None
@@ -969,15 +971,6 @@ class Library:
             )
             self._index(db, doc, split.passages)
             self._bound_read_documents(db)
-
-    def set_title(self, paper: str, title: str) -> None:
-        """Remember a read paper's title for search hits (no effect when not indexed)."""
-        if not title or self.read_only is not None:
-            return
-        with self._write(LEARN_WAIT) as db:
-            db.execute(
-                "UPDATE documents SET title = ? WHERE paper = ? AND saved = 0", (title, paper)
-            )
 
     def read_indexed(
         self, paper: str, *, offset: int, limit: int, content_version: str
@@ -1527,16 +1520,16 @@ def _whole_digest(metadata: str, citation: str, markdown: str | None, version: s
 
 
 def _pieces_of(markdown: str | Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
-    """`markdown`'s pieces as `(text, UTF-8)`, none empty, none over `PIECE_BYTES`."""
+    """`markdown`'s pieces as `(text, UTF-8)`, none empty, none over `CHUNK_BYTES`."""
     for part in (markdown.encode("utf-8"),) if isinstance(markdown, str) else markdown:
         data = bytes(part)
-        if len(data) <= PIECE_BYTES:
+        if len(data) <= CHUNK_BYTES:
             if data:
                 yield data.decode("utf-8"), data
             continue
         offset = 0
         while offset < len(data):
-            piece = cut(data, "", offset, PIECE_BYTES)
+            piece = cut(data, "", offset, CHUNK_BYTES)
             end = len(data) if piece.next_offset is None else piece.next_offset
             yield piece.text, data[offset:end]
             offset = end

@@ -50,6 +50,7 @@ from pwc_local.catalog.http import (
     as_is,
     segment,
 )
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.catalog.references import arxiv_without_version
 from pwc_local.store.freshness import Freshness, for_call
 from pwc_local.store.library import Library, LocalChunk, response_key
@@ -105,7 +106,7 @@ class LibraryCatalog:
             learned=self._learned,
         )
 
-    async def whole_markdown_cached(self, paper: str, *, limit: int = 65536) -> bool:
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
         """Whether `pwc://papers/{paper}/markdown` resolves locally (one read of `limit`).
 
         A saved paper answers from the library, also after `cache clear`; anything
@@ -114,8 +115,7 @@ class LibraryCatalog:
         size = await _in_place(self.library, self.library.saved_markdown_bytes, paper)
         if size is not None:
             return size <= limit
-        probe = getattr(self.inner, "whole_markdown_cached", None)
-        return bool(await probe(paper, limit=limit)) if probe is not None else False
+        return await self.inner.whole_markdown_cached(paper, limit=limit)
 
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]

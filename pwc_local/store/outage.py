@@ -45,6 +45,7 @@ import anyio
 
 from pwc_local.catalog.errors import UpstreamTimeout, UpstreamUnreachable
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.config import DEFAULT_OUTAGE_BUDGET
 
 T = TypeVar("T")
@@ -106,6 +107,10 @@ class OutageGuard:
         self._probe: asyncio.Task[None] | None = None
 
     @property
+    def namespace(self) -> str:
+        return self.upstream.namespace
+
+    @property
     def in_outage(self) -> bool:
         return self._since is not None
 
@@ -142,6 +147,9 @@ class OutageGuard:
                 paper, offset=offset, limit=limit, content_version=content_version
             )
         )
+
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
+        return await self.upstream.whole_markdown_cached(paper, limit=limit)
 
     async def _ask(self, request: Callable[[], Awaitable[T]]) -> T:
         since = self._since
