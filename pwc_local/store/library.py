@@ -394,19 +394,10 @@ class Library:
     @classmethod
     def _open_writable(cls, path: Path) -> Library:
         try:
-            connection = sqlite3.connect(
-                str(path),
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            connection = connect(path, BUSY_TIMEOUT_MS, pragmas=WRITER_PRAGMAS)
         except sqlite3.DatabaseError as exc:
             raise _unwritable_or_broken(path, exc) from None
         try:
-            connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("PRAGMA foreign_keys = ON")
-            connection.execute("PRAGMA synchronous = NORMAL")
             library = cls._prepared(connection, path)
         except sqlite3.DatabaseError as exc:
             connection.close()
@@ -472,15 +463,7 @@ class Library:
         for mode in ("mode=ro", "immutable=1"):
             connection = None
             try:
-                connection = sqlite3.connect(
-                    f"{path.as_uri()}?{mode}",
-                    uri=True,
-                    timeout=BUSY_TIMEOUT_MS / 1000,
-                    isolation_level=None,
-                    check_same_thread=False,
-                )
-                connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                connection.execute("PRAGMA temp_store = MEMORY")
+                connection = connect(path, BUSY_TIMEOUT_MS, mode=mode, pragmas=READER_PRAGMAS)
                 has_fts = _read_only_schema(connection)
             except sqlite3.Error as exc:
                 failure = exc
@@ -1584,6 +1567,39 @@ def _create_fts(db: sqlite3.Connection) -> bool:
     for trigger in _FTS_TRIGGERS:
         db.execute(trigger)
     return True
+
+
+WRITER_PRAGMAS = ("journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL")
+READER_PRAGMAS = ("temp_store = MEMORY",)  # a read-only library's stand-in tables
+
+
+def connect(
+    path: Path, wait_ms: int, *, mode: str | None = None, pragmas: Sequence[str] = ()
+) -> sqlite3.Connection:
+    """A connection to the library database: the library's, the watch list's, the vocabulary's.
+
+    Autocommit (transactions are explicit, `_transaction`), usable from any thread
+    (callers hold their own lock), waiting up to `wait_ms` for another process's
+    write lock. `mode` opens through a URI: `mode=rw` (the file must exist),
+    `mode=ro`, `immutable=1`. `pragmas` run after the busy timeout; the connection is
+    closed when one fails. `sqlite3.Error` goes to the caller.
+    """
+    target = str(path) if mode is None else f"{path.as_uri()}?{mode}"
+    db = sqlite3.connect(
+        target,
+        uri=mode is not None,
+        timeout=wait_ms / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+        for pragma in pragmas:
+            db.execute(f"PRAGMA {pragma}")
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 @contextlib.contextmanager
