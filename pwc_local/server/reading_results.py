@@ -60,15 +60,8 @@ class CitationResult(ToolOutput):
 
 
 def section_model(section: Any) -> OutlineSection:
-    """The model of an `outline.Section`."""
-    return OutlineSection(
-        id=section.id,
-        level=section.level,
-        heading=section.heading,
-        offset=section.offset,
-        length=section.length,
-        parent=section.parent,
-    )
+    """The model of an `outline.Section` (its fields of the same names)."""
+    return OutlineSection.model_validate(section, from_attributes=True)
 
 
 def paper_outline(answer: Any, _arguments: Any = None) -> PaperOutlineResult:
@@ -83,14 +76,8 @@ def paper_outline(answer: Any, _arguments: Any = None) -> PaperOutlineResult:
 
 
 def paper_section(answer: Any, _arguments: Any = None) -> PaperSectionResult:
-    """From `sections.SectionRead`."""
-    return PaperSectionResult(
-        paper=answer.paper,
-        section=section_model(answer.section),
-        markdown=answer.markdown,
-        truncated=answer.truncated,
-        next_cursor=answer.next_cursor,
-    )
+    """From `sections.SectionRead`: its fields of the same names, the section's too."""
+    return PaperSectionResult.model_validate(answer, from_attributes=True)
 
 
 def citation(answer: Any, _arguments: Any = None) -> CitationResult:

@@ -668,9 +668,7 @@ class Library:
         key = alias_key(reference)
         if not key:
             return None
-        with self._lock:
-            row = self._db.execute("SELECT paper FROM aliases WHERE alias = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        return self._text("SELECT paper FROM aliases WHERE alias = ?", key)
 
     def learn_aliases(self, paper: str, aliases: Sequence[str]) -> None:
         """Remember that each of `aliases` names `paper` (a paper seen in a catalog answer).
@@ -696,54 +694,35 @@ class Library:
                 "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
                 [(key, paper) for key in keys - known],
             )
-            count = db.execute("SELECT COUNT(*) FROM known_aliases").fetchone()[0]
-            if count > MAX_KNOWN_ALIASES:  # oldest rows first: rowid order
-                db.execute(
-                    "DELETE FROM known_aliases WHERE rowid IN (SELECT rowid FROM known_aliases "
-                    "ORDER BY rowid LIMIT ?)",
-                    (count - MAX_KNOWN_ALIASES,),
-                )
+            _bound_rows(db, "known_aliases", MAX_KNOWN_ALIASES)
 
     def learn_query(self, key: str, params: str) -> None:
         """Remember the exact parameters last sent for a request of normalised `key`."""
         if self.read_only is not None:
             return  # a read-only library learns nothing, quietly
-        with self._lock:
-            row = self._db.execute(
-                "SELECT params FROM query_aliases WHERE key = ?", (key,)
-            ).fetchone()
-        if row is not None and row[0] == params:
+        if self.known_query(key) == params:
             return
         with self._write(LEARN_WAIT) as db:
             db.execute(
                 "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
             )
-            count = db.execute("SELECT COUNT(*) FROM query_aliases").fetchone()[0]
-            if count > MAX_KNOWN_ALIASES:
-                db.execute(
-                    "DELETE FROM query_aliases WHERE rowid IN (SELECT rowid FROM query_aliases "
-                    "ORDER BY rowid LIMIT ?)",
-                    (count - MAX_KNOWN_ALIASES,),
-                )
+            _bound_rows(db, "query_aliases", MAX_KNOWN_ALIASES)
 
     def known_query(self, key: str) -> str | None:
         """The exact parameters (JSON) last sent for normalised `key`, or `None`."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT params FROM query_aliases WHERE key = ?", (key,)
-            ).fetchone()
-        return None if row is None else str(row[0])
+        return self._text("SELECT params FROM query_aliases WHERE key = ?", key)
 
     def canonical(self, reference: str) -> str | None:
         """The canonical ID `reference` names among saved papers, then papers seen before."""
         saved = self.resolve(reference)
         if saved is not None:
             return saved
-        key = alias_key(reference)
+        return self._text("SELECT paper FROM known_aliases WHERE alias = ?", alias_key(reference))
+
+    def _text(self, query: str, key: str) -> str | None:
+        """The one column `query` selects for `key`, as text; `None` when no row has it."""
         with self._lock:
-            row = self._db.execute(
-                "SELECT paper FROM known_aliases WHERE alias = ?", (key,)
-            ).fetchone()
+            row = self._db.execute(query, (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def saved_markdown_bytes(self, reference: str) -> int | None:
@@ -953,7 +932,7 @@ class Library:
                 (doc, start, stop, int(final), text, digest(text), json.dumps(split.headings)),
             )
             self._index(db, doc, split.passages)
-            self._bound_read_documents(db)
+            _bound_rows(db, "documents", MAX_READ_DOCUMENTS, where="saved = 0", by="touched_at")
 
     def read_indexed(
         self, paper: str, *, offset: int, limit: int, content_version: str
@@ -1369,15 +1348,6 @@ class Library:
             [(doc, p.start, p.heading, p.text) for p in passages],
         )
 
-    def _bound_read_documents(self, db: sqlite3.Connection) -> None:
-        count = db.execute("SELECT COUNT(*) FROM documents WHERE saved = 0").fetchone()[0]
-        if count > MAX_READ_DOCUMENTS:
-            db.execute(
-                "DELETE FROM documents WHERE id IN (SELECT id FROM documents WHERE saved = 0 "
-                "ORDER BY touched_at LIMIT ?)",
-                (count - MAX_READ_DOCUMENTS,),
-            )
-
 
 def cut(
     document: bytes,
@@ -1571,6 +1541,23 @@ def _create_fts(db: sqlite3.Connection) -> bool:
 
 WRITER_PRAGMAS = ("journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL")
 READER_PRAGMAS = ("temp_store = MEMORY",)  # a read-only library's stand-in tables
+
+
+def _bound_rows(
+    db: sqlite3.Connection, table: str, most: int, *, where: str = "1", by: str = "rowid"
+) -> None:
+    """Delete the first rows of `table` in `by` order (oldest first) beyond `most`.
+
+    Only rows `where` selects count and go. `table`, `where` and `by` are this
+    module's constants, never caller text.
+    """
+    count = db.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}").fetchone()[0]
+    if count > most:
+        db.execute(
+            f"DELETE FROM {table} WHERE rowid IN "
+            f"(SELECT rowid FROM {table} WHERE {where} ORDER BY {by} LIMIT ?)",
+            (count - most,),
+        )
 
 
 def connect(

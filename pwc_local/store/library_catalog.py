@@ -32,6 +32,7 @@ and the call goes on as if there were no library.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -349,12 +350,7 @@ def _title_query(path: str, params: Mapping[str, QueryValue] | None) -> str | No
 
 
 def _chunk(local: LocalChunk) -> MarkdownChunk:
-    return MarkdownChunk(
-        text=local.text,
-        content_version=local.content_version,
-        truncated=local.truncated,
-        next_offset=local.next_offset,
-    )
+    return MarkdownChunk(**dataclasses.asdict(local))  # the same fields
 
 
 async def _in_place(library: Library, fn: Callable[..., T], *args: Any) -> T | None:
