@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pwc_local.store.library import Library
     from pwc_local.store.outage import OutageGuard
     from pwc_local.store.vocabulary import Vocabulary
+    from pwc_local.store.watchlist import Watchlist
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +50,9 @@ class Runtime:
     needs the key file, so a key file with unsafe permissions fails that one tool
     (with the fix in its message) instead of every tool. `vocabulary` holds the
     names answers showed, for completions; `outage` is the catalog's outage memory,
-    which completions tell when the catalog kept them waiting.
+    which completions tell when the catalog kept them waiting. It is also the live
+    catalog (HTTP behind the guard, no cache or library) the watch list compares with;
+    `watchlist` is opened by the first watch-list call (`server.tools`), one per process.
     """
 
     settings: Settings
@@ -58,6 +61,7 @@ class Runtime:
     library: Library | None = None
     vocabulary: Vocabulary | None = None
     outage: OutageGuard | None = None
+    watchlist: Watchlist | None = None
 
     def cursor_codec(self) -> CursorCodec:
         """The cursor codec, loading (or creating) the key on the first call; may block."""
@@ -73,6 +77,8 @@ class Runtime:
         finally:
             if self.vocabulary is not None:  # writes what is queued, a moment at most
                 await anyio.to_thread.run_sync(self.vocabulary.close)
+            if self.watchlist is not None:  # waits for a write in progress, if any
+                await anyio.to_thread.run_sync(self.watchlist.close)
 
 
 def outage_guard(settings: Settings) -> OutageGuard:

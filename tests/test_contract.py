@@ -204,11 +204,11 @@ def test_output_schema(surface: dict[str, Any], name: str) -> None:
         assert set(schema["properties"]) - ENVELOPE == MODEL_FIELDS[TOOL_MODELS[name]]
     for nested in _objects(schema):
         assert nested.get("additionalProperties") is False, nested
-    # The local addition: a nullable cache status, null by default.
-    # (The listing leaves nested models open, {"type": "object"}: server/listing.py.)
+    # The local addition: a nullable cache status (null unless served stale).
+    # (The listing leaves nested models open, {"type": "object"}, and drops defaults:
+    # server/listing.py.)
     cache = schema["properties"]["cache"]
-    assert cache["default"] is None
-    assert cache["type"] == ["object", "null"]
+    assert cache == {"type": ["object", "null"]}
 
 
 @pytest.mark.e2e
@@ -251,14 +251,17 @@ def test_resource_templates(surface: dict[str, Any]) -> None:
 
 @pytest.mark.e2e
 def test_prompts(surface: dict[str, Any]) -> None:
+    # The hosted three as the contract has them, and the watch list's digest (local).
     prompts = {p.name: p for p in surface["prompts"]}
-    assert {name: [a.name for a in p.arguments or []] for name, p in prompts.items()} == SPEC[
-        "prompts"
-    ]
+    assert {name: [a.name for a in p.arguments or []] for name, p in prompts.items()} == {
+        **SPEC["prompts"],
+        "whats_new_digest": [],
+    }
     assert {name: p.title for name, p in prompts.items()} == {
         "find_papers": "Find papers",
         "compare_leaderboard": "Compare a leaderboard",
         "survey_task": "Survey a research task",
+        "whats_new_digest": "What's new on my watch list",
     }
     for prompt in prompts.values():
         assert all(argument.required for argument in prompt.arguments or [])

@@ -568,6 +568,8 @@ SCHEMA_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("save_papers", {"papers": ["1706.03762", "1301.3781", "no such paper title zq"]}),
     ("list_library", {"limit": 5}),
     ("search_library", {"query": "attention", "limit": 3}),
+    ("watch", {"kind": "benchmark", "target": "ImageNet-1k"}),
+    ("whats_new", {"mark_seen": False}),
 ]
 
 

@@ -151,7 +151,7 @@ def test_tools_setting_hosted_lists_exactly_the_21(tmp_path: Path, fake_catalog:
     added = sum(len(json.dumps(t, separators=(",", ":"))) for t in library_tools)
     assert added <= 6000, added
     save = next(t for t in library_tools if t["name"] == "save_papers")
-    assert save["annotations"]["readOnlyHint"] is False
+    assert save["annotations"].get("readOnlyHint", False) is False  # MCP's default: left out
     assert save["annotations"]["idempotentHint"] is True
     assert save["annotations"]["destructiveHint"] is False
 

@@ -71,6 +71,8 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("read_paper_section", {"paper": ATTENTION, "section": "s1.1"}),
     ("read_paper_section", {"paper": BIG_MARKDOWN_ARXIV_ID, "section": "s1", "max_bytes": 2048}),
     ("cite_paper", {"paper": ATTENTION}),
+    ("watch", {"kind": "benchmark", "target": "imagenet-1k"}),
+    ("whats_new", {"mark_seen": False}),
 )
 # The usual calls, whose text must be well under the compact JSON (issue 17).
 USUAL = {

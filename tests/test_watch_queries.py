@@ -39,15 +39,15 @@ def test_peeking_twice_answers_the_same_and_marking_seen_moves(
 ) -> None:
     async def scenario() -> None:
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
-            await watch(catalog, watchlist, "benchmark", "COCO")
+            await watch(catalog, watchlist, "benchmark", "COCO", remove=False)
             fake_catalog.apply(NewResult("6", paper="612", model="Watcher", metrics={"mAP": 61}))
             first = await whats_new(catalog, watchlist, mark_seen=False)
             second = await whats_new(catalog, watchlist, mark_seen=False)
             assert first["watches"] == second["watches"]
             assert _statuses(first) == [("benchmark", "changed")]
-            seen = await whats_new(catalog, watchlist)
+            seen = await whats_new(catalog, watchlist, mark_seen=True)
             assert seen["watches"][0]["changes"] == first["watches"][0]["changes"]
-            after = await whats_new(catalog, watchlist)
+            after = await whats_new(catalog, watchlist, mark_seen=True)
             assert _statuses(after) == [("benchmark", "unchanged")]
             assert after["watches"][0]["previous_look"] == seen["checked_at"]
 
@@ -59,13 +59,13 @@ def test_at_most_twenty_changes_and_more_counts_the_rest(
 ) -> None:
     async def scenario() -> None:
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
-            await watch(catalog, watchlist, "benchmark", "CIFAR-10")
+            await watch(catalog, watchlist, "benchmark", "CIFAR-10", remove=False)
             for index in range(25):
                 model = f"Flood-{index:02d}"
                 fake_catalog.apply(
                     NewResult("18", paper="310", model=model, metrics={"Percentage correct": 50})
                 )
-            report = (await whats_new(catalog, watchlist))["watches"][0]
+            report = (await whats_new(catalog, watchlist, mark_seen=True))["watches"][0]
             assert len(report["changes"]) == MAX_CHANGES
             # 25 new results and one new leader: 20 shown, 6 more
             assert report["more"] == 6
@@ -79,16 +79,16 @@ def test_a_slow_watch_does_not_hold_up_the_others(
 ) -> None:
     async def scenario() -> None:
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
-            await watch(catalog, watchlist, "paper", "1706.03762")
-            await watch(catalog, watchlist, "benchmark", "COCO")
+            await watch(catalog, watchlist, "paper", "1706.03762", remove=False)
+            await watch(catalog, watchlist, "benchmark", "COCO", remove=False)
             fake_catalog.faults.slow(prefix="research/papers/")
             with anyio.fail_after(30):  # answers, does not hang
-                answer = await whats_new(catalog, watchlist, timeout=1.0)
+                answer = await whats_new(catalog, watchlist, timeout=1.0, mark_seen=True)
             assert _statuses(answer) == [("paper", "not_checked"), ("benchmark", "unchanged")]
             assert answer["watches"][0]["reason"].startswith("upstream_timeout: ")
             fake_catalog.faults.release()
             fake_catalog.faults.reset()
-            again = await whats_new(catalog, watchlist)
+            again = await whats_new(catalog, watchlist, mark_seen=True)
             assert _statuses(again) == [("paper", "unchanged"), ("benchmark", "unchanged")]
 
     anyio.run(scenario)
@@ -98,16 +98,16 @@ def test_bad_targets_store_nothing(fake_catalog: FakeCatalog, tmp_path: Path) ->
     async def scenario() -> None:
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
             with pytest.raises(UsageError, match="kind must be one of benchmark, task, paper"):
-                await watch(catalog, watchlist, "dataset", "COCO")
+                await watch(catalog, watchlist, "dataset", "COCO", remove=False)
             with pytest.raises(UsageError, match="target must not be empty"):
-                await watch(catalog, watchlist, "query", "   ")
+                await watch(catalog, watchlist, "query", "   ", remove=False)
             with pytest.raises(UsageError, match="target must be at most 500 characters"):
-                await watch(catalog, watchlist, "query", "word " * 101)
+                await watch(catalog, watchlist, "query", "word " * 101, remove=False)
             closest = "Benchmark not found: ImageNet; closest results: ImageNet-1k"
             with pytest.raises(NotFound, match=closest):
-                await watch(catalog, watchlist, "benchmark", "ImageNet")
+                await watch(catalog, watchlist, "benchmark", "ImageNet", remove=False)
             with pytest.raises(NotFound, match=r"Paper not found: 2308\.10195"):
-                await watch(catalog, watchlist, "paper", "2308.10195")
+                await watch(catalog, watchlist, "paper", "2308.10195", remove=False)
             with pytest.raises(NotFound, match="Watch not found: task OCR"):
                 await watch(catalog, watchlist, "task", "OCR", remove=True)
             assert watchlist.watches() == []
@@ -120,8 +120,8 @@ def test_the_same_watch_under_another_spelling_is_kept(
 ) -> None:
     async def scenario() -> None:
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
-            added = await watch(catalog, watchlist, "benchmark", "imagenet-1k")
-            again = await watch(catalog, watchlist, "benchmark", "72")
+            added = await watch(catalog, watchlist, "benchmark", "imagenet-1k", remove=False)
+            again = await watch(catalog, watchlist, "benchmark", "72", remove=False)
             assert (added["status"], again["status"]) == ("added", "kept")
             assert [item["name"] for item in again["watches"]] == ["ImageNet-1k"]
             removed = await watch(catalog, watchlist, "benchmark", "ImageNet-1k", remove=True)
@@ -138,10 +138,10 @@ def test_a_bug_in_one_look_costs_that_watch_only(
 
     async def scenario() -> None:
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
-            await watch(catalog, watchlist, "paper", "1706.03762")
-            await watch(catalog, watchlist, "benchmark", "COCO")
+            await watch(catalog, watchlist, "paper", "1706.03762", remove=False)
+            await watch(catalog, watchlist, "benchmark", "COCO", remove=False)
             monkeypatch.setattr(watch_queries, "_paper_look", broken)
-            answer = await whats_new(catalog, watchlist)
+            answer = await whats_new(catalog, watchlist, mark_seen=True)
             assert _statuses(answer) == [("paper", "not_checked"), ("benchmark", "unchanged")]
             assert answer["watches"][0]["reason"].startswith("internal_error: ")
             moved = watchlist.looks()
@@ -163,11 +163,11 @@ def test_a_leaderboard_longer_than_the_scan_limit_is_watched_as_its_best_rows(
 
     async def scenario() -> None:
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
-            await watch(catalog, watchlist, "benchmark", "ImageNet-1k")
+            await watch(catalog, watchlist, "benchmark", "ImageNet-1k", remove=False)
             fake_catalog.apply(
                 NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1})
             )
-            report = (await whats_new(catalog, watchlist))["watches"][0]
+            report = (await whats_new(catalog, watchlist, mark_seen=True))["watches"][0]
             assert report["status"] == "changed"
             # Before the cut, the 1 000-row safety limit refused the watch (upstream_error).
             assert [(c["type"], c["model"]) for c in report["changes"]] == [

@@ -31,7 +31,6 @@ import click
 from pwc_local.commands.call import _settings
 from pwc_local.config import ConfigError, Settings
 from pwc_local.queries.watch import KINDS
-from pwc_local.safe_text import shown
 
 if TYPE_CHECKING:
     from pwc_local.catalog.http import CatalogSource
@@ -64,16 +63,17 @@ def add(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
     search words). Adding a watch again keeps it and its baseline.
     """
     from pwc_local.queries.watch import watch as watch_query
+    from pwc_local.server.watch_models import status_line
 
     outcome = _run(
         _settings(ctx),
-        lambda catalog, watchlist: watch_query(catalog, watchlist, kind, " ".join(target)),
+        lambda catalog, watchlist: watch_query(
+            catalog, watchlist, kind, " ".join(target), remove=False
+        ),
     )
     entry = outcome["watches"][-1] if outcome["status"] == "added" else None
-    if entry is None:
-        click.echo(f"Already watched: {kind} {shown(' '.join(target))} (baseline kept)")
-    else:
-        click.echo(f"Watching {entry['kind']} {shown(entry['name'])}; baseline taken now.")
+    shown_as = " ".join(target) if entry is None else entry["name"]
+    click.echo(status_line(outcome["status"], kind, shown_as))
 
 
 @watch.command("list", context_settings=CONTEXT_SETTINGS)
@@ -99,6 +99,7 @@ def list_watches(ctx: click.Context, as_json: bool) -> None:
 def remove(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
     """Stop watching TARGET (its name, the words it was added with, or its ID)."""
     from pwc_local.queries.watch import watch as watch_query
+    from pwc_local.server.watch_models import status_line
 
     _run(
         _settings(ctx),
@@ -106,7 +107,7 @@ def remove(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
             catalog, watchlist, kind, " ".join(target), remove=True
         ),
     )
-    click.echo(f"No longer watching {kind} {shown(' '.join(target))}.")
+    click.echo(status_line("removed", kind, " ".join(target)))
 
 
 @click.command("whats-new", context_settings=CONTEXT_SETTINGS)

@@ -492,13 +492,15 @@ def _tool_registration(tools: _DeferredTools, settings: Settings) -> Callable[[M
     return register
 
 
-def _template_registration(tools: _DeferredTools) -> Callable[[MCPServer], None]:
+def _template_registration(
+    tools: _DeferredTools, settings: Settings
+) -> Callable[[MCPServer], None]:
     def register(server: MCPServer) -> None:
         from pwc_local.server.prompts import register_prompts
         from pwc_local.server.resources import register_resources
 
         register_resources(server, tools)
-        register_prompts(server)
+        register_prompts(server, settings.tool_selected)
 
     return register
 
@@ -509,7 +511,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
     tools = _DeferredTools(runtime)
     server = PwcServer(
         register_tools=_tool_registration(tools, settings),
-        register_templates=_template_registration(tools),
+        register_templates=_template_registration(tools, settings),
         on_initialized=runtime.build_now,
         name=text.SERVER_NAME,
         title=text.SERVER_TITLE,

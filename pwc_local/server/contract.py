@@ -19,7 +19,7 @@ and imported on the first call, so importing this table loads no HTTP client,
 cache or query module.
 
 Groups: `hosted` are the 21 tools of the hosted Papers With Code server (the
-contract in tests/data/tools.json); `library` and `reading` are local additions.
+contract in tests/data/tools.json); `library`, `reading` and `watch` are local additions.
 """
 
 from __future__ import annotations
@@ -33,7 +33,14 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from pwc_local.catalog.limits import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
-from pwc_local.server import library_models, links, projections, reading_results, text
+from pwc_local.server import (
+    library_models,
+    links,
+    projections,
+    reading_results,
+    text,
+    watch_models,
+)
 from pwc_local.server import render_pieces as piece
 from pwc_local.server.models import (
     BenchmarkPage,
@@ -51,7 +58,7 @@ from pwc_local.server.models import (
 from pwc_local.server.render import Piece, of_model
 from pwc_local.server.render_generic import generic
 
-Group = Literal["hosted", "library", "reading"]
+Group = Literal["hosted", "library", "reading", "watch"]
 Arguments = Mapping[str, Any]
 
 # -- parameter types shared by several tools (type, bounds and description once) ----------
@@ -67,6 +74,9 @@ Reference = Annotated[
         description="arXiv ID, catalog ID, paper URL or exact title",
     ),
 ]
+# The local tools' paper (or watch target): the hosted tools' `paper` says what it takes,
+# so these do not repeat it in every listing.
+LocalReference = Annotated[str, Field(min_length=1, max_length=MAX_REFERENCE_CHARS)]
 Query = Annotated[str, Field(min_length=1, max_length=500)]
 Entity = Annotated[str, Field(min_length=1, max_length=500, description="exact name, slug or ID")]
 IsoDate = Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD, inclusive")]
@@ -102,13 +112,50 @@ SectionName = Annotated[
     ),
 ]
 # A client may send these as JSON numbers (1706.03762, 755): see server/lenient.py.
-REFERENCE_TYPES = (Reference, Entity)
+REFERENCE_TYPES = (Reference, LocalReference, Entity)
 Cursor = Annotated[str | None, Field(description="next_cursor of the previous read_paper result")]
 
 # Every hosted tool only reads a public catalog on the open web.
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True
 )
+
+# MCP's defaults for a hint that is left out; see `hints`.
+_HINT_DEFAULTS = {
+    "read_only_hint": False,
+    "destructive_hint": True,
+    "idempotent_hint": False,
+    "open_world_hint": True,
+}
+_WRITE_HINTS = ("destructive_hint", "idempotent_hint")  # meaningful only when not read-only
+
+
+def hints(
+    *, read_only: bool, destructive: bool = True, idempotent: bool = False, open_world: bool = True
+) -> ToolAnnotations:
+    """A local tool's annotations, sending only what MCP's defaults do not already say.
+
+    Each byte of `tools/list` is paid in every conversation: a hint equal to its
+    default, or a write hint on a read-only tool, means nothing more when sent. (The
+    hosted tools keep the four hints they advertise: `READ_ONLY`.)
+    """
+    given = {
+        "read_only_hint": read_only,
+        "destructive_hint": destructive,
+        "idempotent_hint": idempotent,
+        "open_world_hint": open_world,
+    }
+    sent = {
+        name: value
+        for name, value in given.items()
+        if value != _HINT_DEFAULTS[name] and not (read_only and name in _WRITE_HINTS)
+    }
+    return ToolAnnotations.model_validate(sent)
+
+
+# The reading tools read the catalog on the web, or what is saved from it.
+LOCAL_READ = hints(read_only=True)
+LIBRARY_READ = hints(read_only=True, open_world=False)  # only what is on this machine
 
 _PAPER = "paper = arXiv ID, catalog ID, arXiv/Hugging Face/Papers With Code URL, or exact title."
 
@@ -572,7 +619,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(
             Param(
                 "papers",
-                Annotated[list[Reference], Field(min_length=1, max_length=25)],
+                Annotated[list[LocalReference], Field(min_length=1, max_length=25)],
             ),
         ),
         output=library_models.SavePapersResult,
@@ -580,17 +627,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         text=(library_models.saved_text,),
         links=links.row_links,
         description=(
-            "Save papers (up to 25 references) for offline use: metadata, full Markdown and "
-            "citation are kept locally until removed. Saved papers then answer read_paper, "
-            "get_paper_info and search_library without a network. Already saved papers are "
-            "skipped."
+            "Keep papers on this machine (metadata, Markdown, citation) until removed: they "
+            "then answer read_paper, get_paper_info and search_library offline."
         ),
-        annotations=ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=True,
-        ),
+        annotations=hints(read_only=False, destructive=False, idempotent=True),
     ),
     ToolSpec(
         name="list_library",
@@ -602,13 +642,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=library_models.library_page,
         text=(library_models.library_text, piece.next_page()),
         links=links.row_links,
-        description="Saved papers (readable offline), most recently saved first.",
-        annotations=ToolAnnotations(
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        description="The saved papers, most recently saved first.",
+        annotations=LIBRARY_READ,
     ),
     ToolSpec(
         name="search_library",
@@ -625,29 +660,24 @@ TOOLS: tuple[ToolSpec, ...] = (
         text=(library_models.search_text,),
         links=links.row_links,
         description=(
-            "Full-text search (offline, BM25) over saved papers and papers read before: each "
-            "hit has the section, a quote with matches in **bold** and a read_paper cursor "
-            "that starts at the passage. query is plain words; paper limits it to one paper."
+            "Offline full-text search of saved papers and papers read before: each hit has "
+            "its section, a quote and a read_paper cursor at the passage; paper limits it to one."
         ),
-        annotations=ToolAnnotations(
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=LIBRARY_READ,
     ),
     # -- reading (local additions: read less, cite more) ------------------------------------
     ToolSpec(
         name="get_paper_outline",
         group="reading",
         query="pwc_local.catalog.sections:get_paper_outline",
-        params=(Param("paper", Reference),),
+        params=(Param("paper", LocalReference),),
         output=reading_results.PaperOutlineResult,
         project=reading_results.paper_outline,
         text=(of_model(reading_results.outline_text),),
+        annotations=LOCAL_READ,
         description=(
-            "A paper's section tree (id, level, heading, byte offset and length), to read only "
-            "the sections you need with read_paper_section."
+            "A paper's section tree (id, heading, size), to read only what you need with "
+            "read_paper_section."
         ),
     ),
     ToolSpec(
@@ -656,16 +686,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         query="pwc_local.catalog.sections:read_paper_section",
         needs=("catalog", "codec"),
         params=(
-            Param("paper", Reference),
+            Param("paper", LocalReference),
             Param("section", SectionName),
             Param("max_bytes", Annotated[int, Field(ge=1024, le=65536)], 16384),
         ),
         output=reading_results.PaperSectionResult,
         project=reading_results.paper_section,
         text=(of_model(reading_results.section_text),),
+        annotations=LOCAL_READ,
         description=(
-            "One section of a paper's Markdown, subsections included, at most max_bytes; if "
-            "truncated, read_paper(paper, cursor=next_cursor) reads on."
+            "One section of a paper's Markdown with its subsections; if truncated, read_paper "
+            "with next_cursor reads on."
         ),
     ),
     ToolSpec(
@@ -673,16 +704,58 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="reading",
         query="pwc_local.catalog.citing:cite_paper",
         params=(
-            Param("paper", Reference),
+            Param("paper", LocalReference),
             Param("format", Literal["bibtex", "ris", "csl-json"], "bibtex"),
         ),
         output=reading_results.CitationResult,
         project=reading_results.citation,
         text=(of_model(reading_results.citation_text),),
+        annotations=LOCAL_READ,
         description=(
-            "A paper's citation as BibTeX, RIS or CSL-JSON, also for papers outside the "
-            "catalog (e.g. by DOI)."
+            "A paper's citation in BibTeX, RIS or CSL-JSON, also for papers outside the "
+            "catalog (by DOI)."
         ),
+    ),
+    # -- the watch list (local additions): what changed since the last look ------------------
+    #
+    # Both ask the live catalog on the web (open world) and write the local list, so
+    # neither is read-only. `watch` may delete (remove=true drops a watch and its baseline:
+    # destructive), and repeating a call changes nothing more (idempotent). `whats_new`
+    # only moves the "last look" marks (not destructive), but is not idempotent: a retry
+    # after a lost answer would find the changes already marked seen.
+    ToolSpec(
+        name="watch",
+        group="watch",
+        query="pwc_local.queries.watch:watch",
+        needs=("live", "watchlist"),
+        params=(
+            Param("kind", watch_models.WatchKind),
+            Param("target", LocalReference),
+            Param("remove", bool, False),
+        ),
+        output=watch_models.WatchListResult,
+        project=watch_models.watch_list_result,
+        text=(watch_models.watch_text,),
+        description=(
+            "Watch a benchmark, task, paper, author or search (query) for whats_new; target is "
+            "what the matching tool takes. Returns the watch list."
+        ),
+        annotations=hints(read_only=False, destructive=True, idempotent=True),
+    ),
+    ToolSpec(
+        name="whats_new",
+        group="watch",
+        query="pwc_local.queries.watch:whats_new",
+        needs=("live", "watchlist", "timeout"),
+        params=(Param("mark_seen", bool, True),),
+        output=watch_models.WhatsNewResult,
+        project=watch_models.whats_new_result,
+        text=(of_model(watch_models.whats_new_text),),
+        description=(
+            "What is new on each watch since the last look: results, leaders, papers, versions. "
+            "With mark_seen=false the next call answers the same."
+        ),
+        annotations=hints(read_only=False, destructive=False, idempotent=False),
     ),
 )
 

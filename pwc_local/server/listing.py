@@ -2,29 +2,31 @@
 
 `tools/list` is read into the model's context in every session, so its size is a
 cost every conversation pays (47.8 KB for the 21 tools with pydantic's schemas,
-about 21 KB now; the budget is 24,000 bytes). Two thirds of the generated listing
-were output schemas: every tool repeated its nested definitions (`$defs`), the
-models' docstrings and field descriptions, `"default": null` on every optional
-field and the two-branch `anyOf` spelling of "X or null". `compact_output_schema`
-keeps what a client validates `structuredContent` with and what a model needs to
-know the shape of the answer, and drops the rest:
+about 20 KB now; the budget of the default listing, 29 tools, is 26,000 bytes).
+Two thirds of the generated listing were output schemas: every tool repeated its
+nested definitions (`$defs`), the models' docstrings and field descriptions,
+`"default": null` on every optional field and the two-branch `anyOf` spelling of
+"X or null". `compact_output_schema` keeps what a model needs to know the shape of
+the answer and a client to check its types, and drops the rest:
 
 | generated                                     | compact                           |
 | --------------------------------------------- | --------------------------------- |
-| top-level properties with types and `required`| kept, `additionalProperties: false`|
+| top-level properties with their types         | kept, `additionalProperties: false`|
 | `{"anyOf": [{"type": "string"}, {"type": "null"}]}` | `{"type": ["string", "null"]}` |
-| a nested model (`paper`, each of `items`)     | `{"type": "object"}` (or with null)|
+| a nested model (`paper`, `task`)              | `{"type": "object"}` (or with null)|
+| an array of nested models (`items`)           | `{"type": "array"}`               |
 | arrays of strings, integers ...               | kept with their item type         |
-| `description`, `title`, nested `default`      | dropped                           |
+| `description`, `title`, `default`, `required` | dropped                           |
 | `"const": "v1", "type": "string"`             | `"const": "v1"`                   |
 
-A nested model is left open (`{"type": "object"}`) rather than spelled out: its
-fields are the same in every tool that returns it, they are documented in
-`pwc_local/server/models.py`, and they would cost the listing about 12 KB more.
-The top-level defaults stay, because they state the envelope (`cache` is null
-unless the answer came from stale cache entries). The input schemas are not
-touched here (only their generated titles go, in `app.py`): they are the contract
-arguments are validated with, bounds, enums and defaults included.
+A nested model is left open (`{"type": "object"}`, and an array of them plain
+`{"type": "array"}`) rather than spelled out: its fields are the same in every tool
+that returns it, they are documented in `pwc_local/server/models.py`, and they
+would cost the listing about 12 KB more. Every field of a result is in every
+`structuredContent` (null or empty when there is nothing), so neither `default`
+nor `required` tells a client anything (together 2.3 KB over 29 tools). The input
+schemas are not touched here (only their generated titles go, in `app.py`): they are
+the contract arguments are validated with, bounds, enums and defaults included.
 
 The schema of each output model is generated once per process (`output_schema`),
 not once per tool that returns it.
@@ -44,7 +46,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-_DROPPED = frozenset({"description", "title"})
+_DROPPED = frozenset({"description", "title", "default"})
+_OPEN_OBJECT = {"type": "object"}
 
 
 def output_model_of(fn: Callable[..., Any]) -> type[BaseModel] | None:
@@ -79,15 +82,17 @@ def compact_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
         if isinstance(ref, str) and ref.removeprefix("#/$defs/") in definitions:
             return resolve(definitions[ref.removeprefix("#/$defs/")], depth)
         if depth > 0 and ("properties" in node or node.get("type") == "object"):
-            return {"type": "object"}  # a nested model: open, see the module docstring
+            return dict(_OPEN_OBJECT)  # a nested model: open, see the module docstring
         out: dict[str, Any] = {}
         for key, value in node.items():
-            if key in _DROPPED or key == "$defs" or (key == "default" and depth > 1):
+            if key in _DROPPED or key == "$defs" or (key == "required" and depth == 0):
                 continue
             if key == "properties" and isinstance(value, dict):
                 out[key] = {name: resolve(spec, depth + 1) for name, spec in value.items()}
             else:
                 out[key] = resolve(value, depth)
+        if out.get("items") == _OPEN_OBJECT:  # an array of nested models: open too
+            del out["items"]
         return _simplified(out)
 
     return resolve(schema, 0)

@@ -1,12 +1,15 @@
-"""The three prompts (README, "Tools"): one user message each, argument quoted verbatim.
+"""The prompts (README, "Tools"): one user message each, argument quoted verbatim.
 
-The argument is embedded as a JSON string literal, so quotes or newlines inside it
-cannot break out of the sentence around it.
+The hosted server's three (`find_papers`, `compare_leaderboard`, `survey_task`), and
+the local `whats_new_digest`, listed when the `whats_new` tool is (not with
+`tools = "hosted"`). An argument is embedded as a JSON string literal, so quotes or
+newlines inside it cannot break out of the sentence around it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
@@ -45,8 +48,20 @@ def survey_task(task: Annotated[str, Field(description="task name, slug or ID")]
     )
 
 
-def register_prompts(server: MCPServer) -> None:
-    """Add find_papers, compare_leaderboard and survey_task to `server`."""
+def whats_new_digest() -> str:
+    return (
+        "Call whats_new and write a short digest of what changed, grouped by watch: a "
+        "heading per watch with changes (its name and kind), then one line per change "
+        "(model, metric and value, rank or the leader it replaced; the paper's title). "
+        "Link each paper: https://arxiv.org/abs/ARXIV_ID when it has an arXiv ID, else "
+        "https://paperswithcode.co/paper/ID. End with one line naming the watches with "
+        "nothing new, and one per reason a watch was not checked."
+    )
+
+
+def register_prompts(server: MCPServer, select: Callable[[str, str], bool]) -> None:
+    """Add find_papers, compare_leaderboard, survey_task and (when `select` serves the
+    whats_new tool: the `tools` setting) whats_new_digest to `server`."""
     server.prompt(
         name="find_papers",
         title="Find papers",
@@ -62,3 +77,9 @@ def register_prompts(server: MCPServer) -> None:
         title="Survey a research task",
         description="Survey a task: its slug, its widest benchmarks, typical papers and methods.",
     )(survey_task)
+    if select("whats_new", "watch"):
+        server.prompt(
+            name="whats_new_digest",
+            title="What's new on my watch list",
+            description="A short digest of what changed on each watch, with links.",
+        )(whats_new_digest)

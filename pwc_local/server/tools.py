@@ -80,6 +80,32 @@ async def _library(runtime: Runtime, freshness: Freshness) -> Any:
     return runtime.library
 
 
+async def _live(runtime: Runtime, freshness: Freshness) -> Any:
+    # The watch list compares with what the catalog has now: the outage guard over
+    # HTTP, below the cache and the library.
+    if runtime.outage is None:
+        raise RuntimeError("this runtime has no live catalog for the watch list")
+    return runtime.outage
+
+
+async def _watchlist(runtime: Runtime, freshness: Freshness) -> Any:
+    # One per process, opened by the first watch-list call (retried after a failure).
+    if runtime.watchlist is None:
+        from pwc_local.store.watchlist import Watchlist
+
+        opened = await anyio.to_thread.run_sync(Watchlist.open)
+        if runtime.watchlist is None:
+            runtime.watchlist = opened
+        else:  # a concurrent first call opened one meanwhile
+            await anyio.to_thread.run_sync(opened.close)
+    return runtime.watchlist
+
+
+async def _timeout(runtime: Runtime, freshness: Freshness) -> Any:
+    # A bound for work of several requests (one watch's look): the `timeout` setting.
+    return runtime.settings.timeout
+
+
 async def _silent(runtime: Runtime, freshness: Freshness) -> Any:
     # Outside an MCP request (the `call` command, resources) progress goes nowhere.
     return _progress(None)
@@ -93,6 +119,9 @@ SERVICES: dict[str, Callable[[Runtime, Freshness], Awaitable[Any]]] = {
     "catalog": _catalog,
     "codec": _codec,
     "library": _library,
+    "live": _live,
+    "watchlist": _watchlist,
+    "timeout": _timeout,
     PROGRESS: _silent,
 }
 

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from pwc_local.safe_text import one_line, shown
 from pwc_local.server.models import ToolOutput, _Strict
+from pwc_local.server.render import Call
 
 WatchKind = Literal["benchmark", "task", "paper", "author", "query"]
 ChangeType = Literal[
@@ -84,10 +85,19 @@ class WatchListResult(ToolOutput):
     limit: int
 
 
+def whats_new_result(answer: dict[str, Any], _arguments: Any = None) -> WhatsNewResult:
+    return WhatsNewResult.model_validate(answer)
+
+
+def watch_list_result(answer: dict[str, Any], _arguments: Any = None) -> WatchListResult:
+    return WatchListResult.model_validate(answer)
+
+
 # -- text ------------------------------------------------------------------------------
 
 MAX_REASON_CHARS = 500  # a `code: sentence` that names the setting to fix is worth its length
-NO_WATCHES = "No watches yet; add one with: pwc-mcp-local watch add benchmark ImageNet-1k"
+# Short: the empty whats_new result's JSON is 90 bytes, and the text is never longer.
+NO_WATCHES = "No watches yet; add one with watch (pwc-mcp-local watch add KIND TARGET)."
 CHANGE_LABELS = {
     "new_result": "new result",
     "new_leader": "new leader",
@@ -133,6 +143,23 @@ def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
         for reason, count in reasons.items()
     )
     return "\n".join(lines)
+
+
+def status_line(status: str | None, kind: str, target: str) -> str:
+    """What `watch` did to `kind target`, for the tool's text and `watch add/remove` alike."""
+    watched = f"{kind} {shown(target)}"
+    if status == "added":
+        return f"Watching {watched}; baseline taken now."
+    if status == "kept":
+        return f"Already watched: {watched} (baseline kept)."
+    return f"No longer watching {watched}."
+
+
+def watch_text(call: Call) -> str:
+    """The `watch` tool's text: what it did, then the watch list."""
+    result: WatchListResult = call.model
+    head = status_line(result.status, call.arguments["kind"], call.arguments["target"])
+    return head + "\n\n" + watch_list_text(result)
 
 
 def watch_list_text(result: WatchListResult, _answer: Any = None) -> str:
