@@ -32,7 +32,14 @@ from typing import Annotated, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from pwc_local.catalog.limits import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
+from pwc_local.catalog.citations import CitationFormat
+from pwc_local.catalog.limits import (
+    CHUNK_BYTES,
+    MAX_REFERENCE_CHARS,
+    MAX_ROWS,
+    MAX_SAVE,
+    SEARCH_LIBRARY_LIMIT,
+)
 from pwc_local.server import (
     library_models,
     links,
@@ -619,7 +626,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(
             Param(
                 "papers",
-                Annotated[list[LocalReference], Field(min_length=1, max_length=25)],
+                Annotated[list[LocalReference], Field(min_length=1, max_length=MAX_SAVE)],
             ),
         ),
         output=library_models.SavePapersResult,
@@ -688,7 +695,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(
             Param("paper", LocalReference),
             Param("section", SectionName),
-            Param("max_bytes", Annotated[int, Field(ge=1024, le=65536)], 16384),
+            Param("max_bytes", Annotated[int, Field(ge=1024, le=CHUNK_BYTES)], 16384),
         ),
         output=reading_results.PaperSectionResult,
         project=reading_results.paper_section,
@@ -705,7 +712,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         query="pwc_local.catalog.citing:cite_paper",
         params=(
             Param("paper", LocalReference),
-            Param("format", Literal["bibtex", "ris", "csl-json"], "bibtex"),
+            Param("format", CitationFormat, "bibtex"),
         ),
         output=reading_results.CitationResult,
         project=reading_results.citation,
