@@ -69,10 +69,10 @@ class Runtime:
         return self.codec
 
     async def aclose(self) -> None:
+        from pwc_local.catalog.http import close_source  # loaded with the catalog already
+
         try:
-            close = getattr(self.catalog, "aclose", None)
-            if close is not None:
-                await close()
+            await close_source(self.catalog)
         finally:
             if self.vocabulary is not None:  # writes what is queued, a moment at most
                 await anyio.to_thread.run_sync(self.vocabulary.close)

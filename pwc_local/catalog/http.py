@@ -167,6 +167,17 @@ class CatalogSource(Protocol):
         ...
 
 
+async def close_source(source: CatalogSource) -> None:
+    """Close `source` if it holds anything to close (an HTTP client, a cache).
+
+    Test doubles and per-call views hold nothing, so `aclose` is not part of
+    `CatalogSource`.
+    """
+    close = getattr(source, "aclose", None)
+    if close is not None:
+        await close()
+
+
 def tls_verification(base_url: str) -> ssl.SSLContext | bool:
     """How the client checks TLS certificates for a catalog at `base_url` (httpx `verify=`).
 

@@ -51,6 +51,7 @@ from typing import Any, Protocol, TypeVar
 
 import anyio.to_thread
 
+from pwc_local.catalog import http
 from pwc_local.catalog.documents import PAGE_SIZE_PARAMS, ROW_KEYS, page_size
 from pwc_local.catalog.errors import (
     HTTPStatusError,
@@ -143,10 +144,8 @@ class CachingCatalog:
         )
 
     async def aclose(self) -> None:
-        close = getattr(self.upstream, "aclose", None)
         try:
-            if close is not None:
-                await close()
+            await http.close_source(self.upstream)
         finally:
             await _blocking(self.cache.close)
 

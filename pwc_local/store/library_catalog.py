@@ -42,6 +42,7 @@ from urllib.parse import unquote
 
 import anyio.to_thread
 
+from pwc_local.catalog import http
 from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
 from pwc_local.catalog.http import (
     Accept,
@@ -91,10 +92,8 @@ class LibraryCatalog:
         self._learned: set[str] = set() if learned is None else learned
 
     async def aclose(self) -> None:
-        close = getattr(self.inner, "aclose", None)
         try:
-            if close is not None:
-                await close()
+            await http.close_source(self.inner)
         finally:
             await _quietly(self.library.close)
 

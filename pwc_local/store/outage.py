@@ -43,6 +43,7 @@ from typing import TypeVar
 
 import anyio
 
+from pwc_local.catalog import http
 from pwc_local.catalog.errors import UpstreamTimeout, UpstreamUnreachable
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
 from pwc_local.catalog.limits import CHUNK_BYTES
@@ -130,9 +131,7 @@ class OutageGuard:
             probe.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await probe
-        close = getattr(self.upstream, "aclose", None)
-        if close is not None:
-            await close()
+        await http.close_source(self.upstream)
 
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
