@@ -6,10 +6,9 @@ here is built at start-up. Once the session is initialized, the server's warm-up
 thread calls `LazyRuntime.build_now()`, which builds the `Runtime` there (the
 httpx import and client, the cache's connections) and, once it is handed out, loads
 an existing cursor key and the query modules, so that the first tool call,
-typically a second later, finds it ready. `start()` builds it in a thread of its
-own. A call that comes sooner waits for that one build (`LazyRuntime.get`);
-without either (tests), the first call builds it. The server's lifespan closes it
-at shutdown.
+typically a second later, finds it ready. A call that comes sooner waits for that
+one build (`LazyRuntime.get`); without a warm-up (tests), the first call builds
+it. The server's lifespan closes it at shutdown.
 
 Each service has exactly one small builder, so swapping what stands behind it
 (a caching source in front of `HttpCatalog`, a per-machine key for the codec)
@@ -70,10 +69,10 @@ class Runtime:
         return self.codec
 
     async def aclose(self) -> None:
+        from pwc_local.catalog.http import close_source  # loaded with the catalog already
+
         try:
-            close = getattr(self.catalog, "aclose", None)
-            if close is not None:
-                await close()
+            await close_source(self.catalog)
         finally:
             if self.vocabulary is not None:  # writes what is queued, a moment at most
                 await anyio.to_thread.run_sync(self.vocabulary.close)
@@ -186,9 +185,9 @@ def finish_runtime(runtime: Runtime) -> None:
 class LazyRuntime:
     """Builds the `Runtime` once, in a background thread, and hands it to every call.
 
-    `start()` begins the build and returns at once; `get()` returns the runtime,
-    waiting for a build in progress (in a worker thread, never blocking the event
-    loop) or starting one. Concurrent first calls wait for one build instead of
+    `build_now()` builds it in the calling (warm-up) thread; `get()` returns the
+    runtime, waiting for a build in progress (in a worker thread, never blocking the
+    event loop) or starting one. Concurrent first calls wait for one build instead of
     racing to make two. A failed build is not remembered, so the next call tries
     again (after the user fixed, say, the cache directory). `aclose()` closes what
     was built and lets a later `get()` build afresh.
@@ -204,14 +203,6 @@ class LazyRuntime:
         self._runtime: Runtime | None = None
         self._pending: Future[Runtime] | None = None
         self._guard = threading.Lock()
-
-    def start(self) -> None:
-        """Build the runtime in a daemon thread now, unless it is built or being built."""
-        future = self._begin()
-        if future is not None:
-            threading.Thread(
-                target=self._build, args=(future,), name="pwc-runtime", daemon=True
-            ).start()
 
     def build_now(self) -> None:
         """Build the runtime in this thread (a warm-up thread), unless it is built or being built.

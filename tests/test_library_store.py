@@ -14,9 +14,9 @@ import pytest
 from pwc_local.catalog.cursors import CursorCodec
 from pwc_local.catalog.errors import NotFound, UsageError
 from pwc_local.catalog.library_search import query_words, search_library
+from pwc_local.catalog.limits import CHUNK_BYTES as PIECE_BYTES
 from pwc_local.store.library import (
     MAX_QUOTE_CHARS,
-    PIECE_BYTES,
     Library,
     LibraryError,
     SavedPaper,
@@ -350,3 +350,38 @@ def test_a_paper_being_saved_is_not_indexed_as_read_meanwhile(library: Library) 
     assert library.search(["needle"], limit=5) == []
     library.index_chunk("2401.00002", VERSION, start=0, text="# T\n\nA needle.\n", final=True)
     assert [hit.paper for hit in library.search(["needle"], limit=5)] == ["2401.00002"]
+
+
+def test_learned_facts_and_read_papers_stay_within_their_bounds(
+    library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spellings, query parameters and read papers each keep only the newest rows."""
+    import pwc_local.store.library as library_module
+
+    monkeypatch.setattr(library_module, "MAX_KNOWN_ALIASES", 3)
+    monkeypatch.setattr(library_module, "MAX_READ_DOCUMENTS", 2)
+    for n in range(5):
+        library.learn_aliases(f"2401.0000{n}", [f"alias {n}"])
+        library.learn_query(f"key {n}", f'{{"q": {n}}}')
+    assert [library.canonical(f"alias {n}") for n in range(5)] == [
+        None,
+        None,
+        "2401.00002",
+        "2401.00003",
+        "2401.00004",
+    ]
+    assert [library.known_query(f"key {n}") for n in range(5)] == [
+        None,
+        None,
+        '{"q": 2}',
+        '{"q": 3}',
+        '{"q": 4}',
+    ]
+    for n in range(3):
+        paper = f"2402.0000{n}"
+        library.index_chunk(paper, VERSION, start=0, text=f"Passage {n} on zebras.", final=True)
+    found = [
+        library.read_indexed(f"2402.0000{n}", offset=0, limit=100, content_version=VERSION)
+        for n in range(3)
+    ]
+    assert [chunk is not None for chunk in found] == [False, True, True]

@@ -192,3 +192,16 @@ def test_the_budget_is_a_setting_with_bounds() -> None:
     for bad in ("0", "61", "soon"):
         with pytest.raises(ConfigError, match="outage_budget"):
             load_settings(environ={"PWC_MCP_LOCAL_OUTAGE_BUDGET": bad})
+
+
+def test_the_guard_answers_what_the_catalog_below_it_says_about_itself() -> None:
+    """`namespace` and `whole_markdown_cached` are asked of the source below (the protocol's)."""
+    from pwc_local.catalog.http import HttpCatalog
+
+    async def scenario() -> None:
+        async with HttpCatalog("http://catalog.test/api/v1/") as http:
+            guard = OutageGuard(http, budget=0.5)
+            assert guard.namespace == http.namespace == "http://catalog.test/api/v1"
+            assert await guard.whole_markdown_cached("1706.03762") is False  # HTTP keeps nothing
+
+    anyio.run(scenario)

@@ -383,7 +383,7 @@ def _require_coverage(document: Any) -> None:
 
 @dataclass
 class _ListRequest:
-    """`list_benchmarks` arguments after the repairs `_normalise` makes (never raising)."""
+    """`list_benchmarks` arguments, repaired by `_repair` (never raising)."""
 
     search: str | None
     task: str | None
@@ -393,59 +393,38 @@ class _ListRequest:
     area: str | None
     order_by: str | None
     descending: bool
-    grouped: bool
-    notes: list[str]
+    grouped: bool  # asked as `group_by_area`; after the repairs, whether the answer is grouped
+    notes: list[str] = field(default_factory=list)
 
 
-def _normalise(
-    *,
-    search: str | None,
-    task: str | None,
-    include_descendants: bool,
-    minimum_evaluations: int | None,
-    is_open: bool | None,
-    group_by_area: bool,
-    area: str | None,
-    order_by: str | None,
-    order_direction: str,
-) -> _ListRequest:
-    """Repair contradictory combinations (never raising), noting each repair in order."""
-    notes: list[str] = []
-    if order_by == "trending" and task is None:
-        order_by = None
+def _repair(request: _ListRequest) -> _ListRequest:
+    """Repair contradictory combinations in place, noting each repair in order."""
+    notes = request.notes
+    if request.order_by == "trending" and request.task is None:
+        request.order_by = None
         notes.append("order_by=trending needs task; ordered by name instead")
     filtered = bool(
-        task
-        or search
-        or include_descendants
-        or is_open is not None
-        or order_by is not None
-        or order_direction != "asc"
+        request.task
+        or request.search
+        or request.include_descendants
+        or request.is_open is not None
+        or request.order_by is not None
+        or request.descending
     )
-    if area is not None and filtered:
-        area = None
+    if request.area is not None and filtered:
+        request.area = None
         notes.append("area cannot be combined with filters; returned the filtered list")
-    grouped = group_by_area or area is not None
-    if grouped and filtered:
+    request.grouped = request.grouped or request.area is not None
+    if request.grouped and filtered:
         # Only reachable through group_by_area: the filters win, as in the CLI, and the
         # answer says it is flat so callers read its rows rather than an empty grouping.
-        grouped = False
+        request.grouped = False
         notes.append("group_by_area cannot be combined with filters; returned the filtered list")
-    if minimum_evaluations is not None and minimum_evaluations < 1:
+    minimum = request.minimum_evaluations
+    if minimum is not None and minimum < 1:
         # The grouped endpoint accepts 0 (its default is 2); the flat one rejects it.
-        minimum_evaluations = 0 if grouped else None
-    return _ListRequest(
-        search=search,
-        task=task,
-        include_descendants=include_descendants,
-        minimum_evaluations=minimum_evaluations,
-        is_open=is_open,
-        area=area,
-        order_by=order_by,
-        descending=order_direction == "desc",
-        grouped=grouped,
-        notes=notes,
-    )
+        request.minimum_evaluations = 0 if request.grouped else None
+    return request
 
 
 async def list_benchmarks(
@@ -481,16 +460,18 @@ async def list_benchmarks(
     dropped; `group_by_area` with filters returns the flat list (`grouped` false);
     `minimum_evaluations` below 1 means none. Flat pages hold `limit` rows (default 25).
     """
-    request = _normalise(
-        search=optional_text(search),
-        task=optional_text(task),
-        include_descendants=include_descendants,
-        minimum_evaluations=minimum_evaluations,
-        is_open=is_open,
-        group_by_area=group_by_area,
-        area=optional_text(area),
-        order_by=order_by,
-        order_direction=order_direction,
+    request = _repair(
+        _ListRequest(
+            search=optional_text(search),
+            task=optional_text(task),
+            include_descendants=include_descendants,
+            minimum_evaluations=minimum_evaluations,
+            is_open=is_open,
+            area=optional_text(area),
+            order_by=order_by,
+            descending=order_direction == "desc",
+            grouped=group_by_area,
+        )
     )
     if request.grouped:
         payload = await _grouped(catalog, request, benchmarks_per_task)

@@ -37,9 +37,11 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
-FORMATS = ("bibtex", "ris", "csl-json")
+CitationFormat = Literal["bibtex", "ris", "csl-json"]
+FORMATS: tuple[CitationFormat, ...] = get_args(CitationFormat)
+"""The citation formats, the tool schema's and `library export --format`'s choices."""
 
 _YEAR = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
 _DOI = re.compile(r"10\.\d{4,9}/\S+")

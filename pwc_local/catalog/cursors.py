@@ -38,12 +38,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from pwc_local.catalog.errors import CursorMismatch, ExpiredCursor, InvalidCursor
+from pwc_local.catalog.limits import CHUNK_BYTES, MAX_REFERENCE_CHARS
 
 CURSOR_SCHEMA_VERSION = 1
 MAX_TOKEN_CHARS = 2048
 MAX_PAYLOAD_BYTES = 2048
-MAX_REFERENCE_CHARS = 500
-MAX_CHUNK_LIMIT = 65536
 MAX_OFFSET = 2**63 - 1
 DEFAULT_TTL = 24 * 3600
 
@@ -247,7 +246,7 @@ def _state_problem(state: CursorState) -> str | None:
         return "content version must be 64 lowercase hex characters"
     if not _is_int(state.offset) or not 1 <= state.offset <= MAX_OFFSET:
         return "offset out of range"
-    if not _is_int(state.limit) or not 1 <= state.limit <= MAX_CHUNK_LIMIT:
+    if not _is_int(state.limit) or not 1 <= state.limit <= CHUNK_BYTES:
         return "limit out of range"
     if not _is_int(state.exp):
         return "expiry must be an integer"

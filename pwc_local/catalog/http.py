@@ -44,6 +44,7 @@ from pwc_local.catalog.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
 )
+from pwc_local.catalog.limits import CHUNK_BYTES
 
 DEFAULT_API_URL = "https://paperswithcode.co/api/v1"
 DEFAULT_TIMEOUT = 25.0
@@ -122,7 +123,24 @@ class MarkdownChunk:
 
 
 class CatalogSource(Protocol):
-    """What the query layer needs from the catalog: JSON documents and Markdown chunks."""
+    """What the layers above need from the catalog, and all they may ask of a source.
+
+    JSON documents and Markdown chunks; which catalog answers; whether a paper's
+    whole Markdown is kept on this machine.
+
+    Each source in the chain (library -> cache -> outage guard -> HTTP) implements
+    every member, answering itself or asking the source below, so no caller needs
+    to know how deep the chain is.
+    """
+
+    @property
+    def namespace(self) -> str:
+        """Which catalog answers: its API base URL.
+
+        Keys of answers kept on this machine begin with it, so pointing the server
+        at another catalog never serves the first one's.
+        """
+        ...
 
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
@@ -139,6 +157,25 @@ class CatalogSource(Protocol):
     ) -> MarkdownChunk:
         """Read `limit` bytes of a paper's Markdown at byte `offset`."""
         ...
+
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
+        """Whether `paper`'s whole Markdown is kept on this machine, within one read of
+        `limit` bytes, so `pwc://papers/{paper}/markdown` resolves without a request.
+
+        No request is made; a source that keeps nothing asks the one below it.
+        """
+        ...
+
+
+async def close_source(source: CatalogSource) -> None:
+    """Close `source` if it holds anything to close (an HTTP client, a cache).
+
+    Test doubles and per-call views hold nothing, so `aclose` is not part of
+    `CatalogSource`.
+    """
+    close = getattr(source, "aclose", None)
+    if close is not None:
+        await close()
 
 
 def tls_verification(base_url: str) -> ssl.SSLContext | bool:
@@ -203,6 +240,10 @@ class HttpCatalog:
             verify=tls_verification(self.base_url) if transport is None else True,
         )
 
+    @property
+    def namespace(self) -> str:
+        return self.base_url
+
     async def aclose(self) -> None:
         await self._client.aclose()
 
@@ -263,6 +304,10 @@ class HttpCatalog:
         if response.status >= 300:
             raise _status_error(response)
         return _validate_chunk(response, offset=offset, requested_version=content_version)
+
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
+        """Never: this client keeps nothing (the caching source above does)."""
+        return False
 
     async def _get(self, url: str) -> _Response:
         """GET with the body cap enforced while streaming; same-origin redirects only."""

@@ -22,20 +22,18 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from pwc_local.catalog.cursors import (
-    MAX_CHUNK_LIMIT,
     CursorCodec,
     CursorState,
     is_cursor_paper,
     source_for,
 )
 from pwc_local.catalog.errors import NotFound, UsageError
-from pwc_local.catalog.limits import MAX_ROWS, SEARCH_LIBRARY_LIMIT
+from pwc_local.catalog.limits import CHUNK_BYTES, MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.catalog.references import shown
 from pwc_local.store.library import RawHit
 
 MAX_QUERY_CHARS = 500
 MAX_WORDS = 32
-READ_LIMIT = MAX_CHUNK_LIMIT
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _VERSION = re.compile(r"[0-9a-f]{64}")
@@ -134,7 +132,7 @@ def _cursor(codec: CursorCodec | None, hit: RawHit, now: float) -> str | None:
         source=source_for(hit.paper),
         version=hit.version,
         offset=hit.start,
-        limit=READ_LIMIT,
+        limit=CHUNK_BYTES,
         exp=codec.expiry_for_new_read(now),
     )
     return codec.mint(state, now=now)

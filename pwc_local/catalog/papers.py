@@ -89,6 +89,20 @@ async def search_papers(
     return document
 
 
+async def hybrid_search(catalog: CatalogSource, query: str, *, limit: int) -> dict[str, Any]:
+    """The first page of `search_papers` as the tool searches by default: hybrid, unfiltered."""
+    return await search_papers(
+        catalog,
+        query,
+        mode="hybrid",
+        page=1,
+        limit=limit,
+        published_after=None,
+        published_before=None,
+        has_official_implementation=False,
+    )
+
+
 async def list_papers(
     catalog: CatalogSource,
     *,

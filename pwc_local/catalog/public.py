@@ -39,7 +39,7 @@ from pwc_local.catalog.errors import (
     is_missing,
 )
 from pwc_local.catalog.http import CatalogSource
-from pwc_local.catalog.papers import get_paper_info, get_related_papers, search_papers
+from pwc_local.catalog.papers import get_paper_info, get_related_papers, hybrid_search
 from pwc_local.catalog.references import (
     ARXIV,
     LEGACY,
@@ -461,16 +461,7 @@ async def related_or_public(catalog: CatalogSource, paper: str, *, limit: int) -
     if isinstance(outcome, RelatedAnswer):
         return outcome
     query = (outcome.title or paper.strip())[:MAX_QUERY_CHARS]
-    document = await search_papers(
-        catalog,
-        query,
-        mode="hybrid",
-        page=1,
-        limit=limit,
-        published_after=None,
-        published_before=None,
-        has_official_implementation=False,
-    )
+    document = await hybrid_search(catalog, query, limit=limit)
     return RelatedAnswer(
         document,
         note=related_note(outcome),

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 
 from pwc_local.catalog.cursors import (
     INVALID_MESSAGE,
-    MAX_CHUNK_LIMIT,
     MISMATCH_MESSAGE,
     CursorCodec,
     CursorReferenceMismatch,
@@ -55,11 +54,11 @@ from pwc_local.catalog.errors import (
     translate_404,
 )
 from pwc_local.catalog.http import CatalogSource, MarkdownChunk, as_is, segment
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.catalog.public import Link, catalog_or_public, public_markdown
 from pwc_local.catalog.references import resolve_paper, shown
 from pwc_local.catalog.whole_markdown import read_document, slice_chunk
 
-DEFAULT_CHUNK_LIMIT = 65536
 PLACEHOLDER_CURSORS = frozenset(
     {"next", "start", "begin", "beginning", "first", "0", "1", "none", "null"}
 )
@@ -109,7 +108,7 @@ async def read_paper(
     *,
     cursor: str | None,
     now: float | None = None,
-    chunk_limit: int = DEFAULT_CHUNK_LIMIT,
+    chunk_limit: int = CHUNK_BYTES,
 ) -> ReadResult:
     """Read one chunk of a paper's Markdown, from the start or from `cursor`.
 
@@ -125,8 +124,8 @@ async def read_paper(
     reference = paper.strip() if isinstance(paper, str) else ""
     if not reference:
         raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
-    if isinstance(chunk_limit, bool) or not 1 <= chunk_limit <= MAX_CHUNK_LIMIT:
-        raise UsageError(f"chunk limit must be from 1 to {MAX_CHUNK_LIMIT} bytes")
+    if isinstance(chunk_limit, bool) or not 1 <= chunk_limit <= CHUNK_BYTES:
+        raise UsageError(f"chunk limit must be from 1 to {CHUNK_BYTES} bytes")
     instant = time.time() if now is None else now
     token = _cursor_token(cursor)
     if token is None:

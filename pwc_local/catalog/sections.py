@@ -26,7 +26,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
-from pwc_local.catalog.cursors import MAX_REFERENCE_CHARS, CursorCodec, CursorState, source_for
+from pwc_local.catalog.cursors import CursorCodec, CursorState, source_for
 from pwc_local.catalog.errors import (
     Ambiguous,
     NoMarkdown,
@@ -35,9 +35,10 @@ from pwc_local.catalog.errors import (
     UsageError,
 )
 from pwc_local.catalog.http import CatalogSource
+from pwc_local.catalog.limits import CHUNK_BYTES, MAX_REFERENCE_CHARS
 from pwc_local.catalog.outline import Outline, Section, parse_outline
 from pwc_local.catalog.public import catalog_or_public
-from pwc_local.catalog.reading import DEFAULT_CHUNK_LIMIT, missing_markdown_error
+from pwc_local.catalog.reading import missing_markdown_error
 from pwc_local.catalog.references import resolve_paper
 from pwc_local.catalog.whole_markdown import Document, char_boundary, read_document
 from pwc_local.safe_text import one_line
@@ -45,7 +46,6 @@ from pwc_local.safe_text import one_line
 ELLIPSIS = "…"
 
 MIN_SECTION_BYTES = 1024
-MAX_SECTION_BYTES = 65536
 MAX_SECTION_QUERY_CHARS = 500
 MAX_CANDIDATES = 10
 MAX_CLOSEST = 5  # headings a miss suggests
@@ -173,8 +173,8 @@ async def read_paper_section(
         raise UsageError("section cannot be empty; pass a section ID from get_paper_outline")
     if len(wanted) > MAX_SECTION_QUERY_CHARS:
         raise UsageError(f"section must be at most {MAX_SECTION_QUERY_CHARS} characters")
-    if isinstance(max_bytes, bool) or not MIN_SECTION_BYTES <= max_bytes <= MAX_SECTION_BYTES:
-        raise UsageError(f"max_bytes must be from {MIN_SECTION_BYTES} to {MAX_SECTION_BYTES}")
+    if isinstance(max_bytes, bool) or not MIN_SECTION_BYTES <= max_bytes <= CHUNK_BYTES:
+        raise UsageError(f"max_bytes must be from {MIN_SECTION_BYTES} to {CHUNK_BYTES}")
     instant = time.time() if now is None else now
     document = await _document(catalog, reference)
     chosen = find_section(parse_outline(document.text), wanted)
@@ -192,7 +192,7 @@ async def read_paper_section(
         source=source_for(document.paper),
         version=document.version,
         offset=chosen.offset + cut,
-        limit=DEFAULT_CHUNK_LIMIT,
+        limit=CHUNK_BYTES,
         exp=codec.expiry_for_new_read(instant),
     )
     return SectionRead(

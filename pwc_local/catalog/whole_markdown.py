@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, PaperChanged
 from pwc_local.catalog.http import CatalogSource, MarkdownChunk
+from pwc_local.catalog.limits import CHUNK_BYTES
 
-CHUNK_BYTES = 65536
 # A paper's Markdown is rarely above 1 MiB; this only stops a runaway upstream. The
 # library saves no longer paper (`store.saving`), so every saved paper can be outlined.
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from pwc_local.catalog.citations import FORMATS
 from pwc_local.catalog.limits import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.config import Settings, format_size
 from pwc_local.safe_text import one_line, shown
@@ -277,7 +278,7 @@ def remove(references: tuple[str, ...]) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["bibtex", "ris", "csl-json"]),
+    type=click.Choice(FORMATS),
     default="bibtex",
     show_default=True,
     help="Citation format (Zotero, Mendeley, JabRef and EndNote import all three).",

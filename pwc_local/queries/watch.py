@@ -75,8 +75,8 @@ from pwc_local.catalog.limits import MAX_REFERENCE_CHARS
 from pwc_local.catalog.papers import (
     get_paper_info,
     get_paper_lineage,
+    hybrid_search,
     list_papers,
-    search_papers,
 )
 from pwc_local.catalog.references import arxiv_without_version, resolve_paper
 from pwc_local.catalog.taxonomy import _gather, get_task
@@ -281,7 +281,7 @@ async def look(catalog: CatalogSource, kind: str, key: str) -> Snapshot:
     if kind == "author":
         return _papers_look(await _author_papers(catalog, key))
     if kind == "query":
-        return _papers_look(await _searched(catalog, key))
+        return _papers_look(await hybrid_search(catalog, key, limit=WINDOW))
     raise _unknown_kind(kind)
 
 
@@ -398,19 +398,6 @@ async def _author_papers(catalog: CatalogSource, author: str) -> dict[str, Any]:
         if text.startswith("authors: Author not found"):
             raise NotFound(text.removeprefix("authors: ")) from None
         raise
-
-
-async def _searched(catalog: CatalogSource, words: str) -> dict[str, Any]:
-    return await search_papers(
-        catalog,
-        words,
-        mode="hybrid",
-        page=1,
-        limit=WINDOW,
-        published_after=None,
-        published_before=None,
-        has_official_implementation=False,
-    )
 
 
 def _confirmed_author(document: Mapping[str, Any]) -> tuple[str, str] | None:

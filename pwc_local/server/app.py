@@ -505,7 +505,7 @@ def _template_registration(
     return register
 
 
-def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> MCPServer:
+def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcServer:
     """The complete server for `settings`; `runtime` lets tests supply their own services."""
     runtime = runtime if runtime is not None else LazyRuntime(settings)
     tools = _DeferredTools(runtime)
@@ -543,8 +543,6 @@ def run_stdio(settings: Settings) -> int:
     # collector (held off while the modules loaded, see `cli._serve`) leaves it be.
     gc.freeze()
     gc.enable()
-    if not isinstance(server, PwcServer):
-        return stdio.run(server, drain_timeout=settings.timeout + 5)
     # The cache directory may need platformdirs: looked up after `initialize` too. When
     # everything is ready, what start-up made is frozen out of the collector's way.
     server.prepare_after_initialize(

@@ -32,7 +32,14 @@ from typing import Annotated, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from pwc_local.catalog.limits import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
+from pwc_local.catalog.citations import CitationFormat
+from pwc_local.catalog.limits import (
+    CHUNK_BYTES,
+    MAX_REFERENCE_CHARS,
+    MAX_ROWS,
+    MAX_SAVE,
+    SEARCH_LIBRARY_LIMIT,
+)
 from pwc_local.server import (
     library_models,
     links,
@@ -243,6 +250,35 @@ def _rows(noun: str) -> tuple[Piece, ...]:
     return (piece.data(noun), piece.next_page())
 
 
+def _taxonomy(
+    name: str,
+    *,
+    params: tuple[Param, ...],
+    description: str,
+    text: tuple[Piece, ...] = (generic,),
+) -> ToolSpec:
+    """A hosted taxonomy tool (`catalog.taxonomy.<name>`): the catalog's payload as it came."""
+    return ToolSpec(
+        name=name,
+        group="hosted",
+        query=f"pwc_local.catalog.taxonomy:{name}",
+        params=params,
+        output=QueryResult,
+        project=_data,
+        text=text,
+        description=description,
+    )
+
+
+def _lookup(name: str, noun: str) -> ToolSpec:
+    """A taxonomy tool finding one `noun` (its parameter) by exact name, slug or ID."""
+    return _taxonomy(
+        name,
+        params=(Param(noun, Entity),),
+        description=f"One {noun} by exact name, slug or ID.",
+    )
+
+
 TOOLS: tuple[ToolSpec, ...] = (
     # -- papers ---------------------------------------------------------------------------
     ToolSpec(
@@ -426,10 +462,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Start here for best / state-of-the-art questions, then call get_benchmark."
         ),
     ),
-    ToolSpec(
-        name="list_tasks",
-        group="hosted",
-        query="pwc_local.catalog.taxonomy:list_tasks",
+    _taxonomy(
+        "list_tasks",
         params=(
             Param("search", str | None, None),
             Param("area", str | None, None),
@@ -441,8 +475,6 @@ TOOLS: tuple[ToolSpec, ...] = (
             Param("page", Page, 1),
             Param("limit", OptionalLimit, None),
         ),
-        output=QueryResult,
-        project=_data,
         text=_rows("task"),
         description=(
             "List or filter research tasks, or (group_by_area) the visible top-level taxonomy "
@@ -460,10 +492,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         text=(piece.method,),
         description="One method by name, full name, slug, ID or common alias.",
     ),
-    ToolSpec(
-        name="list_methods",
-        group="hosted",
-        query="pwc_local.catalog.taxonomy:list_methods",
+    _taxonomy(
+        "list_methods",
         params=(
             Param("search", str | None, None),
             Param("area", str | None, None),
@@ -477,69 +507,31 @@ TOOLS: tuple[ToolSpec, ...] = (
             Param("page", Page, 1),
             Param("limit", Limit, 25),
         ),
-        output=QueryResult,
-        project=_data,
         text=_rows("method"),
         description="List or filter methods.",
     ),
-    ToolSpec(
-        name="get_conference",
-        group="hosted",
-        query="pwc_local.catalog.taxonomy:get_conference",
-        params=(Param("conference", Entity),),
-        output=QueryResult,
-        project=_data,
-        description="One conference by exact name, slug or ID.",
-    ),
-    ToolSpec(
-        name="list_conferences",
-        group="hosted",
-        query="pwc_local.catalog.taxonomy:list_conferences",
+    _lookup("get_conference", "conference"),
+    _taxonomy(
+        "list_conferences",
         params=(Param("year", int | None, None),),
-        output=QueryResult,
-        project=_data,
         text=_rows("conference"),
         description="Conferences with imported papers, optionally for one year.",
     ),
-    ToolSpec(
-        name="get_organization",
-        group="hosted",
-        query="pwc_local.catalog.taxonomy:get_organization",
-        params=(Param("organization", Entity),),
-        output=QueryResult,
-        project=_data,
-        description="One organization by exact name, slug or ID.",
-    ),
-    ToolSpec(
-        name="list_organizations",
-        group="hosted",
-        query="pwc_local.catalog.taxonomy:list_organizations",
+    _lookup("get_organization", "organization"),
+    _taxonomy(
+        "list_organizations",
         params=(Param("featured_only", bool, False),),
-        output=QueryResult,
-        project=_data,
         text=_rows("organization"),
         description="List organizations; featured_only keeps curated featured ones.",
     ),
-    ToolSpec(
-        name="get_framework",
-        group="hosted",
-        query="pwc_local.catalog.taxonomy:get_framework",
-        params=(Param("framework", Entity),),
-        output=QueryResult,
-        project=_data,
-        description="One framework by exact name, slug or ID.",
-    ),
-    ToolSpec(
-        name="list_frameworks",
-        group="hosted",
-        query="pwc_local.catalog.taxonomy:list_frameworks",
+    _lookup("get_framework", "framework"),
+    _taxonomy(
+        "list_frameworks",
         params=(
             Param("domain", str | None, None),
             Param("category", str | None, None),
             Param("platform", str | None, None),
         ),
-        output=QueryResult,
-        project=_data,
         text=_rows("framework"),
         description="List frameworks, filtered by domain, category or platform.",
     ),
@@ -619,7 +611,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(
             Param(
                 "papers",
-                Annotated[list[LocalReference], Field(min_length=1, max_length=25)],
+                Annotated[list[LocalReference], Field(min_length=1, max_length=MAX_SAVE)],
             ),
         ),
         output=library_models.SavePapersResult,
@@ -688,7 +680,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(
             Param("paper", LocalReference),
             Param("section", SectionName),
-            Param("max_bytes", Annotated[int, Field(ge=1024, le=65536)], 16384),
+            Param("max_bytes", Annotated[int, Field(ge=1024, le=CHUNK_BYTES)], 16384),
         ),
         output=reading_results.PaperSectionResult,
         project=reading_results.paper_section,
@@ -705,7 +697,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         query="pwc_local.catalog.citing:cite_paper",
         params=(
             Param("paper", LocalReference),
-            Param("format", Literal["bibtex", "ris", "csl-json"], "bibtex"),
+            Param("format", CitationFormat, "bibtex"),
         ),
         output=reading_results.CitationResult,
         project=reading_results.citation,

@@ -121,17 +121,8 @@ def search_result(answer: Any, _arguments: Any = None) -> LibrarySearchResult:
     return LibrarySearchResult(
         query=answer.query,
         count=len(answer.hits),
-        results=[
-            PassageHit(
-                paper=h.paper,
-                title=h.title,
-                saved=h.saved,
-                section=h.section,
-                quote=h.quote,
-                cursor=h.cursor,
-            )
-            for h in answer.hits
-        ],
+        # A hit's fields of the same names (its byte offset stays behind, in the cursor).
+        results=[PassageHit.model_validate(hit, from_attributes=True) for hit in answer.hits],
     )
 
 

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from mcp_types import ResourceLink
 
 from pwc_local.safe_text import one_line
+
+if TYPE_CHECKING:
+    from pwc_local.catalog.http import CatalogSource
 
 MAX_LINKED_PAPERS = 25
 MAX_TITLE_CHARS = 200
@@ -124,24 +127,14 @@ async def resource_links(
     return links
 
 
-async def markdown_readable(catalog: Any, paper: str) -> bool:
+async def markdown_readable(catalog: CatalogSource, paper: str) -> bool:
     """Whether `pwc://papers/{paper}/markdown` resolves from what is stored locally.
 
-    Asks the first source in the wrapper chain (`catalog`, its `inner`, ...) that has
-    `whole_markdown_cached` (the caching source has; a library in front may answer
-    for saved papers). No such source, or any failure, means "not known", so no
-    Markdown link is offered.
+    The catalog source says (`CatalogSource.whole_markdown_cached`: the library for
+    saved papers, else the cache). Any failure means "not known", so no Markdown
+    link is offered.
     """
-    probe = None
-    source = catalog
-    for _depth in range(4):
-        probe = getattr(source, "whole_markdown_cached", None)
-        source = getattr(source, "inner", None)
-        if probe is not None or source is None:
-            break
-    if probe is None:
-        return False
     try:
-        return bool(await probe(paper))
+        return bool(await catalog.whole_markdown_cached(paper))
     except Exception:  # a link is an extra; never fail the answer for it
         return False

@@ -9,8 +9,9 @@ second JSON copy, as `read_paper` does), and the citation document itself.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
+from pwc_local.catalog.citations import CitationFormat
 from pwc_local.config import format_size
 from pwc_local.server.models import ToolOutput, _Strict
 from pwc_local.server.render import clean, printable_block
@@ -49,7 +50,7 @@ class PaperSectionResult(ToolOutput):
 
 class CitationResult(ToolOutput):
     paper: str
-    format: Literal["bibtex", "ris", "csl-json"]
+    format: CitationFormat
     key: str
     citation: str
     in_catalog: bool = True
@@ -59,15 +60,8 @@ class CitationResult(ToolOutput):
 
 
 def section_model(section: Any) -> OutlineSection:
-    """The model of an `outline.Section`."""
-    return OutlineSection(
-        id=section.id,
-        level=section.level,
-        heading=section.heading,
-        offset=section.offset,
-        length=section.length,
-        parent=section.parent,
-    )
+    """The model of an `outline.Section` (its fields of the same names)."""
+    return OutlineSection.model_validate(section, from_attributes=True)
 
 
 def paper_outline(answer: Any, _arguments: Any = None) -> PaperOutlineResult:
@@ -82,14 +76,8 @@ def paper_outline(answer: Any, _arguments: Any = None) -> PaperOutlineResult:
 
 
 def paper_section(answer: Any, _arguments: Any = None) -> PaperSectionResult:
-    """From `sections.SectionRead`."""
-    return PaperSectionResult(
-        paper=answer.paper,
-        section=section_model(answer.section),
-        markdown=answer.markdown,
-        truncated=answer.truncated,
-        next_cursor=answer.next_cursor,
-    )
+    """From `sections.SectionRead`: its fields of the same names, the section's too."""
+    return PaperSectionResult.model_validate(answer, from_attributes=True)
 
 
 def citation(answer: Any, _arguments: Any = None) -> CitationResult:

@@ -16,7 +16,6 @@ relaxed to the NUL-byte rule.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from mcp.server.mcpserver import MCPServer
@@ -26,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult
 
 from pwc_local.catalog.errors import Ambiguous, NoMarkdown, NotFound, UsageError
+from pwc_local.catalog.limits import MAX_REFERENCE_CHARS
 from pwc_local.failures import coded_text
 from pwc_local.server.errors import code_of
 
@@ -38,7 +38,6 @@ class ToolCaller(Protocol):
 
 JSON = "application/json"
 MARKDOWN = "text/markdown"
-MAX_REFERENCE = 500
 
 # Values are catalog names and IDs, not paths: only NUL bytes are refused.
 REFERENCES = ResourceSecurity(reject_path_traversal=False, reject_absolute_paths=False)
@@ -61,62 +60,86 @@ TRUNCATED = coded_text(
 )
 
 
-def register_resources(server: MCPServer, tools: ToolCaller) -> None:
-    """Add the paper-info, paper-markdown, task and benchmark templates to `server`."""
-
-    @server.resource(
+TEMPLATES: dict[str, tuple[str, str, str, str]] = {
+    # name: (URI template, title, description, MIME type)
+    "paper-info": (
         "pwc://papers/{paper}",
-        name="paper-info",
-        title="Paper information",
-        description="The paper's canonical catalog metadata.",
-        mime_type=JSON,
-        security=REFERENCES,
-    )
-    async def paper_info(paper: str) -> str:
-        return _compact(await _answer(tools.call("get_paper_info", paper=_checked(paper))))
-
-    @server.resource(
+        "Paper information",
+        "The paper's canonical catalog metadata.",
+        JSON,
+    ),
+    "paper-markdown": (
         "pwc://papers/{paper}/markdown",
-        name="paper-markdown",
-        title="Paper Markdown",
-        description="The paper's full stored Markdown, provided it fits in a single response.",
-        mime_type=MARKDOWN,
-        security=REFERENCES,
-    )
+        "Paper Markdown",
+        "The paper's full stored Markdown, provided it fits in a single response.",
+        MARKDOWN,
+    ),
+    "task": (
+        "pwc://tasks/{task}",
+        "Research task",
+        "The task's canonical metadata with its benchmarks.",
+        JSON,
+    ),
+    "benchmark": (
+        "pwc://benchmarks/{benchmark}",
+        "Benchmark leaderboard",
+        "The benchmark's canonical metadata with its top evaluation rows.",
+        JSON,
+    ),
+}
+
+
+def register_resources(server: MCPServer, tools: ToolCaller) -> None:
+    """Add the templates of `TEMPLATES` to `server`, each read through its tool."""
+
+    def template(name: str) -> Any:
+        uri, title, description, mime_type = TEMPLATES[name]
+        return server.resource(
+            uri,
+            name=name,
+            title=title,
+            description=description,
+            mime_type=mime_type,
+            security=REFERENCES,
+        )
+
+    async def answer(tool: str, **arguments: str) -> dict[str, Any]:
+        """The tool's structured result, or its error text as a resource error."""
+        checked = {name: _checked(value) for name, value in arguments.items()}
+        try:
+            result = await tools.call(tool, **checked)
+        except ToolError as exc:
+            raise _refusal(str(exc)) from None
+        assert result.structured_content is not None  # every tool returns a model
+        return result.structured_content
+
+    @template("paper-info")
+    async def paper_info(paper: str) -> str:
+        return _compact(await answer("get_paper_info", paper=paper))
+
+    @template("paper-markdown")
     async def paper_markdown(paper: str) -> str:
-        result = await _answer(tools.call("read_paper", paper=_checked(paper)))
+        result = await answer("read_paper", paper=paper)
         if result["truncated"]:
             raise _refusal(TRUNCATED)
         return str(result["markdown"])
 
-    @server.resource(
-        "pwc://tasks/{task}",
-        name="task",
-        title="Research task",
-        description="The task's canonical metadata with its benchmarks.",
-        mime_type=JSON,
-        security=REFERENCES,
-    )
+    @template("task")
     async def task(task: str) -> str:
-        return _compact(await _answer(tools.call("get_task", task=_checked(task))))
+        return _compact(await answer("get_task", task=task))
 
-    @server.resource(
-        "pwc://benchmarks/{benchmark}",
-        name="benchmark",
-        title="Benchmark leaderboard",
-        description="The benchmark's canonical metadata with its top evaluation rows.",
-        mime_type=JSON,
-        security=REFERENCES,
-    )
+    @template("benchmark")
     async def benchmark(benchmark: str) -> str:
-        return _compact(await _answer(tools.call("get_benchmark", benchmark=_checked(benchmark))))
+        return _compact(await answer("get_benchmark", benchmark=benchmark))
 
 
 def _checked(reference: str) -> str:
     """Resources bypass the tools' input schema, so its length bound is applied here."""
-    if len(reference) > MAX_REFERENCE:
+    if len(reference) > MAX_REFERENCE_CHARS:
         raise _refusal(
-            coded_text(UsageError(f"the reference must have at most {MAX_REFERENCE} characters."))
+            coded_text(
+                UsageError(f"the reference must have at most {MAX_REFERENCE_CHARS} characters.")
+            )
         )
     return reference
 
@@ -126,16 +149,6 @@ def _refusal(message: str) -> Exception:
     if code_of(message) in BAD_INPUT:
         return MCPError(INVALID_PARAMS, message)
     return ResourceError(message)
-
-
-async def _answer(call: Awaitable[CallToolResult]) -> dict[str, Any]:
-    """The tool's structured result, or its error text as a resource error."""
-    try:
-        result = await call
-    except ToolError as exc:
-        raise _refusal(str(exc)) from None
-    assert result.structured_content is not None  # every tool returns a model
-    return result.structured_content
 
 
 def _compact(document: dict[str, Any]) -> str:

@@ -51,6 +51,7 @@ from typing import Any, Protocol, TypeVar
 
 import anyio.to_thread
 
+from pwc_local.catalog import http
 from pwc_local.catalog.documents import PAGE_SIZE_PARAMS, ROW_KEYS, page_size
 from pwc_local.catalog.errors import (
     HTTPStatusError,
@@ -61,6 +62,7 @@ from pwc_local.catalog.errors import (
     UpstreamUnreachable,
 )
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.store.cache import (
     KIND_MARKDOWN,
     KIND_PUBLIC,
@@ -142,10 +144,8 @@ class CachingCatalog:
         )
 
     async def aclose(self) -> None:
-        close = getattr(self.upstream, "aclose", None)
         try:
-            if close is not None:
-                await close()
+            await http.close_source(self.upstream)
         finally:
             await _blocking(self.cache.close)
 
@@ -285,11 +285,12 @@ class CachingCatalog:
         )
         return chunk
 
-    async def whole_markdown_cached(self, paper: str, *, limit: int = 65536) -> bool:
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
         """Whether `paper`'s last-seen Markdown is cached whole in one first chunk of `limit`.
 
         No request is made. Used to offer a `pwc://papers/{paper}/markdown` link only
         when that resource would resolve (it refuses documents longer than one chunk).
+        The sources below keep nothing, so they are not asked.
         """
         seen = await _lookup(self.cache, KIND_VERSION, [self.namespace, paper])
         if seen is None or not isinstance(seen.value, str):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pwc_local.catalog.http import CatalogSource
@@ -41,20 +41,12 @@ class Freshness:
             self.cached_at = cached_at
 
 
-class ServesStale(Protocol):
-    """A source that can answer from expired entries, and so needs a per-call view."""
-
-    def for_call(self, freshness: Freshness) -> CatalogSource:
-        """This source as one call sees it: stale answers it serves are noted on `freshness`."""
-        ...
-
-
 def for_call(source: CatalogSource, freshness: Freshness) -> CatalogSource:
     """The view of `source` for one tool call whose staleness `freshness` records.
 
-    A source with a `for_call` method (`ServesStale`) gives its view; any other is
-    its own. (Not an `isinstance` check on the Protocol: that inspects every member,
-    on every tool call.)
+    A source that can serve expired entries has a `for_call` method and gives its
+    view; any other is its own. (Not an `isinstance` check on a Protocol: that
+    inspects every member, on every tool call.)
     """
     view = getattr(source, "for_call", None)
     return view(freshness) if view is not None else source

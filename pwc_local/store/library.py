@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.config import APP_NAME, ConfigError
 from pwc_local.failures import CodedError
 from pwc_local.safe_text import one_line
@@ -98,7 +99,6 @@ MAX_QUOTE_CHARS = 300
 CANDIDATES_PER_HIT = 5  # passages fetched by BM25 per hit asked for, to re-rank
 MAX_CANDIDATES = 250
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
-PIECE_BYTES = 65536  # no saved piece is longer (the catalog's chunk); reads rely on it
 LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
 LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 MARK = "**"
@@ -420,19 +420,10 @@ class Library:
     @classmethod
     def _open_writable(cls, path: Path) -> Library:
         try:
-            connection = sqlite3.connect(
-                str(path),
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            connection = connect(path, BUSY_TIMEOUT_MS, pragmas=WRITER_PRAGMAS)
         except sqlite3.DatabaseError as exc:
             raise _unwritable_or_broken(path, exc) from None
         try:
-            connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("PRAGMA foreign_keys = ON")
-            connection.execute("PRAGMA synchronous = NORMAL")
             library = cls._prepared(connection, path)
         except sqlite3.DatabaseError as exc:
             connection.close()
@@ -498,15 +489,7 @@ class Library:
         for mode in ("mode=ro", "immutable=1"):
             connection = None
             try:
-                connection = sqlite3.connect(
-                    f"{path.as_uri()}?{mode}",
-                    uri=True,
-                    timeout=BUSY_TIMEOUT_MS / 1000,
-                    isolation_level=None,
-                    check_same_thread=False,
-                )
-                connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                connection.execute("PRAGMA temp_store = MEMORY")
+                connection = connect(path, BUSY_TIMEOUT_MS, mode=mode, pragmas=READER_PRAGMAS)
                 has_fts = _read_only_schema(connection)
             except sqlite3.Error as exc:
                 failure = exc
@@ -711,9 +694,7 @@ class Library:
         key = alias_key(reference)
         if not key:
             return None
-        with self._lock:
-            row = self._db.execute("SELECT paper FROM aliases WHERE alias = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        return self._text("SELECT paper FROM aliases WHERE alias = ?", key)
 
     def learn_aliases(self, paper: str, aliases: Sequence[str]) -> None:
         """Remember that each of `aliases` names `paper` (a paper seen in a catalog answer).
@@ -739,54 +720,35 @@ class Library:
                 "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
                 [(key, paper) for key in keys - known],
             )
-            count = db.execute("SELECT COUNT(*) FROM known_aliases").fetchone()[0]
-            if count > MAX_KNOWN_ALIASES:  # oldest rows first: rowid order
-                db.execute(
-                    "DELETE FROM known_aliases WHERE rowid IN (SELECT rowid FROM known_aliases "
-                    "ORDER BY rowid LIMIT ?)",
-                    (count - MAX_KNOWN_ALIASES,),
-                )
+            _bound_rows(db, "known_aliases", MAX_KNOWN_ALIASES)
 
     def learn_query(self, key: str, params: str) -> None:
         """Remember the exact parameters last sent for a request of normalised `key`."""
         if self.read_only is not None:
             return  # a read-only library learns nothing, quietly
-        with self._lock:
-            row = self._db.execute(
-                "SELECT params FROM query_aliases WHERE key = ?", (key,)
-            ).fetchone()
-        if row is not None and row[0] == params:
+        if self.known_query(key) == params:
             return
         with self._write(LEARN_WAIT) as db:
             db.execute(
                 "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
             )
-            count = db.execute("SELECT COUNT(*) FROM query_aliases").fetchone()[0]
-            if count > MAX_KNOWN_ALIASES:
-                db.execute(
-                    "DELETE FROM query_aliases WHERE rowid IN (SELECT rowid FROM query_aliases "
-                    "ORDER BY rowid LIMIT ?)",
-                    (count - MAX_KNOWN_ALIASES,),
-                )
+            _bound_rows(db, "query_aliases", MAX_KNOWN_ALIASES)
 
     def known_query(self, key: str) -> str | None:
         """The exact parameters (JSON) last sent for normalised `key`, or `None`."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT params FROM query_aliases WHERE key = ?", (key,)
-            ).fetchone()
-        return None if row is None else str(row[0])
+        return self._text("SELECT params FROM query_aliases WHERE key = ?", key)
 
     def canonical(self, reference: str) -> str | None:
         """The canonical ID `reference` names among saved papers, then papers seen before."""
         saved = self.resolve(reference)
         if saved is not None:
             return saved
-        key = alias_key(reference)
+        return self._text("SELECT paper FROM known_aliases WHERE alias = ?", alias_key(reference))
+
+    def _text(self, query: str, key: str) -> str | None:
+        """The one column `query` selects for `key`, as text; `None` when no row has it."""
         with self._lock:
-            row = self._db.execute(
-                "SELECT paper FROM known_aliases WHERE alias = ?", (key,)
-            ).fetchone()
+            row = self._db.execute(query, (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def saved_markdown_bytes(self, reference: str) -> int | None:
@@ -913,7 +875,9 @@ class Library:
             pieces = self._db.execute(
                 "SELECT start, text, digest FROM saved_pieces WHERE paper = ? AND start > ? "
                 "AND start < ? AND stop > ? ORDER BY start",
-                (paper, offset - PIECE_BYTES, reach, offset),
+                # No saved piece is longer than a chunk, so one starting a chunk
+                # before `offset` is the earliest that can hold it.
+                (paper, offset - CHUNK_BYTES, reach, offset),
             ).fetchall()
         if not pieces:
             return None
@@ -994,16 +958,7 @@ class Library:
                 (doc, start, stop, int(final), text, digest(text), json.dumps(split.headings)),
             )
             self._index(db, doc, split.passages)
-            self._bound_read_documents(db)
-
-    def set_title(self, paper: str, title: str) -> None:
-        """Remember a read paper's title for search hits (no effect when not indexed)."""
-        if not title or self.read_only is not None:
-            return
-        with self._write(LEARN_WAIT) as db:
-            db.execute(
-                "UPDATE documents SET title = ? WHERE paper = ? AND saved = 0", (title, paper)
-            )
+            _bound_rows(db, "documents", MAX_READ_DOCUMENTS, where="saved = 0", by="touched_at")
 
     def read_indexed(
         self, paper: str, *, offset: int, limit: int, content_version: str
@@ -1419,15 +1374,6 @@ class Library:
             [(doc, p.start, p.heading, p.text) for p in passages],
         )
 
-    def _bound_read_documents(self, db: sqlite3.Connection) -> None:
-        count = db.execute("SELECT COUNT(*) FROM documents WHERE saved = 0").fetchone()[0]
-        if count > MAX_READ_DOCUMENTS:
-            db.execute(
-                "DELETE FROM documents WHERE id IN (SELECT id FROM documents WHERE saved = 0 "
-                "ORDER BY touched_at LIMIT ?)",
-                (count - MAX_READ_DOCUMENTS,),
-            )
-
 
 def cut(
     document: bytes,
@@ -1553,16 +1499,16 @@ def _whole_digest(metadata: str, citation: str, markdown: str | None, version: s
 
 
 def _pieces_of(markdown: str | Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
-    """`markdown`'s pieces as `(text, UTF-8)`, none empty, none over `PIECE_BYTES`."""
+    """`markdown`'s pieces as `(text, UTF-8)`, none empty, none over `CHUNK_BYTES`."""
     for part in (markdown.encode("utf-8"),) if isinstance(markdown, str) else markdown:
         data = bytes(part)
-        if len(data) <= PIECE_BYTES:
+        if len(data) <= CHUNK_BYTES:
             if data:
                 yield data.decode("utf-8"), data
             continue
         offset = 0
         while offset < len(data):
-            piece = cut(data, "", offset, PIECE_BYTES)
+            piece = cut(data, "", offset, CHUNK_BYTES)
             end = len(data) if piece.next_offset is None else piece.next_offset
             yield piece.text, data[offset:end]
             offset = end
@@ -1617,6 +1563,56 @@ def _create_fts(db: sqlite3.Connection) -> bool:
     for trigger in _FTS_TRIGGERS:
         db.execute(trigger)
     return True
+
+
+WRITER_PRAGMAS = ("journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL")
+READER_PRAGMAS = ("temp_store = MEMORY",)  # a read-only library's stand-in tables
+
+
+def _bound_rows(
+    db: sqlite3.Connection, table: str, most: int, *, where: str = "1", by: str = "rowid"
+) -> None:
+    """Delete the first rows of `table` in `by` order (oldest first) beyond `most`.
+
+    Only rows `where` selects count and go. `table`, `where` and `by` are this
+    module's constants, never caller text.
+    """
+    count = db.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}").fetchone()[0]
+    if count > most:
+        db.execute(
+            f"DELETE FROM {table} WHERE rowid IN "
+            f"(SELECT rowid FROM {table} WHERE {where} ORDER BY {by} LIMIT ?)",
+            (count - most,),
+        )
+
+
+def connect(
+    path: Path, wait_ms: int, *, mode: str | None = None, pragmas: Sequence[str] = ()
+) -> sqlite3.Connection:
+    """A connection to the library database: the library's, the watch list's, the vocabulary's.
+
+    Autocommit (transactions are explicit, `_transaction`), usable from any thread
+    (callers hold their own lock), waiting up to `wait_ms` for another process's
+    write lock. `mode` opens through a URI: `mode=rw` (the file must exist),
+    `mode=ro`, `immutable=1`. `pragmas` run after the busy timeout; the connection is
+    closed when one fails. `sqlite3.Error` goes to the caller.
+    """
+    target = str(path) if mode is None else f"{path.as_uri()}?{mode}"
+    db = sqlite3.connect(
+        target,
+        uri=mode is not None,
+        timeout=wait_ms / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+        for pragma in pragmas:
+            db.execute(f"PRAGMA {pragma}")
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 @contextlib.contextmanager

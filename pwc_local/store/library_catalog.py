@@ -33,6 +33,7 @@ and the call goes on as if there were no library.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -42,6 +43,7 @@ from urllib.parse import unquote
 
 import anyio.to_thread
 
+from pwc_local.catalog import http
 from pwc_local.catalog.errors import (
     HTTPStatusError,
     SavedMissing,
@@ -56,6 +58,7 @@ from pwc_local.catalog.http import (
     as_is,
     segment,
 )
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.catalog.references import arxiv_without_version
 from pwc_local.store.freshness import Freshness, for_call
 from pwc_local.store.library import Library, LocalChunk, response_key
@@ -95,10 +98,8 @@ class LibraryCatalog:
         self._learned: set[str] = set() if learned is None else learned
 
     async def aclose(self) -> None:
-        close = getattr(self.inner, "aclose", None)
         try:
-            if close is not None:
-                await close()
+            await http.close_source(self.inner)
         finally:
             await _quietly(self.library.close)
 
@@ -111,7 +112,7 @@ class LibraryCatalog:
             learned=self._learned,
         )
 
-    async def whole_markdown_cached(self, paper: str, *, limit: int = 65536) -> bool:
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
         """Whether `pwc://papers/{paper}/markdown` resolves locally (one read of `limit`).
 
         A saved paper answers from the library, also after `cache clear`; anything
@@ -120,8 +121,7 @@ class LibraryCatalog:
         size = await _in_place(self.library, self.library.saved_markdown_bytes, paper)
         if size is not None:
             return size <= limit
-        probe = getattr(self.inner, "whole_markdown_cached", None)
-        return bool(await probe(paper, limit=limit)) if probe is not None else False
+        return await self.inner.whole_markdown_cached(paper, limit=limit)
 
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
@@ -355,12 +355,7 @@ def _title_query(path: str, params: Mapping[str, QueryValue] | None) -> str | No
 
 
 def _chunk(local: LocalChunk) -> MarkdownChunk:
-    return MarkdownChunk(
-        text=local.text,
-        content_version=local.content_version,
-        truncated=local.truncated,
-        next_offset=local.next_offset,
-    )
+    return MarkdownChunk(**dataclasses.asdict(local))  # the same fields
 
 
 async def _in_place(library: Library, fn: Callable[..., T], *args: Any) -> T | None:

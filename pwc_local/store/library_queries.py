@@ -22,14 +22,13 @@ from pwc_local.catalog.errors import UsageError
 from pwc_local.catalog.http import CatalogSource
 from pwc_local.catalog.library_search import LibraryHit
 from pwc_local.catalog.library_search import search_library as search_passages
+from pwc_local.catalog.limits import MAX_SAVE
 from pwc_local.store.library import Library, LibraryEntry
 from pwc_local.store.saving import SaveOutcome, save_paper
 
 T = TypeVar("T")
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
-
-MAX_SAVE = 25
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,6 @@ async def save_papers(
     the others: each outcome says what became of its reference. The catalog's
     `namespace` (its API base) keys the answers recorded for offline use.
     """
-    namespace = str(getattr(catalog, "namespace", ""))
     wanted = list(dict.fromkeys(p.strip() for p in papers if isinstance(p, str) and p.strip()))
     if not wanted:
         raise UsageError("papers must name at least one paper")
@@ -70,7 +68,7 @@ async def save_papers(
     outcomes = []
     await progress(0, len(wanted), None)
     for done, reference in enumerate(wanted, 1):
-        outcome = await save_paper(catalog, library, reference, namespace=namespace)
+        outcome = await save_paper(catalog, library, reference, namespace=catalog.namespace)
         outcomes.append(outcome)
         await progress(done, len(wanted), f"{outcome.status}: {outcome.paper or '?'}")
     return outcomes

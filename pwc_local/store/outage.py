@@ -43,8 +43,10 @@ from typing import TypeVar
 
 import anyio
 
+from pwc_local.catalog import http
 from pwc_local.catalog.errors import UpstreamTimeout, UpstreamUnreachable
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.config import DEFAULT_OUTAGE_BUDGET
 
 T = TypeVar("T")
@@ -106,6 +108,10 @@ class OutageGuard:
         self._probe: asyncio.Task[None] | None = None
 
     @property
+    def namespace(self) -> str:
+        return self.upstream.namespace
+
+    @property
     def in_outage(self) -> bool:
         return self._since is not None
 
@@ -125,9 +131,7 @@ class OutageGuard:
             probe.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await probe
-        close = getattr(self.upstream, "aclose", None)
-        if close is not None:
-            await close()
+        await http.close_source(self.upstream)
 
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
@@ -142,6 +146,9 @@ class OutageGuard:
                 paper, offset=offset, limit=limit, content_version=content_version
             )
         )
+
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
+        return await self.upstream.whole_markdown_cached(paper, limit=limit)
 
     async def _ask(self, request: Callable[[], Awaitable[T]]) -> T:
         since = self._since

@@ -46,6 +46,7 @@ from pwc_local.catalog.errors import (
     RecordMissing,
 )
 from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue
+from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.catalog.public import paper_info_or_public, public_markdown
 from pwc_local.catalog.references import (
     arxiv_without_version,
@@ -65,7 +66,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-CHUNK_LIMIT = 65536
 SAVED = "saved"
 ALREADY = "already saved"
 FAILED = "failed"
@@ -133,6 +133,9 @@ class RecordingCatalog:
         return await self.inner.read_markdown(
             paper, offset=offset, limit=limit, content_version=content_version
         )
+
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
+        return await self.inner.whole_markdown_cached(paper, limit=limit)
 
 
 async def save_paper(
@@ -263,7 +266,7 @@ async def _read_chunks(catalog: CatalogSource, paper: str) -> tuple[tuple[bytes,
     version: str | None = None
     while True:
         chunk = await catalog.read_markdown(
-            paper, offset=offset, limit=CHUNK_LIMIT, content_version=version
+            paper, offset=offset, limit=CHUNK_BYTES, content_version=version
         )
         if version is not None and chunk.content_version != version:
             raise PaperChanged("the paper's Markdown changed while it was saved")

@@ -48,6 +48,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from pwc_local.safe_text import one_line
+from pwc_local.store.library import connect
 
 log = logging.getLogger(__name__)
 
@@ -319,15 +320,7 @@ class _Copy:
 def _connect(path: Path, wait_ms: int) -> sqlite3.Connection | None:
     """A connection to the existing library database, or `None` when it cannot be opened."""
     try:
-        db = sqlite3.connect(
-            f"{path.resolve().as_uri()}?mode=rw",
-            uri=True,
-            timeout=wait_ms / 1000,
-            isolation_level=None,
-            check_same_thread=False,
-        )
-        db.execute(f"PRAGMA busy_timeout = {wait_ms}")
-        return db
+        return connect(path.resolve(), wait_ms, mode="mode=rw")
     except (sqlite3.Error, OSError, ValueError) as exc:
         log.debug("the completion vocabulary is unavailable (%s)", type(exc).__name__)
         return None

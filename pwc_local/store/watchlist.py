@@ -48,11 +48,13 @@ from pwc_local.catalog.errors import UsageError
 from pwc_local.failures import CodedError
 from pwc_local.store.library import (
     DB_FILE_NAME,
+    WRITER_PRAGMAS,
     LibraryError,
     _ensure_private_dir,
     _ensure_private_file,
     _transaction,
     _unwritable_reason,
+    connect,
     default_library_dir,
     unwritable_error,
 )
@@ -153,16 +155,7 @@ class Watchlist:
         path = directory / DB_FILE_NAME
         _ensure_private_file(path)
         try:
-            connection = sqlite3.connect(
-                str(path),
-                timeout=busy_ms / 1000,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            connection.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
-            connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("PRAGMA foreign_keys = ON")
-            connection.execute("PRAGMA synchronous = NORMAL")
+            connection = connect(path, busy_ms, pragmas=WRITER_PRAGMAS)
             watchlist = cls(connection, path, busy_ms)
             with watchlist._write() as db:
                 for statement in _SCHEMA:
