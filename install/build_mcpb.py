@@ -161,8 +161,10 @@ def contract_tools(path: Path = CONTRACT) -> list[dict[str, str]]:
     from the contract table's source (`TOOLS` in pwc_local/server/contract.py).
 
     The table is read, not imported: importing it needs pydantic and the MCP SDK, and
-    the build needs only the standard library. A `name=` or `description=` may be a
-    string, a module-level string constant (such as `_PAPER`) or `+` of those; anything
+    the build needs only the standard library. The name is `name=` or, for the
+    table's helpers (`_taxonomy("list_tasks", ...)`), the first argument. A name or
+    `description=` may be a string, a module-level string constant (such as `_PAPER`)
+    or `+` of those; anything
     else stops the build with the line to look at, rather than writing a wrong list.
     (tests/test_bundle.py checks the result against what the bundled server lists.)
     """
@@ -190,6 +192,8 @@ def contract_tools(path: Path = CONTRACT) -> list[dict[str, str]]:
         if not isinstance(spec, ast.Call):
             raise SystemExit(f"{path}:{spec.lineno}: expected ToolSpec(...) in TOOLS")
         fields = {keyword.arg: keyword.value for keyword in spec.keywords}
+        if "name" not in fields and spec.args:
+            fields["name"] = spec.args[0]
         try:
             name = _string(fields["name"], constants)
             description = _string(fields["description"], constants)

@@ -270,13 +270,13 @@ def _taxonomy(
     )
 
 
-def _lookup(name: str, noun: str) -> ToolSpec:
-    """A taxonomy tool finding one `noun` (its parameter) by exact name, slug or ID."""
-    return _taxonomy(
-        name,
-        params=(Param(noun, Entity),),
-        description=f"One {noun} by exact name, slug or ID.",
-    )
+def _lookup(name: str, noun: str, *, description: str) -> ToolSpec:
+    """A taxonomy tool finding one `noun` (its parameter) by exact name, slug or ID.
+
+    The description is spelled out at each entry: install/build_mcpb.py reads the
+    table's names and descriptions from this file's source, without importing it.
+    """
+    return _taxonomy(name, params=(Param(noun, Entity),), description=description)
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -510,21 +510,27 @@ TOOLS: tuple[ToolSpec, ...] = (
         text=_rows("method"),
         description="List or filter methods.",
     ),
-    _lookup("get_conference", "conference"),
+    _lookup(
+        "get_conference", "conference", description="One conference by exact name, slug or ID."
+    ),
     _taxonomy(
         "list_conferences",
         params=(Param("year", int | None, None),),
         text=_rows("conference"),
         description="Conferences with imported papers, optionally for one year.",
     ),
-    _lookup("get_organization", "organization"),
+    _lookup(
+        "get_organization",
+        "organization",
+        description="One organization by exact name, slug or ID.",
+    ),
     _taxonomy(
         "list_organizations",
         params=(Param("featured_only", bool, False),),
         text=_rows("organization"),
         description="List organizations; featured_only keeps curated featured ones.",
     ),
-    _lookup("get_framework", "framework"),
+    _lookup("get_framework", "framework", description="One framework by exact name, slug or ID."),
     _taxonomy(
         "list_frameworks",
         params=(
