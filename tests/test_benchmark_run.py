@@ -2,7 +2,7 @@
 
 A smoke run: it checks that the one benchmark command still works against the
 installed server and reports each ratio; it asserts no timing (those live in the
-command's own target column and the README, never in tests).
+command's own target column and docs/benchmarks.md, never in tests).
 """
 
 from __future__ import annotations
