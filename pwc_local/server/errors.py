@@ -1,4 +1,4 @@
-"""The one place where failures become tool error text (codes: README, "Tools").
+"""The one place where failures become tool error text (codes: README, "Troubleshooting").
 
 Every tool error reads `<code>: <sentence>`; the SDK puts `Error executing tool
 <name>: ` in front. The code is a stable token a program can branch on; the

@@ -1,5 +1,12 @@
-"""Local state on disk: the response cache and the per-machine cursor key.
+"""Everything on disk: the source chain's caching layers and the user's own data.
 
-One light module sits beside them because the tool layer must reach it without
-importing the cache at start-up: `freshness` (was a stale entry served?).
+* The catalog source's decorators: `library_catalog` (saved papers answer first),
+  `cached_catalog` over `cache` (the shared diskcache, busy-aware), `outage` (the
+  outage memory in front of HTTP), and `freshness` (was a stale entry served?), a
+  light module the tool layer reaches without importing the cache at start-up.
+* User data in the library database (user data dir, not the cache): `library`
+  (saved papers, the passage index, `passages`, `ranking`), `library_queries` and
+  `saving` (the library tools' logic), `watchlist` (watches and baselines),
+  `vocabulary` (names for completions).
+* `keys`: the per-machine cursor key.
 """
