@@ -61,7 +61,7 @@ from pydantic import AnyUrl, BaseModel, ValidationError
 from pwc_local import __version__
 from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime
-from pwc_local.server import text
+from pwc_local.server import sdk, text
 from pwc_local.server.completions import register_completions
 from pwc_local.server.errors import (
     error_message,
@@ -147,9 +147,7 @@ class PwcServer(MCPServer):
         self._on_initialized = on_initialized
         self._background: list[threading.Thread] = []
         super().__init__(*args, **kwargs)
-        self._lowlevel_server.add_notification_handler(
-            "notifications/initialized", NotificationParams, self._initialized
-        )
+        sdk.on_initialized(self, self._initialized)
 
     def add_tool(  # type: ignore[override]  # forwards every keyword unchanged
         self, fn: Callable[..., Any], name: str | None = None, **kwargs: Any
@@ -167,15 +165,12 @@ class PwcServer(MCPServer):
         plain = _returning_plain_result(fn) if model is not None else None
         super().add_tool(plain or fn, name=name, **kwargs)
         self.tool_names.add(name)
-        tool = self._tool_manager.get_tool(name)
-        assert tool is not None  # just added
+        tool = sdk.registered_tool(self, name)
         if model is not None:
             self._output_models[name] = model
             if plain is not None:
-                metadata = tool.fn_metadata
-                metadata.output_model = model
-                metadata.output_schema = self._published_output_schema(name, model)
-                metadata._output_adapter(model)  # the result validator, built now
+                schema = self._published_output_schema(name, model)
+                sdk.validate_results_as(tool, model, schema)
         # "null" or "[1,2]" typed into a text parameter must arrive as that text.
         keep_text_verbatim(tool)
 
