@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from importlib.metadata import version
-from typing import Annotated, Any
+from typing import Any
 
 import anyio
 import pytest
@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, NotificationParams, TextContent
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pwc_local.server import sdk
 
@@ -41,8 +41,12 @@ def paper(search: str | None = None, limit: int = 5) -> str:
     return f"{search!r} {limit}"
 
 
-def counted() -> Annotated[CallToolResult, Answer]:
-    return CallToolResult(content=[TextContent(type="text", text="x")], structured_content={})
+def counted(total: int | None = None) -> CallToolResult:
+    """A tool registered, as app.py does, without its output model."""
+    structured = {} if total is None else {"total": total}
+    return CallToolResult(
+        content=[TextContent(type="text", text="x")], structured_content=structured
+    )
 
 
 def fresh() -> MCPServer:
@@ -128,22 +132,6 @@ def test_func_metadata_has_the_fields_we_copy() -> None:
             f"FuncMetadata has no field `{field}`", "keep_text_as_typed"
         )
     assert set(sdk.argument_fields(sdk.registered_tool(fresh(), "paper"))) == {"search", "limit"}
-    assert "_adapter" in type(metadata).__private_attributes__, moved(
-        "FuncMetadata has no private `_adapter` (the built result validator)",
-        "keep_text_as_typed",
-    )
-
-
-def test_func_metadata_builds_its_result_validator_with_output_adapter() -> None:
-    metadata = sdk.registered_tool(fresh(), "paper").fn_metadata
-    build = getattr(metadata, "_output_adapter", None)
-    assert callable(build), moved("FuncMetadata has no `_output_adapter`", "validate_results_as")
-    adapter = build(Answer)
-    assert isinstance(adapter, TypeAdapter)
-    assert build(Answer) is adapter  # built once
-    assert metadata._adapter == (Answer, adapter), moved(
-        "`_output_adapter` no longer keeps its validator in `_adapter`", "keep_text_as_typed"
-    )
 
 
 def test_results_are_validated_against_an_output_model_set_after_registration() -> None:
@@ -152,13 +140,22 @@ def test_results_are_validated_against_an_output_model_set_after_registration() 
     tool = sdk.registered_tool(server, "counted")
     schema = {"type": "object", "properties": {"total": {"type": "integer"}}}
     sdk.validate_results_as(tool, Answer, schema)
-    sdk.keep_text_as_typed(tool, [])  # the order app.py uses: the validator carries over
+    sdk.keep_text_as_typed(tool, [])  # the order app.py uses: the model carries over
     assert tool.fn_metadata.output_schema == schema
-    assert tool.fn_metadata._adapter is not None
-    with pytest.raises(ValidationError):  # `total` is missing
-        tool.fn_metadata.convert_result(counted())
-    good = CallToolResult(content=[], structured_content={"total": 1})
-    assert tool.fn_metadata.convert_result(good) is good
+
+    async def call(arguments: dict[str, Any]) -> Any:
+        return await server.call_tool("counted", arguments)
+
+    unchecked = moved(
+        "an output model set after registration is not validated", "validate_results_as"
+    )
+    try:
+        anyio.run(call, {})  # `total` is missing
+    except Exception as refused:
+        assert isinstance(refused.__cause__, ValidationError), unchecked
+    else:
+        pytest.fail(unchecked)
+    assert anyio.run(call, {"total": 1}).structured_content == {"total": 1}
 
 
 def test_replacing_the_metadata_changes_how_arguments_are_pre_parsed() -> None:
