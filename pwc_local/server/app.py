@@ -127,7 +127,7 @@ class PwcServer(MCPServer):
     |                                | initialize 0.90x, first call 1.5x)             |
     | the collector held off during  | spawn -> initialize 1.02x instead of 0.92x,    |
     | start-up (`cli._serve`,        | first call 3.2x the second instead of 2.6x;    |
-    | `run_stdio`)                   | 1.48 s CPU to build the server instead of 1.34 |
+    | `run_stdio`)                   | 1.48 s CPU to import and build it, not 1.34 s  |
 
     For a tool returning `Annotated[CallToolResult, Model]` the listing publishes
     `listing.output_schema(Model)`, the compact schema clients validate
