@@ -32,6 +32,11 @@ What we rely on (mcp 2.3), by function:
   into a text parameter into None (server/hygiene.py says which parameters keep
   their text).
 
+One more thing is no attribute but is checked there too: `PwcServer` (app.py)
+overrides `MCPServer`'s public `list_tools`, `call_tool`, `list_resources`,
+`list_resource_templates`, `read_resource`, `list_prompts` and `get_prompt`, which
+works because the SDK's request handlers go through those methods.
+
 Nothing else in pwc_local reads an underscored SDK attribute or imports from
 `mcp.server.mcpserver.utilities`.
 """
