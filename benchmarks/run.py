@@ -32,9 +32,13 @@ the same interpreter, spawned and driven the same way over raw stdio pipes
 Ratios are ours / floor (throughput: ours / floor, higher is better). The two
 "floor with pwc stdio" rows repeat the CPU figures against the bare server run
 through our own stdio transport (`pwc_local.server.stdio`), which shows how much
-of a gap is the transport's and how much the tools'. The floor's chunk is the very
-Markdown our chunk figure reads (`bare.py` says why that matters), and the CPU and
-throughput figures take turns between the servers (`measure`). It is a script that
+of a gap is the transport's and how much the tools'; the "pwc stdio / SDK stdio"
+rows set that bare server on our transport against the same server on the SDK's
+(the measured reason for keeping our own transport). The floor's chunk is the
+very Markdown our chunk figure reads (`bare.py` says why that matters), and the CPU
+and throughput figures take turns between the servers (`measure`). `--startup-only`
+runs the start-up spawns alone (spawn figures, full read, first / second call from
+the odd-numbered spawns), for weighing a change to start-up. It is a script that
 prints figures, not a test: nothing here passes or fails, and timing targets are
 stated only here and in the README, never in tests.
 """
@@ -99,6 +103,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="spawns per server, timed")
     parser.add_argument("--calls", type=int, default=200, help="calls per CPU figure")
     parser.add_argument("--entries", type=int, default=100_000, help="cache entries to prune")
+    parser.add_argument(
+        "--startup-only",
+        action="store_true",
+        help="only the start-up spawns: spawn figures, full read, first / second call",
+    )
     args = parser.parse_args()
 
     from tests.fake_catalog.server import FakeCatalog
@@ -115,9 +124,15 @@ def main() -> None:
             bare_argv = [*BARE, "--chunk-file", str(chunk_file)]  # the floor moves the same text
             started, first_calls = startup(env, args.runs, bare_argv)
             rows += started
-            rows += session(env, args.calls, cursor, bare_argv, first_calls)
+            if args.startup_only:
+                rows.append(first_call_row(first_calls))
+            else:
+                rows += session(env, args.calls, cursor, bare_argv, first_calls)
     finally:
         fake.stop()
+    if args.startup_only:
+        report(rows)
+        return
     with tempfile.TemporaryDirectory(prefix="pwc-prune-") as scratch:
         for figure in prune_figures(Path(scratch), args.entries):
             what = f"{args.entries} entries, {figure.shape}"
@@ -323,10 +338,10 @@ def session(
     )
     measure([ours, bare, transport], env, calls)
     o, b, t = ours.figures, bare.figures, transport.figures
-    first = statistics.median([*first_calls["ours"], o["first_ratio"]])
-    floor_first = statistics.median([*first_calls["bare"], b["first_ratio"]])
+    first_calls["ours"].append(o["first_ratio"])
+    first_calls["bare"].append(b["first_ratio"])
     return [
-        ("first / second call", f"{first:.1f}x", f"{floor_first:.1f}x", first),
+        first_call_row(first_calls),
         ("CPU per cached call", us(o["cpu"]), us(b["cpu"]), ratio(o["cpu"], b["cpu"])),
         (
             "CPU per 64 KiB chunk",
@@ -352,7 +367,32 @@ def session(
             f"{b['throughput']:.0f}/s",
             ratio(o["throughput"], b["throughput"]),
         ),
+        *transport_rows(t, b),
     ]
+
+
+def transport_rows(ours: Mapping[str, float], sdk: Mapping[str, float]) -> Rows:
+    """The bare server on our stdio transport against the same server on the SDK's."""
+    return [
+        (
+            f"  pwc stdio / SDK stdio: {label}",
+            show(ours[key]),
+            show(sdk[key]),
+            ratio(ours[key], sdk[key]),
+        )
+        for label, key, show in (
+            ("CPU per call", "cpu", us),
+            ("CPU per chunk", "chunk_cpu", us),
+            ("throughput", "throughput", lambda rate: f"{rate:.0f}/s"),
+        )
+    ]
+
+
+def first_call_row(first_calls: FirstCalls) -> tuple[str, str, str, float | None]:
+    """The first / second call row: medians over every fresh server that timed one."""
+    first = statistics.median(first_calls["ours"])
+    floor_first = statistics.median(first_calls["bare"])
+    return ("first / second call", f"{first:.1f}x", f"{floor_first:.1f}x", first)
 
 
 def measure(subjects: list[Subject], env: Mapping[str, str], calls: int) -> None:

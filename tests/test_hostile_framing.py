@@ -14,6 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import INVALID_PARAMS
 from pydantic import Field
 
+from pwc_local.server import sdk
 from pwc_local.server.framing import (
     MAX_ANSWER_BYTES,
     OVERSIZED_ANSWER,
@@ -155,12 +156,11 @@ def sample_tool(
 def pre_parsed(arguments: dict[str, Any], *, keep: bool) -> dict[str, Any]:
     server = MCPServer("t")
     server.add_tool(sample_tool)
-    tool = server._tool_manager.get_tool("sample_tool")
-    assert tool is not None
+    tool = sdk.registered_tool(server, "sample_tool")
     if keep:
         keep_text_verbatim(tool)
         keep_text_verbatim(tool)  # idempotent
-    return tool.fn_metadata.pre_parse_json(arguments)
+    return sdk.pre_parsed(tool, arguments)
 
 
 @pytest.mark.parametrize("typed", ["null", "true", "[1,2]", '{"a": 1}', "5", '"q"'])

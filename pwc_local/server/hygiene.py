@@ -27,11 +27,10 @@ import types
 import typing
 from typing import Any
 
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-
 from pwc_local.catalog.documents import is_encodable, may_hold_surrogates
 from pwc_local.catalog.errors import UsageError
 from pwc_local.failures import coded_text
+from pwc_local.server import sdk
 
 __all__ = [
     "invalid_message",
@@ -80,36 +79,14 @@ def invalid_message(path: str) -> str:
 # -- keeping text parameters verbatim -----------------------------------------------------
 
 
-class _TextKeepingMetadata(FuncMetadata):
-    """`FuncMetadata` that pre-parses JSON text only for parameters that cannot take text."""
-
-    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
-        textual = {
-            key: value
-            for key, value in data.items()
-            if isinstance(value, str) and _accepts_text(self.arg_model.model_fields.get(key))
-        }
-        parsed = super().pre_parse_json({k: v for k, v in data.items() if k not in textual})
-        return {key: textual[key] if key in textual else parsed[key] for key in data}
-
-
 def keep_text_verbatim(tool: Any) -> None:
     """Make a registered SDK tool pass text arguments on exactly as typed.
 
-    `tool` is what `MCPServer._tool_manager.get_tool(name)` returns; its metadata is
-    swapped for a `_TextKeepingMetadata` with the same argument and output models.
+    `tool` is `sdk.registered_tool(server, name)`; JSON text stays pre-parsed only
+    for the parameters that cannot take a string at all.
     """
-    metadata = tool.fn_metadata
-    if isinstance(metadata, _TextKeepingMetadata):
-        return
-    keeping = _TextKeepingMetadata(
-        arg_model=metadata.arg_model,
-        output_schema=metadata.output_schema,
-        output_model=metadata.output_model,
-        wrap_output=metadata.wrap_output,
-    )
-    keeping._adapter = metadata._adapter  # the output validator, already built: reuse it
-    tool.fn_metadata = keeping
+    fields = sdk.argument_fields(tool)
+    sdk.keep_text_as_typed(tool, [name for name, field in fields.items() if _accepts_text(field)])
 
 
 def _accepts_text(field: Any) -> bool:

@@ -77,6 +77,7 @@ from mcp_types import (
     RequestId,
 )
 
+from pwc_local.server import sdk
 from pwc_local.server.framing import (
     MAX_ANSWER_BYTES,
     MAX_LINE_BYTES,
@@ -586,15 +587,6 @@ def _flush_python_stdout() -> None:
 # Entry points.
 
 
-def _lowlevel_server(server: MCPServer | Server) -> Server:
-    """The SDK's low-level `Server` behind an `MCPServer` (or the server itself)."""
-    # MCPServer exposes no public accessor; its own run_stdio_async uses this attribute.
-    lowlevel = cast("Server", getattr(server, "_lowlevel_server", server))
-    if not (hasattr(lowlevel, "run") and hasattr(lowlevel, "create_initialization_options")):
-        raise TypeError(f"{type(server).__name__} is not an MCP server this SDK release can run")
-    return lowlevel
-
-
 async def serve(
     server: MCPServer | Server,
     *,
@@ -614,7 +606,7 @@ async def serve(
     before they are cancelled (the SDK then answers them with a "connection closed"
     error). Returns when every answer has been written and flushed.
     """
-    lowlevel = _lowlevel_server(server)
+    lowlevel = sdk.lowlevel_server(server)
     claimed: list[_ClaimedDescriptor] = []
     session: _Session | None = None
     try:
