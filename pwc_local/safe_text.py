@@ -48,7 +48,11 @@ def one_line(text: str, limit: int | None = None, *, cut: str = "", fold: bool =
     one is given (an ellipsis says "there was more"); `None` means no limit.
     `fold=False` keeps runs of spaces inside the text (see the module docstring).
     """
-    printable = "".join(char if char.isprintable() else " " for char in _ESCAPES.sub("", text))
+    if text.isprintable():  # the usual case: nothing to remove, checked at C speed
+        printable = text
+    else:
+        stripped = _ESCAPES.sub("", text)
+        printable = "".join(char if char.isprintable() else " " for char in stripped)
     flat = " ".join(printable.split()) if fold else printable.strip()
     if limit is None or len(flat) <= limit:
         return flat

@@ -24,6 +24,7 @@ import pytest
 from pwc_local.config import ConfigError, Settings, load_settings
 from pwc_local.safe_text import one_line
 from pwc_local.server.contract import TOOLS
+from pwc_local.server.render import printable_json
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, PUBLIC_ARXIV_ID, FakeCatalog
 from tests.installed import EXECUTABLE, InstalledServer
 
@@ -405,3 +406,11 @@ def test_deep_catalog_json_is_cut_and_a_rendering_fault_sends_the_json() -> None
 
     faulty = Call(replace(spec, text=(broken,)), model, None, {}, call.structured)
     assert text_block(faulty, "markdown", None, None) == compact_json(call.structured)
+
+
+def test_printable_json_escapes_only_what_cannot_be_shown() -> None:
+    # The fast path (nothing to escape) and the slow one give the same JSON.
+    assert printable_json({"a": "plain ü"}, indent=2) == '{\n  "a": "plain ü"\n}'
+    escaped = printable_json(["x\x9b2J\u2028y"])
+    assert escaped == '["x\\u009b2J\\u2028y"]'
+    assert json.loads(escaped) == ["x\x9b2J\u2028y"]

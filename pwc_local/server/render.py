@@ -115,6 +115,8 @@ def printable_json(document: Any, **options: Any) -> str:
     line and paragraph separators would reach a terminal or a log line raw.
     """
     text = json.dumps(document, ensure_ascii=False, **options)
+    if all(line.isprintable() for line in text.split("\n")):  # the usual case, at C speed
+        return text
     return "".join(c if c.isprintable() or c == "\n" else f"\\u{ord(c):04x}" for c in text)
 
 
@@ -280,12 +282,12 @@ def text_block(call: Call, mode: str, summary: str | None, stale_since: datetime
 
             text += "\n\n" + stale_notice(stale_since.isoformat())
         return text
-    bound = compact_json(document)
     try:
         text = markdown(call)
     except Exception as exc:  # a rendering fault must not cost the answer: send the JSON
         logger.warning("text of %s fell back to JSON: %s", call.spec.name, type(exc).__name__)
-        text = bound
+        text = compact_json(document)
+    bound = compact_json(document)
     if len(text.encode()) > len(bound.encode()):
         text = bound
     return text if stale_since is None else stale_line(stale_since) + "\n\n" + text
