@@ -90,6 +90,13 @@ def resolve_settings(**flags: Any) -> Settings:
         refuse(exc)
 
 
+def settings_for(ctx: click.Context, **overrides: Any) -> Settings:
+    """A subcommand's settings: the main group's flags (`--api-url`, ...), then `overrides`."""
+    root = ctx.find_root()
+    flags = dict(root.obj.get("flags", {})) if isinstance(root.obj, dict) else {}
+    return resolve_settings(**flags, **overrides)
+
+
 def refuse(exc: ConfigError) -> NoReturn:
     """Stop before serving: one line on stderr, exit status 2, nothing on stdout."""
     click.echo(f"pwc-mcp-local: configuration error: {exc}", err=True)

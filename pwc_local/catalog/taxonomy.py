@@ -78,7 +78,7 @@ _FULL_LIST_CUTOFF = 0.5
 # -- shared helpers --------------------------------------------------------------------
 
 
-async def _gather(*calls: Callable[[], Awaitable[Any]]) -> list[Any]:
+async def gather(*calls: Callable[[], Awaitable[Any]]) -> list[Any]:
     """Run independent catalog requests concurrently; results in call order.
 
     The first failure cancels the rest and is re-raised as itself (not wrapped in an
@@ -240,7 +240,7 @@ async def get_task(catalog: CatalogSource, task: str) -> dict[str, Any]:
                 f"{path}/papers", params, accept=listing_of("task papers")
             )
 
-    page_doc, trend_rows, paper_listing, areas = await _gather(
+    page_doc, trend_rows, paper_listing, areas = await gather(
         page, trending, papers, lambda: fetch_areas(catalog)
     )
     task_row = page_doc["task"]
@@ -390,7 +390,7 @@ async def get_method(catalog: CatalogSource, method: str) -> dict[str, Any]:
                 f"methods/{segment(key)}", accept=object_of("method detail")
             )
 
-    record, areas = await _gather(detail, lambda: fetch_areas(catalog))
+    record, areas = await gather(detail, lambda: fetch_areas(catalog))
     return {"method": record, "area": area_named(areas, record.get("area_id"))}
 
 

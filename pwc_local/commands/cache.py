@@ -36,11 +36,9 @@ def cache(ctx: click.Context, cache_dir: Path | None) -> None:
     is bounded by PWC_MCP_LOCAL_CACHE_SIZE (default 1 GiB), evicting the least
     recently used entries first.
     """
-    from pwc_local.cli import resolve_settings
+    from pwc_local.cli import settings_for
 
-    root = ctx.find_root()
-    flags = dict(root.obj.get("flags", {})) if isinstance(root.obj, dict) else {}
-    settings = resolve_settings(**flags, cache_dir=str(cache_dir) if cache_dir else None)
+    settings = settings_for(ctx, cache_dir=str(cache_dir) if cache_dir else None)
     ctx.obj = DiskCache.from_settings(settings)
     ctx.call_on_close(ctx.obj.close)
 

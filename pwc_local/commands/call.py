@@ -26,11 +26,9 @@ _SDK_PREFIX = "Error executing tool "
 
 
 def _settings(ctx: click.Context) -> Any:
-    from pwc_local.cli import resolve_settings
+    from pwc_local.cli import settings_for
 
-    root = ctx.find_root()
-    flags = dict(root.obj.get("flags", {})) if isinstance(root.obj, dict) else {}
-    return resolve_settings(**flags)
+    return settings_for(ctx)
 
 
 def _tool_error_line(name: str, message: str) -> str:

@@ -45,11 +45,9 @@ MAX_LIST_BYTES = 10 * 1024 * 1024  # `--from`: far beyond any reading list, shor
 
 
 def _settings(ctx: click.Context) -> Settings:
-    from pwc_local.cli import resolve_settings
+    from pwc_local.cli import settings_for
 
-    root = ctx.find_root()
-    flags = dict(root.obj.get("flags", {})) if isinstance(root.obj, dict) else {}
-    return resolve_settings(**flags)
+    return settings_for(ctx)
 
 
 @contextmanager

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from pwc_local.commands.call import _settings
+from pwc_local.cli import settings_for
 from pwc_local.config import ConfigError, Settings
 from pwc_local.queries.watch import KINDS
 
@@ -66,7 +66,7 @@ def add(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
     from pwc_local.server.watch_models import status_line
 
     outcome = _run(
-        _settings(ctx),
+        settings_for(ctx),
         lambda catalog, watchlist: watch_query(
             catalog, watchlist, kind, " ".join(target), remove=False
         ),
@@ -84,7 +84,7 @@ def list_watches(ctx: click.Context, as_json: bool) -> None:
     from pwc_local.queries.watch import SCHEMA_VERSION, watch_list
     from pwc_local.server.watch_models import WatchListResult, watch_list_text
 
-    outcome = _run(_settings(ctx), lambda _, watchlist: watch_list(watchlist))
+    outcome = _run(settings_for(ctx), lambda _, watchlist: watch_list(watchlist))
     result = WatchListResult.model_validate({"schema_version": SCHEMA_VERSION, **outcome})
     if as_json:
         click.echo(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
@@ -102,7 +102,7 @@ def remove(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
     from pwc_local.server.watch_models import status_line
 
     _run(
-        _settings(ctx),
+        settings_for(ctx),
         lambda catalog, watchlist: watch_query(
             catalog, watchlist, kind, " ".join(target), remove=True
         ),
@@ -123,7 +123,7 @@ def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
     from pwc_local.queries.watch import whats_new as whats_new_query
     from pwc_local.server.watch_models import WhatsNewResult, whats_new_text
 
-    settings = _settings(ctx)
+    settings = settings_for(ctx)
     outcome = _run(
         settings,
         lambda catalog, watchlist: whats_new_query(

@@ -79,7 +79,7 @@ from pwc_local.catalog.papers import (
     list_papers,
 )
 from pwc_local.catalog.references import arxiv_without_version, resolve_paper
-from pwc_local.catalog.taxonomy import _gather, get_task
+from pwc_local.catalog.taxonomy import gather, get_task
 from pwc_local.failures import CodedError, coded_text
 from pwc_local.safe_text import one_line
 from pwc_local.store.watchlist import (
@@ -311,7 +311,7 @@ async def _task_look(
     async def task_page() -> dict[str, Any]:
         return page if page is not None else await get_task(catalog, key)
 
-    page, papers = await _gather(task_page, lambda: _listed_papers(catalog, task=key))
+    page, papers = await gather(task_page, lambda: _listed_papers(catalog, task=key))
     snapshot = _papers_look(papers)
     snapshot["benchmarks"] = {
         str(row["id"]): {"id": str(row["id"]), "name": _label(row.get("name"), row["id"])}
@@ -322,7 +322,7 @@ async def _task_look(
 
 
 async def _paper_look(catalog: CatalogSource, key: str) -> Snapshot:
-    info, lineage, version = await _gather(
+    info, lineage, version = await gather(
         lambda: get_paper_info(catalog, key, include_evaluations=True),
         lambda: get_paper_lineage(catalog, key),
         lambda: _content_version(catalog, key),
