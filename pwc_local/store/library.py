@@ -225,7 +225,7 @@ class LibraryFull(LibraryReadOnly):
 
 
 def unwritable_error(reason: str, message: str) -> LibraryReadOnly:
-    """`LibraryFull` when `reason` (an `_unwritable_reason` phrase) says full, else read-only."""
+    """`LibraryFull` when `reason` (an `unwritable_reason` phrase) says full, else read-only."""
     full = reason in (_UNWRITABLE_ERRNOS[errno.ENOSPC], _UNWRITABLE_ERRNOS[errno.EDQUOT])
     return LibraryFull(message) if full else LibraryReadOnly(message)
 
@@ -405,10 +405,10 @@ class Library:
         raise `LibraryError` saying why (`read_only` holds the reason).
         """
         directory = default_library_dir() if directory is None else Path(directory)
-        _ensure_private_dir(directory)
+        ensure_private_dir(directory)
         path = directory / DB_FILE_NAME
         try:
-            _ensure_private_file(path)
+            ensure_private_file(path)
             return cls._open_writable(path)
         except _Unwritable as exc:
             if not path.is_file() or path.stat().st_size == 0:
@@ -442,7 +442,7 @@ class Library:
         started = time.monotonic()
         while True:
             try:
-                with _transaction(connection):
+                with transaction(connection):
                     for statement in _statements(_SCHEMA):
                         connection.execute(statement)
                     _add_columns(connection)
@@ -1324,7 +1324,7 @@ class Library:
 
     def _unwritable(self, exc: sqlite3.OperationalError) -> Exception:
         """`LibraryError` saying why, when `exc` says the library cannot be written; else `exc`."""
-        reason = _unwritable_reason(exc, self.path)
+        reason = unwritable_reason(exc, self.path)
         return exc if reason is None else unwritable_error(reason, self._unwritable_message(reason))
 
     def check_writable(self) -> None:
@@ -1591,7 +1591,7 @@ def connect(
 ) -> sqlite3.Connection:
     """A connection to the library database: the library's, the watch list's, the vocabulary's.
 
-    Autocommit (transactions are explicit, `_transaction`), usable from any thread
+    Autocommit (transactions are explicit, `transaction`), usable from any thread
     (callers hold their own lock), waiting up to `wait_ms` for another process's
     write lock. `mode` opens through a URI: `mode=rw` (the file must exist),
     `mode=ro`, `immutable=1`. `pragmas` run after the busy timeout; the connection is
@@ -1616,7 +1616,7 @@ def connect(
 
 
 @contextlib.contextmanager
-def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+def transaction(db: sqlite3.Connection) -> Iterator[None]:
     """`BEGIN IMMEDIATE` ... `COMMIT`: writers queue up front instead of deadlocking later."""
     db.execute("BEGIN IMMEDIATE")
     try:
@@ -1627,7 +1627,7 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
-def _ensure_private_dir(directory: Path) -> None:
+def ensure_private_dir(directory: Path) -> None:
     """Create `directory` 0700 when missing; refuse one that is a link or open to others."""
     try:
         directory.parent.mkdir(parents=True, exist_ok=True)
@@ -1669,7 +1669,7 @@ _UNWRITABLE_ERRNOS = {
 _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 8, 10, 13, 14
 
 
-def _unwritable_reason(exc: sqlite3.Error, path: Path) -> str | None:
+def unwritable_reason(exc: sqlite3.Error, path: Path) -> str | None:
     """Why SQLite could not write `path`, in words, or `None` for any other failure.
 
     SQLite says only "disk I/O error" when it cannot create its `-wal`/`-shm` files;
@@ -1694,7 +1694,7 @@ def _unwritable_reason(exc: sqlite3.Error, path: Path) -> str | None:
 
 def _unwritable_or_broken(path: Path, exc: sqlite3.Error) -> LibraryError:
     """`_Unwritable` when `exc` says the database cannot be written, else "move it aside"."""
-    reason = _unwritable_reason(exc, path)
+    reason = unwritable_reason(exc, path)
     if reason is not None:
         return _Unwritable(reason)
     return LibraryError(
@@ -1721,7 +1721,7 @@ def _read_only_schema(db: sqlite3.Connection) -> bool:
     return "passages_fts" in present
 
 
-def _ensure_private_file(path: Path) -> None:
+def ensure_private_file(path: Path) -> None:
     """Create the database file 0600 before SQLite does, so it is never born readable.
 
     Raises `_Unwritable` when the file cannot be opened for writing (a read-only
@@ -1743,7 +1743,7 @@ def _ensure_private_file(path: Path) -> None:
 
 
 def _check_private_file(path: Path) -> None:
-    """`_ensure_private_file`'s check, for a database opened read-only."""
+    """`ensure_private_file`'s check, for a database opened read-only."""
     try:
         st = os.stat(path, follow_symlinks=False)
     except OSError as exc:

@@ -50,13 +50,13 @@ from pwc_local.store.library import (
     DB_FILE_NAME,
     WRITER_PRAGMAS,
     LibraryError,
-    _ensure_private_dir,
-    _ensure_private_file,
-    _transaction,
-    _unwritable_reason,
     connect,
     default_library_dir,
+    ensure_private_dir,
+    ensure_private_file,
+    transaction,
     unwritable_error,
+    unwritable_reason,
 )
 
 MAX_WATCHES = 100
@@ -151,9 +151,9 @@ class Watchlist:
         `busy_ms` bounds the wait for another process's write lock (tests shorten it).
         """
         directory = default_library_dir() if directory is None else Path(directory)
-        _ensure_private_dir(directory)
+        ensure_private_dir(directory)
         path = directory / DB_FILE_NAME
-        _ensure_private_file(path)
+        ensure_private_file(path)
         try:
             connection = connect(path, busy_ms, pragmas=WRITER_PRAGMAS)
             watchlist = cls(connection, path, busy_ms)
@@ -278,7 +278,7 @@ class Watchlist:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, self._busy_is_clear(), _transaction(self._db):
+        with self._lock, self._busy_is_clear(), transaction(self._db):
             yield self._db
 
     @contextmanager
@@ -333,7 +333,7 @@ def _busy(path: Path, busy_ms: int) -> WatchlistBusy:
 
 
 def _unusable(path: Path, exc: sqlite3.DatabaseError) -> LibraryError:
-    reason = _unwritable_reason(exc, path)
+    reason = unwritable_reason(exc, path)
     if reason is not None:  # a full disk or a read-only file: the file is fine, keep it
         return unwritable_error(
             reason, f"the watch list in {path} cannot be changed ({reason}); try again once it can"
