@@ -19,10 +19,10 @@ answer is at most 20 values, gathered in this order:
 
 Local names are matched by case-insensitive prefix of the name, of any of its words
 or of the identifier (`1706` and `atten` both find 1706.03762) and come back at
-once; the catalog is waited on for at most `CATALOG_BUDGET` (1 s, or the request
-timeout when shorter). A catalog that lets that pass without an answer is reported
-to the outage memory, as a timed-out request would be, so the calls after it do not
-wait on it either; the local names come back alone. Nothing here ever fails a
+once; the catalog is waited on for at most the short budget (`outage_budget`, 1 s by
+default, or the request timeout when shorter). A catalog that lets that pass without
+an answer is reported to the outage memory, as a timed-out request would be, so the
+calls after it do not wait on it either; the local names come back alone. Nothing here ever fails a
 request: an unknown prompt, argument or prefix, a dead catalog or an unusable
 library all give an empty or local-only list. Prompt arguments complete to display
 names (`Image Classification`), template variables to URI-friendly identifiers
@@ -60,8 +60,6 @@ MAX_VALUES = 20
 MIN_ONLINE_CHARS = 2
 MAX_VALUE_CHARS = 200
 MAX_SAVED = 2000
-CATALOG_BUDGET = 1.0
-"""Seconds a completion waits for the catalog's listing (at most the request timeout)."""
 LOCAL_BUDGET = 5.0
 """A bound on the local part (building the runtime, reading SQLite): never expected."""
 
@@ -136,7 +134,7 @@ def local_names(services: Runtime, kind: str, prefix: str) -> list[Name]:
 async def _online(services: Runtime, kind: str, prefix: str) -> list[Name]:
     """The catalog's listing for `prefix` within the budget, remembered; `[]` otherwise."""
     names: list[Name] = []
-    budget = min(CATALOG_BUDGET, services.settings.timeout)
+    budget = min(services.settings.outage_budget, services.settings.timeout)
     with anyio.move_on_after(budget) as scope:
         try:
             names = matching(await _LISTINGS[kind](services.catalog, prefix), prefix, loose=True)
