@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.spread import spread  # noqa: E402
-from pwc_local.catalog.cursors import CursorCodec  # noqa: E402
-from pwc_local.catalog.library_search import search_library  # noqa: E402
+from pwc_local.common.cursors import CursorCodec  # noqa: E402
+from pwc_local.queries.library_search import search_library  # noqa: E402
 from pwc_local.store.library import Library, SavedPaper  # noqa: E402
 
 VOCABULARY = 30_000

@@ -29,9 +29,9 @@ import anyio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pwc_local.catalog.http import HttpCatalog, MarkdownChunk  # noqa: E402
 from pwc_local.queries.watch import watch, whats_new  # noqa: E402
 from pwc_local.store.watchlist import Watchlist  # noqa: E402
+from pwc_local.upstream.http import HttpCatalog, MarkdownChunk  # noqa: E402
 from tests.fake_catalog import FakeCatalog  # noqa: E402
 
 TARGETS = [

@@ -10,7 +10,7 @@ The checks, in order: the resolved configuration and where each value came from;
 executable a client would run; the cache directory (writable, size, bound); the
 cursor key (present, mode, owner; the secret itself is never read out); the catalog
 (one cheap request to the configured URL with the configured timeout: its latency,
-or the precise cause from `pwc_local.catalog.causes`, and the proxy in use); a
+or the precise cause from `pwc_local.upstream.causes`, and the proxy in use); a
 self-test that starts the server with this shell's settings, completes the MCP
 handshake and lists the tools; and every MCP client config that has an entry for us,
 each entry started exactly as its client starts it (command, arguments, `env`, over
@@ -327,9 +327,9 @@ async def check_catalog(settings: Settings, environ: Mapping[str, str] | None = 
     """One cheap request (`tasks/?page=1&page_size=1`) to the configured URL, with the
     configured timeout, through the same client (trust store, proxies) the server
     uses: its latency, or the precise cause of the failure and where to fix it."""
-    from pwc_local.catalog import errors
-    from pwc_local.catalog.causes import proxy_for
-    from pwc_local.catalog.http import HttpCatalog
+    from pwc_local.upstream import errors
+    from pwc_local.upstream.causes import proxy_for
+    from pwc_local.upstream.http import HttpCatalog
 
     url = settings.api_url
     proxy = proxy_for(url, os.environ if environ is None else environ)
@@ -351,8 +351,8 @@ async def check_catalog(settings: Settings, environ: Mapping[str, str] | None = 
 
 def _catalog_failure(exc: Exception, settings: Settings, proxy: str | None) -> tuple[str, str, str]:
     """(summary, fix, cause kind) for a failed catalog probe."""
-    from pwc_local.catalog import errors
-    from pwc_local.catalog.causes import find_cause
+    from pwc_local.upstream import errors
+    from pwc_local.upstream.causes import find_cause
 
     url = settings.api_url
     where = _origin_of(settings, "api_url")

@@ -2,7 +2,7 @@
 
 Each subclass names a stable `code` (`not_found`, `upstream_timeout`, ...) that a
 program can branch on, and `public_message()` returns the sentence a person or a
-model reads after it. The catalog's failures (`pwc_local.catalog.errors`) and the
+model reads after it. The catalog's failures (`pwc_local.upstream.errors`) and the
 configuration's (`pwc_local.config.ConfigError`), the library's
 (`pwc_local.store.library.LibraryError` ...) and the server's own refusals
 (`pwc_local.server.errors`) derive from it, so the one place that writes tool errors

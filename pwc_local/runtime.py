@@ -31,12 +31,12 @@ import anyio.to_thread
 from pwc_local.config import Settings
 
 if TYPE_CHECKING:
-    from pwc_local.catalog.cursors import CursorCodec
-    from pwc_local.catalog.http import CatalogSource
+    from pwc_local.common.cursors import CursorCodec
     from pwc_local.store.library import Library
     from pwc_local.store.outage import OutageGuard
     from pwc_local.store.vocabulary import Vocabulary
     from pwc_local.store.watchlist import Watchlist
+    from pwc_local.upstream.http import CatalogSource
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class Runtime:
         return self.codec
 
     async def aclose(self) -> None:
-        from pwc_local.catalog.http import close_source  # loaded with the catalog already
+        from pwc_local.upstream.http import close_source  # loaded with the catalog already
 
         try:
             await close_source(self.catalog)
@@ -82,8 +82,8 @@ class Runtime:
 
 def outage_guard(settings: Settings) -> OutageGuard:
     """The live HTTP catalog behind the outage memory (`store.outage`)."""
-    from pwc_local.catalog.http import HttpCatalog
     from pwc_local.store.outage import OutageGuard
+    from pwc_local.upstream.http import HttpCatalog
 
     return OutageGuard(
         HttpCatalog(settings.api_url, timeout=settings.timeout),
@@ -128,7 +128,7 @@ def _open_library() -> Library | None:
 
 def _build_codec(settings: Settings) -> CursorCodec:
     """The cursor codec, signing with the per-machine key (or the environment's override)."""
-    from pwc_local.catalog.cursors import CursorCodec
+    from pwc_local.common.cursors import CursorCodec
     from pwc_local.store.keys import load_keyring
 
     ring = load_keyring()
@@ -141,7 +141,7 @@ def _existing_codec(settings: Settings) -> CursorCodec | None:
     Never creates the key: a session that reads no paper leaves no key file behind,
     and a key with a problem is reported by the `read_paper` call that needs it.
     """
-    from pwc_local.catalog.cursors import CursorCodec
+    from pwc_local.common.cursors import CursorCodec
     from pwc_local.store.keys import load_keyring
 
     try:
@@ -175,11 +175,11 @@ def finish_runtime(runtime: Runtime) -> None:
     """
     if runtime.codec is None:
         runtime.codec = _existing_codec(runtime.settings)
-    import pwc_local.catalog.benchmarks
-    import pwc_local.catalog.papers
-    import pwc_local.catalog.public
-    import pwc_local.catalog.reading
-    import pwc_local.catalog.taxonomy  # noqa: F401
+    import pwc_local.queries.benchmarks
+    import pwc_local.queries.papers
+    import pwc_local.queries.public
+    import pwc_local.queries.reading
+    import pwc_local.queries.taxonomy  # noqa: F401
 
 
 class LazyRuntime:

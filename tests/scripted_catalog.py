@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 import anyio
 import httpx
 
-from pwc_local.catalog.http import HttpCatalog
+from pwc_local.upstream.http import HttpCatalog
 
 BASE = "http://catalog.test/api/v1"
 T = TypeVar("T")

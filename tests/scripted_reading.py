@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pwc_local.catalog.cursors import CursorCodec
+from pwc_local.common.cursors import CursorCodec
 from tests.scripted_catalog import Route, ScriptedCatalog, markdown_pages
 
 READ = "research/papers/1706.03762/read"  # the read route of the paper served

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from pwc_local.catalog.arguments import check_dates, check_finite, optional_text, required_text
-from pwc_local.catalog.errors import UsageError
+from pwc_local.queries.arguments import check_dates, check_finite, optional_text, required_text
+from pwc_local.upstream.errors import UsageError
 
 
 def test_blank_text_is_refused_with_the_schemas_wording() -> None:

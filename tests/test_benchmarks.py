@@ -8,9 +8,9 @@ import anyio
 import httpx
 import pytest
 
-from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
-from pwc_local.catalog.http import HttpCatalog
 from pwc_local.server.tools import call_query
+from pwc_local.upstream.errors import HTTPStatusError, InvalidResponse, NotFound, UsageError
+from pwc_local.upstream.http import HttpCatalog
 from tests.scripted_catalog import paged, run_against
 
 # The query functions, called as a tools/call calls them: the contract table's defaults.

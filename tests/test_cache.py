@@ -20,15 +20,6 @@ import anyio
 import httpx
 import pytest
 
-from pwc_local.catalog.envelopes import require_object, rows_of
-from pwc_local.catalog.errors import (
-    HTTPStatusError,
-    InvalidResponse,
-    PaperChanged,
-    UpstreamTimeout,
-    UpstreamUnreachable,
-)
-from pwc_local.catalog.http import Accept, MarkdownChunk, as_is
 from pwc_local.store.cache import (
     KIND_MARKDOWN,
     KIND_RESPONSE,
@@ -45,6 +36,15 @@ from pwc_local.store.cache import (
 )
 from pwc_local.store.cached_catalog import CachingCatalog
 from pwc_local.store.freshness import Freshness, for_call
+from pwc_local.upstream.envelopes import require_object, rows_of
+from pwc_local.upstream.errors import (
+    HTTPStatusError,
+    InvalidResponse,
+    PaperChanged,
+    UpstreamTimeout,
+    UpstreamUnreachable,
+)
+from pwc_local.upstream.http import Accept, MarkdownChunk, as_is
 from tests.scripted_catalog import ScriptedCatalog, error, markdown_pieces
 
 T0 = 1_750_000_000.0

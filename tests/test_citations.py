@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from pwc_local.catalog.citations import (
+from pwc_local.common.references import ARXIV, parse_reference
+from pwc_local.queries.citations import (
     CitationFields,
     bibtex,
     citation_fields,
@@ -14,9 +15,8 @@ from pwc_local.catalog.citations import (
     format_citations,
     ris,
 )
-from pwc_local.catalog.public import PublicRecord
-from pwc_local.catalog.reading_list import parse_reading_list
-from pwc_local.catalog.references import ARXIV, parse_reference
+from pwc_local.queries.public import PublicRecord
+from pwc_local.queries.reading_list import parse_reading_list
 from tests.bibtex_check import entries
 
 ATTENTION = {

@@ -9,7 +9,6 @@ from typing import Any
 import anyio
 import pytest
 
-from pwc_local.catalog.errors import UpstreamUnreachable
 from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server.completions import _names, matching, suggestions
@@ -19,6 +18,7 @@ from pwc_local.store.cached_catalog import CachingCatalog
 from pwc_local.store.library import Library
 from pwc_local.store.outage import OutageGuard
 from pwc_local.store.vocabulary import Name, Vocabulary
+from pwc_local.upstream.errors import UpstreamUnreachable
 
 pytestmark = pytest.mark.anyio
 

@@ -301,13 +301,13 @@ def test_start_up_imports_no_network_cache_or_query_modules() -> None:
         "httpx",
         "diskcache",
         "platformdirs",
-        "pwc_local.catalog.http",
-        "pwc_local.catalog.papers",
-        "pwc_local.catalog.public",
-        "pwc_local.catalog.reading",
-        "pwc_local.catalog.taxonomy",
-        "pwc_local.catalog.benchmarks",
-        "pwc_local.catalog.cursors",
+        "pwc_local.upstream.http",
+        "pwc_local.queries.papers",
+        "pwc_local.queries.public",
+        "pwc_local.queries.reading",
+        "pwc_local.queries.taxonomy",
+        "pwc_local.queries.benchmarks",
+        "pwc_local.common.cursors",
     }
     assert loaded & heavy == set()
 
@@ -369,7 +369,7 @@ def test_call_query_fills_the_table_defaults(monkeypatch: pytest.MonkeyPatch) ->
     assert seen == [(("catalog",), {"paper": "755", "include_evaluations": False, "now": 1})]
 
 
-# What the query layer leaves to the schema (pwc_local/catalog/arguments.py says which
+# What the query layer leaves to the schema (pwc_local/queries/arguments.py says which
 # checks it keeps): each of these must be refused by the SDK before any tool body runs.
 SCHEMA_REFUSES = [
     ("search_papers", {"query": "x", "mode": "fuzzy"}, "mode must be one of"),

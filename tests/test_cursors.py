@@ -9,13 +9,13 @@ import json
 
 import pytest
 
-from pwc_local.catalog.cursors import (
+from pwc_local.common.cursors import (
     CursorCodec,
     CursorReferenceMismatch,
     CursorState,
     key_id,
 )
-from pwc_local.catalog.errors import CursorMismatch, ExpiredCursor, InvalidCursor
+from pwc_local.upstream.errors import CursorMismatch, ExpiredCursor, InvalidCursor
 
 NOW = 1_700_000_000.0
 VERSION = "a" * 64

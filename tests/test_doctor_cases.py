@@ -25,10 +25,10 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from pwc_local import doctor
-from pwc_local.catalog.causes import classify, proxy_for, redact
 from pwc_local.cli import main
 from pwc_local.config import Settings
 from pwc_local.doctor import Check, check_catalog
+from pwc_local.upstream.causes import classify, proxy_for, redact
 from tests.fake_catalog import FakeCatalog
 from tests.tls_cert import self_signed_context
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pwc_local.catalog.envelopes import next_page_after, result_rows, result_total
-from pwc_local.catalog.errors import InvalidResponse
+from pwc_local.upstream.envelopes import next_page_after, result_rows, result_total
+from pwc_local.upstream.errors import InvalidResponse
 
 
 def test_rows_come_from_an_array_results_or_items() -> None:

@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 import pwc_local
-from pwc_local.catalog.errors import (
+from pwc_local.failures import CodedError, coded_text
+from pwc_local.server.errors import error_message
+from pwc_local.upstream.errors import (
     HTTPNotFound,
     HTTPRateLimited,
     HTTPRejected,
@@ -29,8 +31,6 @@ from pwc_local.catalog.errors import (
     is_missing,
     translate_404,
 )
-from pwc_local.failures import CodedError, coded_text
-from pwc_local.server.errors import error_message
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pwc_local"

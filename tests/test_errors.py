@@ -23,7 +23,20 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
 
-from pwc_local.catalog.errors import (
+from pwc_local.common.references import shown
+from pwc_local.config import ConfigError, Settings
+from pwc_local.runtime import LazyRuntime, Runtime
+from pwc_local.safe_text import one_line
+from pwc_local.server.app import PwcServer, build_server
+from pwc_local.server.errors import (
+    error_message,
+    unknown_tool_message,
+    validation_message,
+)
+from pwc_local.server.models import QueryResult
+from pwc_local.store.cache import DiskCache
+from pwc_local.store.cached_catalog import CachingCatalog
+from pwc_local.upstream.errors import (
     Ambiguous,
     CatalogError,
     CursorMismatch,
@@ -45,20 +58,7 @@ from pwc_local.catalog.errors import (
     is_missing,
     translate_404,
 )
-from pwc_local.catalog.http import CatalogSource
-from pwc_local.catalog.references import shown
-from pwc_local.config import ConfigError, Settings
-from pwc_local.runtime import LazyRuntime, Runtime
-from pwc_local.safe_text import one_line
-from pwc_local.server.app import PwcServer, build_server
-from pwc_local.server.errors import (
-    error_message,
-    unknown_tool_message,
-    validation_message,
-)
-from pwc_local.server.models import QueryResult
-from pwc_local.store.cache import DiskCache
-from pwc_local.store.cached_catalog import CachingCatalog
+from pwc_local.upstream.http import CatalogSource
 from tests.scripted_catalog import BASE, ScriptedCatalog, error
 
 

@@ -2,7 +2,7 @@
 
 Each test installs one misbehaviour on the loopback fake (`tests.fake_catalog`) and
 talks to it through `HttpCatalog` over real HTTP, so the body is read the way it is
-in production: raw bytes off the socket, decoded by `pwc_local.catalog.bodies`.
+in production: raw bytes off the socket, decoded by `pwc_local.upstream.bodies`.
 Memory is checked with `tracemalloc` (Python allocations, deterministic), not RSS.
 """
 
@@ -19,9 +19,9 @@ from typing import Any
 import anyio
 import pytest
 
-from pwc_local.catalog import documents
-from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, ResponseTooLarge
-from pwc_local.catalog.http import MAX_BODY_BYTES, HttpCatalog
+from pwc_local.upstream import documents
+from pwc_local.upstream.errors import HTTPStatusError, InvalidResponse, ResponseTooLarge
+from pwc_local.upstream.http import MAX_BODY_BYTES, HttpCatalog
 from tests.fake_catalog import FakeCatalog
 from tests.fake_catalog.faults import compressed_zeros
 
@@ -221,7 +221,7 @@ def test_large_bodies_are_parsed_off_the_event_loop(
         threads.append(threading.current_thread())
         return real(body, **kwargs)
 
-    monkeypatch.setattr("pwc_local.catalog.http.parse_document", recording)
+    monkeypatch.setattr("pwc_local.upstream.http.parse_document", recording)
     fake_catalog.faults.respond(200, huge_page(), times=1)
     call(fake_catalog, lambda c: c.get_json("tasks/", {"page_size": 5}))
     fake_catalog.faults.respond(200, b'{"results": []}', times=1)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from pwc_local import __version__
-from pwc_local.catalog.errors import (
+from pwc_local.upstream.errors import (
     HTTPStatusError,
     InvalidResponse,
     PaperChanged,
@@ -18,7 +18,7 @@ from pwc_local.catalog.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.catalog.http import HttpCatalog, encode_query, segment
+from pwc_local.upstream.http import HttpCatalog, encode_query, segment
 
 BASE = "http://catalog.test/api/v1"
 Handler = Callable[[httpx.Request], httpx.Response]

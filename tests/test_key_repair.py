@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pwc_local.catalog.cursors import CursorCodec, CursorState
-from pwc_local.catalog.errors import CursorError
 from pwc_local.cli import main
+from pwc_local.common.cursors import CursorCodec, CursorState
 from pwc_local.store.keys import KEY_FILE_NAME, PREVIOUS_KEY_FILE_NAME, load_keyring
+from pwc_local.upstream.errors import CursorError
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
 NOW = 1_700_000_000.0

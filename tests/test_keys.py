@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pwc_local.catalog.cursors import CursorCodec, CursorState
+from pwc_local.common.cursors import CursorCodec, CursorState
 from pwc_local.store import keys
 from pwc_local.store.keys import (
     ENV_CURRENT,

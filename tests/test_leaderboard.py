@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pwc_local.catalog.errors import UnknownMetric, UsageError
-from pwc_local.catalog.leaderboard import (
+from pwc_local.queries.leaderboard import (
     MAX_PARAMETER_SIZE,
     MetricRequest,
     Objective,
@@ -21,6 +20,7 @@ from pwc_local.catalog.leaderboard import (
     select_rows,
     shot_count,
 )
+from pwc_local.upstream.errors import UnknownMetric, UsageError
 
 
 def evaluation(**fields):

@@ -156,9 +156,9 @@ def test_an_interrupted_add_says_how_to_resume(tmp_path: Path, fake_catalog: Any
 
 
 def _warm_first_chunk(tmp_path: Path, api_url: str) -> None:
-    from pwc_local.catalog.http import HttpCatalog
     from pwc_local.store.cache import DiskCache
     from pwc_local.store.cached_catalog import CachingCatalog
+    from pwc_local.upstream.http import HttpCatalog
 
     async def warm() -> None:
         async with HttpCatalog(api_url) as http:

@@ -14,13 +14,13 @@ from typing import Any
 import anyio
 import pytest
 
-from pwc_local.catalog.library_search import search_library
 from pwc_local.config import load_settings
+from pwc_local.queries.library_search import search_library
+from pwc_local.queries.saving import ALREADY, SAVED, save_paper
 from pwc_local.runtime import Runtime, build_runtime
 from pwc_local.server.errors import error_message
 from pwc_local.server.tools import call_query
 from pwc_local.store.cache import DiskCache
-from pwc_local.store.saving import ALREADY, SAVED, save_paper
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, NO_MARKDOWN_ARXIV_ID, big_document
 
 # The query functions, called as a tools/call calls them: the contract table's defaults.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pwc_local.catalog.library_search import search_library
+from pwc_local.queries.library_search import search_library
 from pwc_local.store.library import Library, SavedPaper
 from tests.fake_catalog.data_papers import PAPERS
 from tests.fake_catalog.markdown import content_version

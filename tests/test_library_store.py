@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pwc_local.catalog.cursors import CursorCodec
-from pwc_local.catalog.errors import NotFound, UsageError
-from pwc_local.catalog.library_search import query_words, search_library
-from pwc_local.catalog.limits import CHUNK_BYTES as PIECE_BYTES
+from pwc_local.common.cursors import CursorCodec
+from pwc_local.contract import CHUNK_BYTES as PIECE_BYTES
+from pwc_local.queries.library_search import query_words, search_library
 from pwc_local.store.library import (
     MAX_QUOTE_CHARS,
     Library,
@@ -24,6 +23,7 @@ from pwc_local.store.library import (
     digest,
 )
 from pwc_local.store.passages import split_passages
+from pwc_local.upstream.errors import NotFound, UsageError
 
 VERSION = "ab" * 32
 DOC = (

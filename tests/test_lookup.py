@@ -5,8 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pwc_local.catalog.errors import HTTPStatusError, InvalidResponse, NotFound
-from pwc_local.catalog.lookup import (
+from pwc_local.queries.lookup import (
     areas_matching,
     closest_names,
     exact_match,
@@ -15,6 +14,7 @@ from pwc_local.catalog.lookup import (
     not_found,
     resolve_area,
 )
+from pwc_local.upstream.errors import HTTPStatusError, InvalidResponse, NotFound
 from tests.scripted_catalog import run_against
 
 TASKS = [

@@ -8,9 +8,9 @@ from typing import Any
 import anyio
 import pytest
 
-from pwc_local.catalog.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
-from pwc_local.catalog.http import MarkdownChunk, QueryValue, as_is
 from pwc_local.store.outage import PROBE_PATH, CatalogUnavailable, OutageGuard
+from pwc_local.upstream.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
+from pwc_local.upstream.http import MarkdownChunk, QueryValue, as_is
 
 
 class Clock:
@@ -196,7 +196,7 @@ def test_the_budget_is_a_setting_with_bounds() -> None:
 
 def test_the_guard_answers_what_the_catalog_below_it_says_about_itself() -> None:
     """`namespace` and `whole_markdown_cached` are asked of the source below (the protocol's)."""
-    from pwc_local.catalog.http import HttpCatalog
+    from pwc_local.upstream.http import HttpCatalog
 
     async def scenario() -> None:
         async with HttpCatalog("http://catalog.test/api/v1/") as http:

@@ -6,16 +6,16 @@ from functools import partial
 
 import pytest
 
-from pwc_local.catalog.errors import (
+from pwc_local.queries.papers import get_paper_info, get_related_papers
+from pwc_local.server.tools import call_query
+from pwc_local.upstream.errors import (
     HTTPStatusError,
     InvalidResponse,
     NotFound,
     PaperMissing,
     UsageError,
 )
-from pwc_local.catalog.http import HttpCatalog
-from pwc_local.catalog.papers import get_paper_info, get_related_papers
-from pwc_local.server.tools import call_query
+from pwc_local.upstream.http import HttpCatalog
 from tests.scripted_catalog import ScriptedCatalog, error, json_response, paper_row, search_page
 
 # The query functions, called as a tools/call calls them: the contract table's defaults.

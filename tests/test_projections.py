@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from pwc_local.catalog.errors import InvalidResponse
 from pwc_local.server import projections as p
 from pwc_local.server.models import (
     LINEAGE_COVERAGE_NOTE,
@@ -18,6 +17,7 @@ from pwc_local.server.models import (
     PaperReadResult,
     QueryResult,
 )
+from pwc_local.upstream.errors import InvalidResponse
 
 # -- value rules --------------------------------------------------------------------------
 
@@ -207,7 +207,7 @@ def test_paper_detail_with_resources_official_first_and_cut() -> None:
 
 @dataclass
 class InfoAnswer:
-    """Stands in for `pwc_local.catalog.public.PaperInfoAnswer` (duck-typed by the projection)."""
+    """Stands in for `pwc_local.queries.public.PaperInfoAnswer` (duck-typed by the projection)."""
 
     paper: dict[str, Any]
     in_catalog: bool = True

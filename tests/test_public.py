@@ -7,10 +7,8 @@ from functools import partial
 import httpx
 import pytest
 
-from pwc_local.catalog.cursors import CursorCodec
-from pwc_local.catalog.errors import Ambiguous, NotFound, PaperMissing
-from pwc_local.catalog.http import HttpCatalog
-from pwc_local.catalog.public import (
+from pwc_local.common.cursors import CursorCodec
+from pwc_local.queries.public import (
     PublicMiss,
     PublicRecord,
     lookup_public,
@@ -21,6 +19,8 @@ from pwc_local.server.errors import error_message
 from pwc_local.server.tools import call_query
 from pwc_local.store.cache import DiskCache
 from pwc_local.store.cached_catalog import CachingCatalog
+from pwc_local.upstream.errors import Ambiguous, NotFound, PaperMissing
+from pwc_local.upstream.http import HttpCatalog
 from tests.fake_catalog import (
     MISSING_ARXIV_ID,
     PUBLIC_ARXIV_ID,

@@ -6,8 +6,10 @@ from functools import partial
 
 import pytest
 
-from pwc_local.catalog.cursors import CursorCodec
-from pwc_local.catalog.errors import (
+from pwc_local.common.cursors import CursorCodec
+from pwc_local.queries.reading import ReadResult
+from pwc_local.server.tools import call_query
+from pwc_local.upstream.errors import (
     CursorMismatch,
     ExpiredCursor,
     HTTPStatusError,
@@ -17,9 +19,7 @@ from pwc_local.catalog.errors import (
     PaperChanged,
     PaperMissing,
 )
-from pwc_local.catalog.http import HttpCatalog, MarkdownChunk
-from pwc_local.catalog.reading import ReadResult
-from pwc_local.server.tools import call_query
+from pwc_local.upstream.http import HttpCatalog, MarkdownChunk
 from tests.fake_catalog import (
     BIG_MARKDOWN_ARXIV_ID,
     BIGGERGAIT_ID,

@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from pwc_local.catalog.citations import (
+from pwc_local.common.references import spelled_identifier
+from pwc_local.queries.citations import (
     CitationFields,
     citation_fields,
     format_citation,
     ris,
     source_citation,
 )
-from pwc_local.catalog.reading_list import parse_reading_list
-from pwc_local.catalog.references import spelled_identifier
+from pwc_local.queries.reading_list import parse_reading_list
 from pwc_local.safe_text import one_line, shown
 from tests.bibtex_check import entries
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pwc_local.catalog.errors import Ambiguous, HTTPStatusError, NotFound, PaperMissing
-from pwc_local.catalog.http import HttpCatalog
-from pwc_local.catalog.references import parse_reference, resolve_paper
+from pwc_local.common.references import parse_reference, resolve_paper
+from pwc_local.upstream.errors import Ambiguous, HTTPStatusError, NotFound, PaperMissing
+from pwc_local.upstream.http import HttpCatalog
 from tests.fake_catalog import (
     BIGGERGAIT_ID,
     EXTERNAL_ID,

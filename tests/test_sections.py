@@ -7,8 +7,18 @@ from functools import partial
 
 import pytest
 
-from pwc_local.catalog.cursors import CursorCodec
-from pwc_local.catalog.errors import (
+from pwc_local.common.cursors import CursorCodec
+from pwc_local.queries.outline import PREAMBLE_ID, parse_outline
+from pwc_local.queries.sections import (
+    MAX_HEADING_CHARS,
+    MAX_OUTLINE_SECTIONS,
+    cut_point,
+    find_section,
+    listed_sections,
+)
+from pwc_local.queries.whole_markdown import Document, slice_chunk
+from pwc_local.server.tools import call_query
+from pwc_local.upstream.errors import (
     Ambiguous,
     ExpiredCursor,
     InvalidCursor,
@@ -18,17 +28,7 @@ from pwc_local.catalog.errors import (
     UpstreamUnreachable,
     UsageError,
 )
-from pwc_local.catalog.http import MarkdownChunk
-from pwc_local.catalog.outline import PREAMBLE_ID, parse_outline
-from pwc_local.catalog.sections import (
-    MAX_HEADING_CHARS,
-    MAX_OUTLINE_SECTIONS,
-    cut_point,
-    find_section,
-    listed_sections,
-)
-from pwc_local.catalog.whole_markdown import Document, slice_chunk
-from pwc_local.server.tools import call_query
+from pwc_local.upstream.http import MarkdownChunk
 from tests.fake_catalog import big_document
 from tests.scripted_catalog import ScriptedCatalog, error, markdown_pages
 from tests.scripted_reading import READ, reading_fixtures

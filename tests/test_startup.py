@@ -153,5 +153,5 @@ def test_the_warm_up_hands_out_the_runtime_before_loading_what_few_calls_need(
     built = anyio.run(lazy.get)
     assert handed_out == [True]
     assert built.codec is not None
-    assert "pwc_local.catalog.reading" in sys.modules
+    assert "pwc_local.queries.reading" in sys.modules
     anyio.run(lazy.aclose)

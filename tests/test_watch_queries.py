@@ -10,11 +10,11 @@ from typing import Any
 import anyio
 import pytest
 
-from pwc_local.catalog.errors import NotFound, UsageError
-from pwc_local.catalog.http import HttpCatalog
 from pwc_local.queries import watch as watch_queries
 from pwc_local.queries.watch import MAX_CHANGES, watch, whats_new
 from pwc_local.store.watchlist import Watchlist
+from pwc_local.upstream.errors import NotFound, UsageError
+from pwc_local.upstream.http import HttpCatalog
 from tests.fake_catalog import FakeCatalog, NewResult
 
 

@@ -48,7 +48,7 @@ def doctor(ctx: click.Context, as_json: bool, offline: bool) -> None:
 
     # The catalog client logs each failure for the server's log; here the check's own
     # line says it, so the warning would only repeat it on stderr.
-    logging.getLogger("pwc_local.catalog").addHandler(logging.NullHandler())
+    logging.getLogger("pwc_local.upstream").addHandler(logging.NullHandler())
     flags = dict(ctx.obj.get("flags", {})) if ctx.obj else {}
     server_args = [
         part

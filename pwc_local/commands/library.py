@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from pwc_local.catalog.citations import FORMATS
-from pwc_local.catalog.limits import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.config import Settings, format_size
+from pwc_local.contract import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
+from pwc_local.queries.citations import FORMATS
 from pwc_local.safe_text import one_line, shown
 from pwc_local.store.library import Library, LibraryError
 
 if TYPE_CHECKING:
-    from pwc_local.catalog.citations import SourceCitation
-    from pwc_local.catalog.http import CatalogSource
-    from pwc_local.catalog.reading_list import ReadingList
+    from pwc_local.queries.citations import SourceCitation
+    from pwc_local.queries.reading_list import ReadingList
+    from pwc_local.upstream.http import CatalogSource
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 MAX_LIST_BYTES = 10 * 1024 * 1024  # `--from`: far beyond any reading list, short of /dev/zero
@@ -133,7 +133,7 @@ def add(ctx: click.Context, references: tuple[str, ...], from_file: Path | None)
 
 def _read_list(path: Path) -> ReadingList:
     """The references of `--from FILE`: at most 10 MiB of UTF-8 (a byte-order mark is fine)."""
-    from pwc_local.catalog.reading_list import parse_reading_list
+    from pwc_local.queries.reading_list import parse_reading_list
 
     name = shown(str(path))
     try:
@@ -164,8 +164,8 @@ async def _add_all(
     wanted: list[str],
     sources: dict[str, SourceCitation],
 ) -> tuple[int, int, int]:
+    from pwc_local.queries.saving import ALREADY, FAILED, SAVED
     from pwc_local.runtime import build_runtime
-    from pwc_local.store.saving import ALREADY, FAILED, SAVED
 
     runtime = build_runtime(settings)
     counts = {SAVED: 0, ALREADY: 0, FAILED: 0}
@@ -196,9 +196,9 @@ async def _save_one(
     sources: dict[str, SourceCitation],
 ) -> tuple[str, str]:
     """Save one reference: its count (`saved`, `already saved`, `failed`) and outcome line."""
-    from pwc_local.catalog.errors import UsageError
+    from pwc_local.queries.saving import FAILED, SAVED, save_paper
     from pwc_local.server.errors import error_message
-    from pwc_local.store.saving import FAILED, SAVED, save_paper
+    from pwc_local.upstream.errors import UsageError
 
     if len(reference) > MAX_REFERENCE_CHARS:  # the tools' bound; no request for it
         too_long = UsageError(
@@ -254,7 +254,7 @@ def list_command(as_json: bool) -> None:
 @click.argument("references", nargs=-1, required=True)
 def remove(references: tuple[str, ...]) -> None:
     """Remove saved papers (any spelling `add` takes, or the title). Exit 1 if one was not saved."""
-    from pwc_local.catalog.references import spelled_identifier
+    from pwc_local.common.references import spelled_identifier
 
     missing = 0
     with _opened() as opened:
@@ -289,7 +289,7 @@ def remove(references: tuple[str, ...]) -> None:
 @click.option("--force", is_flag=True, help="Replace FILE when it exists.")
 def export(fmt: str, output: Path | None, force: bool) -> None:
     """Export every saved paper's citation, most recently saved first (as `list` shows them)."""
-    from pwc_local.catalog.citations import CitationFields, format_citations
+    from pwc_local.queries.citations import CitationFields, format_citations
 
     name = shown(str(output))
     existed = output is not None and output.exists()
@@ -330,9 +330,9 @@ def export(fmt: str, output: Path | None, force: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def search(query: str, limit: int, paper: str | None, as_json: bool) -> None:
     """Full-text search over saved papers and papers read through the server."""
-    from pwc_local.catalog.errors import CatalogError
-    from pwc_local.catalog.library_search import search_library
+    from pwc_local.queries.library_search import search_library
     from pwc_local.server.errors import error_message
+    from pwc_local.upstream.errors import CatalogError
 
     with _opened() as opened:
         try:

@@ -33,9 +33,9 @@ from pwc_local.config import ConfigError, Settings
 from pwc_local.queries.watch import KINDS
 
 if TYPE_CHECKING:
-    from pwc_local.catalog.http import CatalogSource
     from pwc_local.store.outage import OutageGuard
     from pwc_local.store.watchlist import Watchlist
+    from pwc_local.upstream.http import CatalogSource
 
 T = TypeVar("T")
 

@@ -1,8 +1,13 @@
 """Research logic per tool or feature, between the tool bindings and the catalog source.
 
-Each module answers one feature's questions (today: `watch`, the watch list) by
-calling the catalog query functions (`pwc_local.catalog.*`) and the stores it needs,
-and returns plain, JSON-able results. Nothing here knows MCP (no SDK, no tool
-declarations) or HTTP details (paths, parameters, envelopes stay in the catalog
-layer); the bindings stay thin declarations over these functions.
+One module per tool family: `papers`, `public` (open-access fallbacks), `reading`,
+`sections` and `outline`, `leaderboard` and `benchmarks`, `taxonomy` (tasks, methods,
+datasets), `citations` and `citing`, `library`, `library_search`, `saving` and
+`reading_list` (the reading library), `watch` (the watch list). `arguments` and
+`lookup` are the argument checks and ID lookups they share.
+
+Each function takes a `CatalogSource` (and, for local features, a store's protocol
+from `pwc_local.common.shelf`) and returns plain, typed results. Nothing here knows
+MCP (no SDK, no tool declarations), the disk (no `store/` import: the runtime hands
+the stores in), or HTTP details beyond the catalog's paths (`upstream/` owns them).
 """

@@ -66,21 +66,19 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from pwc_local.catalog.arguments import required_text
-from pwc_local.catalog.benchmarks import find_benchmark, leaderboard_rows
-from pwc_local.catalog.errors import NotFound, RecordMissing, UpstreamTimeout, UsageError
-from pwc_local.catalog.http import CatalogSource
-from pwc_local.catalog.leaderboard import merge_rows, metric_value, result_key
-from pwc_local.catalog.limits import MAX_REFERENCE_CHARS
-from pwc_local.catalog.papers import (
+from pwc_local.common.references import arxiv_without_version, resolve_paper
+from pwc_local.contract import MAX_REFERENCE_CHARS
+from pwc_local.failures import CodedError, coded_text
+from pwc_local.queries.arguments import required_text
+from pwc_local.queries.benchmarks import find_benchmark, leaderboard_rows
+from pwc_local.queries.leaderboard import merge_rows, metric_value, result_key
+from pwc_local.queries.papers import (
     get_paper_info,
     get_paper_lineage,
     hybrid_search,
     list_papers,
 )
-from pwc_local.catalog.references import arxiv_without_version, resolve_paper
-from pwc_local.catalog.taxonomy import gather, get_task
-from pwc_local.failures import CodedError, coded_text
+from pwc_local.queries.taxonomy import gather, get_task
 from pwc_local.safe_text import one_line
 from pwc_local.store.watchlist import (
     MAX_WATCHES,
@@ -90,6 +88,8 @@ from pwc_local.store.watchlist import (
     Watchlist,
     limit_reached,
 )
+from pwc_local.upstream.errors import NotFound, RecordMissing, UpstreamTimeout, UsageError
+from pwc_local.upstream.http import CatalogSource
 
 T = TypeVar("T")
 

@@ -32,14 +32,14 @@ from typing import Annotated, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from pwc_local.catalog.citations import CitationFormat
-from pwc_local.catalog.limits import (
+from pwc_local.contract import (
     CHUNK_BYTES,
     MAX_REFERENCE_CHARS,
     MAX_ROWS,
     MAX_SAVE,
     SEARCH_LIBRARY_LIMIT,
 )
+from pwc_local.queries.citations import CitationFormat
 from pwc_local.server import (
     library_models,
     links,
@@ -261,7 +261,7 @@ def _taxonomy(
     return ToolSpec(
         name=name,
         group="hosted",
-        query=f"pwc_local.catalog.taxonomy:{name}",
+        query=f"pwc_local.queries.taxonomy:{name}",
         params=params,
         output=QueryResult,
         project=_data,
@@ -284,7 +284,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="search_papers",
         group="hosted",
-        query="pwc_local.catalog.papers:search_papers",
+        query="pwc_local.queries.papers:search_papers",
         params=(
             Param("query", Query),
             Param("mode", Literal["hybrid", "keyword", "semantic"], "hybrid"),
@@ -309,7 +309,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="get_paper_info",
         group="hosted",
-        query="pwc_local.catalog.public:paper_info_or_public",
+        query="pwc_local.queries.public:paper_info_or_public",
         params=(
             Param("paper", Reference),
             Param("include_resources", bool, False, query=False),
@@ -337,7 +337,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="get_paper_evaluations",
         group="hosted",
-        query="pwc_local.catalog.papers:get_paper_evaluations",
+        query="pwc_local.queries.papers:get_paper_evaluations",
         params=(Param("paper", Reference), Param("page", Page, 1), Param("limit", Limit, 20)),
         output=EvaluationPage,
         project=lambda answer, a: projections.evaluation_page(a["paper"], a["page"], answer),
@@ -351,7 +351,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="read_paper",
         group="hosted",
-        query="pwc_local.catalog.reading:read_paper",
+        query="pwc_local.queries.reading:read_paper",
         needs=("catalog", "codec"),
         params=(Param("paper", Reference), Param("cursor", Cursor, None)),
         output=PaperReadResult,
@@ -367,7 +367,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="list_papers",
         group="hosted",
-        query="pwc_local.catalog.papers:list_papers",
+        query="pwc_local.queries.papers:list_papers",
         params=(
             Param("search", str | None, None),
             Param("task", str | None, None),
@@ -398,7 +398,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="list_recent_papers",
         group="hosted",
-        query="pwc_local.catalog.papers:list_recent_papers",
+        query="pwc_local.queries.papers:list_recent_papers",
         params=(Param("limit", Limit, 10),),
         output=PaperPage,
         project=_papers,
@@ -408,7 +408,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="list_trending_papers",
         group="hosted",
-        query="pwc_local.catalog.papers:list_trending_papers",
+        query="pwc_local.queries.papers:list_trending_papers",
         params=(
             Param("limit", Limit, 20),
             Param("max_age_days", Annotated[int, Field(ge=1, le=365)], 180),
@@ -422,7 +422,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="get_related_papers",
         group="hosted",
-        query="pwc_local.catalog.public:related_or_public",
+        query="pwc_local.queries.public:related_or_public",
         params=(Param("paper", Reference), Param("limit", Annotated[int, Field(ge=1, le=20)], 4)),
         output=PaperPage,
         project=lambda answer, _: projections.related_page(answer),
@@ -436,7 +436,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="get_paper_lineage",
         group="hosted",
-        query="pwc_local.catalog.papers:get_paper_lineage",
+        query="pwc_local.queries.papers:get_paper_lineage",
         params=(Param("paper", Reference),),
         output=PaperLineageResult,
         project=lambda answer, _: projections.lineage(answer),
@@ -449,7 +449,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="get_task",
         group="hosted",
-        query="pwc_local.catalog.taxonomy:get_task",
+        query="pwc_local.queries.taxonomy:get_task",
         params=(Param("task", Entity), Param("benchmark_limit", ResourceLimit, 10, query=False)),
         output=TaskResult,
         project=lambda answer, a: projections.task_result(
@@ -484,7 +484,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="get_method",
         group="hosted",
-        query="pwc_local.catalog.taxonomy:get_method",
+        query="pwc_local.queries.taxonomy:get_method",
         params=(Param("method", Entity),),
         output=MethodResult,
         project=lambda answer, _: projections.method_result(answer),
@@ -545,7 +545,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="get_benchmark",
         group="hosted",
-        query="pwc_local.catalog.benchmarks:get_benchmark",
+        query="pwc_local.queries.benchmarks:get_benchmark",
         params=(
             Param("benchmark", Entity),
             Param("page", Page, 1),
@@ -576,7 +576,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="list_benchmarks",
         group="hosted",
-        query="pwc_local.catalog.benchmarks:list_benchmarks",
+        query="pwc_local.queries.benchmarks:list_benchmarks",
         params=(
             Param("search", str | None, None),
             Param("task", str | None, None),
@@ -612,7 +612,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="save_papers",
         group="library",
-        query="pwc_local.store.library_queries:save_papers",
+        query="pwc_local.queries.library:save_papers",
         needs=("catalog", "library", "progress"),
         params=(
             Param(
@@ -633,7 +633,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="list_library",
         group="library",
-        query="pwc_local.store.library_queries:list_library",
+        query="pwc_local.queries.library:list_library",
         needs=("library",),
         params=(Param("page", Page, 1), Param("limit", Limit, 10)),
         output=library_models.LibraryPage,
@@ -646,7 +646,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="search_library",
         group="library",
-        query="pwc_local.store.library_queries:search_library",
+        query="pwc_local.queries.library:search_library",
         needs=("library", "codec"),
         params=(
             Param("query", Query),
@@ -667,7 +667,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="get_paper_outline",
         group="reading",
-        query="pwc_local.catalog.sections:get_paper_outline",
+        query="pwc_local.queries.sections:get_paper_outline",
         params=(Param("paper", LocalReference),),
         output=reading_results.PaperOutlineResult,
         project=reading_results.paper_outline,
@@ -681,7 +681,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="read_paper_section",
         group="reading",
-        query="pwc_local.catalog.sections:read_paper_section",
+        query="pwc_local.queries.sections:read_paper_section",
         needs=("catalog", "codec"),
         params=(
             Param("paper", LocalReference),
@@ -700,7 +700,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="cite_paper",
         group="reading",
-        query="pwc_local.catalog.citing:cite_paper",
+        query="pwc_local.queries.citing:cite_paper",
         params=(
             Param("paper", LocalReference),
             Param("format", CitationFormat, "bibtex"),

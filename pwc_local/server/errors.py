@@ -5,7 +5,7 @@ Every tool error reads `<code>: <sentence>`; the SDK puts `Error executing tool
 sentence tells the model what happened and, where it can, what to do instead.
 
 Each failure class knows its own code and sentence (`pwc_local.failures.CodedError`;
-the catalog's tree is drawn in `pwc_local.catalog.errors`), so `error_message`
+the catalog's tree is drawn in `pwc_local.upstream.errors`), so `error_message`
 only composes `code: sentence` (`failures.coded_text`): no table of classes, no
 reading of messages. The server's own refusals use the catalog's request classes
 (`UsageError` for a request as sent that cannot be taken, `NotFound` for an unknown
@@ -38,9 +38,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pwc_local.catalog.errors import NotFound, UsageError
 from pwc_local.failures import CodedError, coded_text
 from pwc_local.safe_text import one_line
+from pwc_local.upstream.errors import NotFound, UsageError
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ def error_message(exc: BaseException) -> str:
     """The `code: sentence` text for a failure raised while answering a request.
 
     A `CodedError` (every catalog and configuration failure) carries both parts
-    (`pwc_local.catalog.errors` lists the tree); anything else is a bug.
+    (`pwc_local.upstream.errors` lists the tree); anything else is a bug.
     """
     if not isinstance(exc, CodedError) or exc.code == INTERNAL_CODE:
         _log_bug(exc)

@@ -35,7 +35,6 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from pwc_local.catalog.errors import UsageError
 from pwc_local.failures import coded_text
 from pwc_local.server.errors import AnswerTooLarge, LocalAnswerTooLarge
 from pwc_local.server.hygiene import (
@@ -44,6 +43,7 @@ from pwc_local.server.hygiene import (
     may_hold_surrogates,
     unencodable_path,
 )
+from pwc_local.upstream.errors import UsageError
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """The longest message accepted on stdin, in bytes, not counting the line ending."""

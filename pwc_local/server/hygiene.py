@@ -27,10 +27,10 @@ import types
 import typing
 from typing import Any
 
-from pwc_local.catalog.documents import is_encodable, may_hold_surrogates
-from pwc_local.catalog.errors import UsageError
 from pwc_local.failures import coded_text
 from pwc_local.server import sdk
+from pwc_local.upstream.documents import is_encodable, may_hold_surrogates
+from pwc_local.upstream.errors import UsageError
 
 __all__ = [
     "invalid_message",

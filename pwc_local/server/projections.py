@@ -24,7 +24,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pwc_local.catalog.errors import InvalidResponse
 from pwc_local.server.models import (
     AreaReference,
     AvailableLink,
@@ -51,10 +50,11 @@ from pwc_local.server.models import (
     TaskDetail,
     TaskResult,
 )
+from pwc_local.upstream.errors import InvalidResponse
 
 if TYPE_CHECKING:  # the query modules import httpx; the server must start without it
-    from pwc_local.catalog.public import PaperInfoAnswer, RelatedAnswer
-    from pwc_local.catalog.reading import ReadResult
+    from pwc_local.queries.public import PaperInfoAnswer, RelatedAnswer
+    from pwc_local.queries.reading import ReadResult
 
 SITE_ORIGIN = "https://paperswithcode.co"
 
@@ -184,7 +184,7 @@ def shots_from(methodology: Any) -> int | None:
     leaderboard module rather than restated here (imported on first use, off the
     start-up path).
     """
-    from pwc_local.catalog.leaderboard import shot_count
+    from pwc_local.queries.leaderboard import shot_count
 
     count = shot_count(methodology)
     return int(count) if count else None

@@ -24,10 +24,10 @@ from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult
 
-from pwc_local.catalog.errors import Ambiguous, NoMarkdown, NotFound, UsageError
-from pwc_local.catalog.limits import MAX_REFERENCE_CHARS
+from pwc_local.contract import MAX_REFERENCE_CHARS
 from pwc_local.failures import coded_text
 from pwc_local.server.errors import code_of
+from pwc_local.upstream.errors import Ambiguous, NoMarkdown, NotFound, UsageError
 
 
 class ToolCaller(Protocol):

@@ -5,8 +5,10 @@
   outage memory in front of HTTP), and `freshness` (was a stale entry served?), a
   light module the tool layer reaches without importing the cache at start-up.
 * User data in the library database (user data dir, not the cache): `library`
-  (saved papers, the passage index, `passages`, `ranking`), `library_queries` and
-  `saving` (the library tools' logic), `watchlist` (watches and baselines),
-  `vocabulary` (names for completions).
+  (saved papers, the passage index, `passages`, `ranking`), `watchlist` (watches
+  and baselines), `vocabulary` (names for completions). They implement the
+  protocols in `pwc_local.common.shelf`; the queries never import them.
 * `keys`: the per-machine cursor key.
+
+It sits on `upstream/` and `common/`; it imports neither `queries/` nor `server/`.
 """

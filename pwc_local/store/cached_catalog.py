@@ -51,18 +51,7 @@ from typing import Any, Protocol, TypeVar
 
 import anyio.to_thread
 
-from pwc_local.catalog import http
-from pwc_local.catalog.documents import PAGE_SIZE_PARAMS, ROW_KEYS, page_size
-from pwc_local.catalog.errors import (
-    HTTPStatusError,
-    InvalidResponse,
-    PaperChanged,
-    UpstreamError,
-    UpstreamTimeout,
-    UpstreamUnreachable,
-)
-from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
-from pwc_local.catalog.limits import CHUNK_BYTES
+from pwc_local.contract import CHUNK_BYTES
 from pwc_local.store.cache import (
     KIND_MARKDOWN,
     KIND_PUBLIC,
@@ -76,6 +65,17 @@ from pwc_local.store.cache import (
     response_ttl,
 )
 from pwc_local.store.freshness import Freshness
+from pwc_local.upstream import http
+from pwc_local.upstream.documents import PAGE_SIZE_PARAMS, ROW_KEYS, page_size
+from pwc_local.upstream.errors import (
+    HTTPStatusError,
+    InvalidResponse,
+    PaperChanged,
+    UpstreamError,
+    UpstreamTimeout,
+    UpstreamUnreachable,
+)
+from pwc_local.upstream.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
 
 log = logging.getLogger(__name__)
 

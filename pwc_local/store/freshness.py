@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pwc_local.catalog.http import CatalogSource
+    from pwc_local.upstream.http import CatalogSource
 
 
 @dataclass

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pwc_local.catalog.cursors import key_id
+from pwc_local.common.cursors import key_id
 from pwc_local.config import APP_NAME, ConfigError
 
 log = logging.getLogger(__name__)

@@ -74,8 +74,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.config import APP_NAME, ConfigError
+from pwc_local.contract import CHUNK_BYTES
 from pwc_local.failures import CodedError
 from pwc_local.safe_text import one_line
 from pwc_local.store.passages import Headings, Passage, bounded_path, split_passages
@@ -253,7 +253,7 @@ class SavedPaper:
     `paper` is the canonical ID (arXiv ID without version, else the numeric catalog
     ID, else a DOI for a paper known only from public records). `metadata` is the
     paper detail in catalog field names; `citation` the fields a citation needs
-    (`pwc_local.catalog.citations.CitationFields.as_dict`). `markdown` is the
+    (`pwc_local.queries.citations.CitationFields.as_dict`). `markdown` is the
     complete document with its `content_version`, or `None` when the paper has no
     stored Markdown: one string, or its consecutive pieces in order as UTF-8 bytes
     (the chunks it was read in), which `save` stores as they are, so a long paper is

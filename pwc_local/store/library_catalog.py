@@ -43,14 +43,18 @@ from urllib.parse import unquote
 
 import anyio.to_thread
 
-from pwc_local.catalog import http
-from pwc_local.catalog.errors import (
+from pwc_local.common.references import arxiv_without_version
+from pwc_local.contract import CHUNK_BYTES
+from pwc_local.store.freshness import Freshness, for_call
+from pwc_local.store.library import Library, LocalChunk, response_key
+from pwc_local.upstream import http
+from pwc_local.upstream.errors import (
     HTTPStatusError,
     SavedMissing,
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.catalog.http import (
+from pwc_local.upstream.http import (
     Accept,
     CatalogSource,
     MarkdownChunk,
@@ -58,10 +62,6 @@ from pwc_local.catalog.http import (
     as_is,
     segment,
 )
-from pwc_local.catalog.limits import CHUNK_BYTES
-from pwc_local.catalog.references import arxiv_without_version
-from pwc_local.store.freshness import Freshness, for_call
-from pwc_local.store.library import Library, LocalChunk, response_key
 
 log = logging.getLogger(__name__)
 

@@ -43,11 +43,11 @@ from typing import TypeVar
 
 import anyio
 
-from pwc_local.catalog import http
-from pwc_local.catalog.errors import UpstreamTimeout, UpstreamUnreachable
-from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
-from pwc_local.catalog.limits import CHUNK_BYTES
 from pwc_local.config import DEFAULT_OUTAGE_BUDGET
+from pwc_local.contract import CHUNK_BYTES
+from pwc_local.upstream import http
+from pwc_local.upstream.errors import UpstreamTimeout, UpstreamUnreachable
+from pwc_local.upstream.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
 
 T = TypeVar("T")
 

@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pwc_local.catalog.errors import UsageError
 from pwc_local.failures import CodedError
 from pwc_local.store.library import (
     DB_FILE_NAME,
@@ -58,6 +57,7 @@ from pwc_local.store.library import (
     unwritable_error,
     unwritable_reason,
 )
+from pwc_local.upstream.errors import UsageError
 
 MAX_WATCHES = 100
 BUSY_TIMEOUT_MS = 5_000

@@ -289,10 +289,10 @@ class UpstreamUnreachable(UpstreamError):
     def public_message(self) -> str:
         """The sentence, naming the precise cause (DNS, refused, TLS ...) when one is known.
 
-        The cause is a fixed phrase from `pwc_local.catalog.causes`, never exception
+        The cause is a fixed phrase from `pwc_local.upstream.causes`, never exception
         text. Imported here: the classifier needs httpx, which start-up must not load.
         """
-        from pwc_local.catalog.causes import find_cause
+        from pwc_local.upstream.causes import find_cause
 
         cause = find_cause(self)
         if cause is None:

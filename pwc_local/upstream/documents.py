@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from pwc_local.catalog.errors import InvalidResponse
+from pwc_local.upstream.errors import InvalidResponse
 
 MAX_DEPTH = 64
 """Deepest nesting accepted in a catalog document (the top level counts as 1)."""

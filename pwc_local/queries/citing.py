@@ -5,7 +5,7 @@ The metadata comes through the same path as `get_paper_info`
 catalog (a DOI-only journal article, say) its public metadata. That path goes
 through the disk cache, so a paper whose information was fetched before, or that
 is saved in the library, is cited offline. The formatting itself is the shared
-formatter of `pwc_local.catalog.citations`, the one `library export` uses, so a
+formatter of `pwc_local.queries.citations`, the one `library export` uses, so a
 citation copied from a tool answer and one exported from the library agree; the
 one difference is a paper saved from the user's own BibTeX entry, which the export
 gives with that entry's type and venue (`citations.SourceCitation`).
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pwc_local.catalog.citations import FORMATS, citation_fields, format_citation
-from pwc_local.catalog.errors import UsageError
-from pwc_local.catalog.http import CatalogSource
-from pwc_local.catalog.public import paper_info_or_public
+from pwc_local.queries.citations import FORMATS, citation_fields, format_citation
+from pwc_local.queries.public import paper_info_or_public
+from pwc_local.upstream.errors import UsageError
+from pwc_local.upstream.http import CatalogSource
 
 
 @dataclass(frozen=True)

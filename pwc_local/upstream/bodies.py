@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 import httpx
 
-from pwc_local.catalog.errors import InvalidResponse, ResponseTooLarge
+from pwc_local.upstream.errors import InvalidResponse, ResponseTooLarge
 
 ACCEPT_ENCODING = "gzip"
 """What we ask for: one coding, the one every HTTP server and proxy knows."""

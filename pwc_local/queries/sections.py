@@ -26,22 +26,22 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
-from pwc_local.catalog.cursors import CursorCodec, CursorState, source_for
-from pwc_local.catalog.errors import (
+from pwc_local.common.cursors import CursorCodec, CursorState, source_for
+from pwc_local.common.references import resolve_paper
+from pwc_local.contract import CHUNK_BYTES, MAX_REFERENCE_CHARS
+from pwc_local.queries.outline import Outline, Section, parse_outline
+from pwc_local.queries.public import catalog_or_public
+from pwc_local.queries.reading import missing_markdown_error
+from pwc_local.queries.whole_markdown import Document, char_boundary, read_document
+from pwc_local.safe_text import one_line
+from pwc_local.upstream.errors import (
     Ambiguous,
     NoMarkdown,
     NotFound,
     RecordMissing,
     UsageError,
 )
-from pwc_local.catalog.http import CatalogSource
-from pwc_local.catalog.limits import CHUNK_BYTES, MAX_REFERENCE_CHARS
-from pwc_local.catalog.outline import Outline, Section, parse_outline
-from pwc_local.catalog.public import catalog_or_public
-from pwc_local.catalog.reading import missing_markdown_error
-from pwc_local.catalog.references import resolve_paper
-from pwc_local.catalog.whole_markdown import Document, char_boundary, read_document
-from pwc_local.safe_text import one_line
+from pwc_local.upstream.http import CatalogSource
 
 ELLIPSIS = "…"
 

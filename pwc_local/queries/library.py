@@ -17,14 +17,14 @@ from typing import TypeVar
 
 import anyio.to_thread
 
-from pwc_local.catalog.cursors import CursorCodec
-from pwc_local.catalog.errors import UsageError
-from pwc_local.catalog.http import CatalogSource
-from pwc_local.catalog.library_search import LibraryHit
-from pwc_local.catalog.library_search import search_library as search_passages
-from pwc_local.catalog.limits import MAX_SAVE
+from pwc_local.common.cursors import CursorCodec
+from pwc_local.contract import MAX_SAVE
+from pwc_local.queries.library_search import LibraryHit
+from pwc_local.queries.library_search import search_library as search_passages
+from pwc_local.queries.saving import SaveOutcome, save_paper
 from pwc_local.store.library import Library, LibraryEntry
-from pwc_local.store.saving import SaveOutcome, save_paper
+from pwc_local.upstream.errors import UsageError
+from pwc_local.upstream.http import CatalogSource
 
 T = TypeVar("T")
 

@@ -3,8 +3,8 @@
 Each function mirrors one read-only command of the `pwc` CLI (`pwc paper search`, ...)
 and returns its JSON payload: plain dicts and lists, ready to be the `data` of a
 tool result. They take a `CatalogSource`, check before any request what the tool's
-input schema cannot (`pwc_local.catalog.arguments`), resolve paper references
-(`references.resolve_paper`) and raise the typed errors of `pwc_local.catalog.errors`;
+input schema cannot (`pwc_local.queries.arguments`), resolve paper references
+(`references.resolve_paper`) and raise the typed errors of `pwc_local.upstream.errors`;
 nothing here knows about MCP.
 
 Filters are fail-closed: when a caller asks for a filter, the catalog must
@@ -21,8 +21,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from pwc_local.catalog.arguments import check_dates, check_finite, optional_text, required_text
-from pwc_local.catalog.envelopes import (
+from pwc_local.common.references import resolve_paper, shown
+from pwc_local.queries.arguments import check_dates, check_finite, optional_text, required_text
+from pwc_local.queries.leaderboard import merge_rows
+from pwc_local.safe_text import one_line
+from pwc_local.upstream.envelopes import (
     listing_of,
     next_page_after,
     require_object,
@@ -30,7 +33,7 @@ from pwc_local.catalog.envelopes import (
     result_total,
     rows_of,
 )
-from pwc_local.catalog.errors import (
+from pwc_local.upstream.errors import (
     HTTPStatusError,
     InvalidResponse,
     NotFound,
@@ -38,10 +41,7 @@ from pwc_local.catalog.errors import (
     UsageError,
     translate_404,
 )
-from pwc_local.catalog.http import Accept, CatalogSource, QueryValue, segment
-from pwc_local.catalog.leaderboard import merge_rows
-from pwc_local.catalog.references import resolve_paper, shown
-from pwc_local.safe_text import one_line
+from pwc_local.upstream.http import Accept, CatalogSource, QueryValue, segment
 
 EVALUATION_PAGE_SIZE = 100
 MAX_PAGE = 100

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from pwc_local.catalog.errors import UnknownMetric, UsageError
+from pwc_local.upstream.errors import UnknownMetric, UsageError
 
 __all__ = [
     "MAX_PARAMETER_SIZE",

@@ -18,8 +18,8 @@ Decisions worth knowing:
 * The expiry set at the first chunk carries over to every later cursor; if the
   configured lifetime has since been shortened, the shorter limit applies.
 * On a first read, a paper the catalog does not hold goes through the public-metadata
-  fallback (`pwc_local.catalog.public`); on a continuation it is just not found.
-* `read_paper_section` (`pwc_local.catalog.sections`) mints ordinary cursors at the
+  fallback (`pwc_local.queries.public`); on a continuation it is just not found.
+* `read_paper_section` (`pwc_local.queries.sections`) mints ordinary cursors at the
   byte where a cut section stopped; during an outage such a chunk is cut from the
   cached standard chunks (`_fetch_chunk`).
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from pwc_local.catalog.cursors import (
+from pwc_local.common.cursors import (
     INVALID_MESSAGE,
     MISMATCH_MESSAGE,
     CursorCodec,
@@ -37,7 +37,11 @@ from pwc_local.catalog.cursors import (
     CursorState,
     source_for,
 )
-from pwc_local.catalog.errors import (
+from pwc_local.common.references import resolve_paper, shown
+from pwc_local.contract import CHUNK_BYTES
+from pwc_local.queries.public import Link, catalog_or_public, public_markdown
+from pwc_local.queries.whole_markdown import read_document, slice_chunk
+from pwc_local.upstream.errors import (
     CatalogError,
     CursorMismatch,
     HTTPStatusError,
@@ -53,11 +57,7 @@ from pwc_local.catalog.errors import (
     UsageError,
     translate_404,
 )
-from pwc_local.catalog.http import CatalogSource, MarkdownChunk, as_is, segment
-from pwc_local.catalog.limits import CHUNK_BYTES
-from pwc_local.catalog.public import Link, catalog_or_public, public_markdown
-from pwc_local.catalog.references import resolve_paper, shown
-from pwc_local.catalog.whole_markdown import read_document, slice_chunk
+from pwc_local.upstream.http import CatalogSource, MarkdownChunk, as_is, segment
 
 PLACEHOLDER_CURSORS = frozenset(
     {"next", "start", "begin", "beginning", "first", "0", "1", "none", "null"}

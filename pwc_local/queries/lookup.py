@@ -15,7 +15,7 @@ When nothing matches, `not_found` builds the stable message the MCP layer passes
 through (`Task not found: X; closest results: a, b, c`).
 
 Areas (`Vision`, `Audio`, ...) are resolved the same way against `areas/`. Argument
-checks live in `pwc_local.catalog.arguments`.
+checks live in `pwc_local.queries.arguments`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
-from pwc_local.catalog.envelopes import listing_payload, rows_of
-from pwc_local.catalog.errors import NotFound
-from pwc_local.catalog.http import CatalogSource
+from pwc_local.upstream.envelopes import listing_payload, rows_of
+from pwc_local.upstream.errors import NotFound
+from pwc_local.upstream.http import CatalogSource
 
 __all__ = [
     "AREA_PARAMS",

@@ -4,8 +4,8 @@ Each function is one read-only command. It takes a `CatalogSource`, sends the ca
 requests the `pwc` CLI command sends, applies its client-side logic, and returns the
 command's payload: a plain JSON-able dict that the MCP layer returns as `data` or
 projects into typed models. Failures are the typed errors of
-`pwc_local.catalog.errors`; the exact-match and not-found rules live in
-`pwc_local.catalog.lookup`.
+`pwc_local.upstream.errors`; the exact-match and not-found rules live in
+`pwc_local.queries.lookup`.
 
     payload = await get_task(catalog, "scene-text-recognition")
     payload["task"]["name"]            # 'Scene Text Recognition'
@@ -19,20 +19,8 @@ from typing import Any
 
 import anyio
 
-from pwc_local.catalog.arguments import optional_text, required_text
-from pwc_local.catalog.envelopes import (
-    listing_of,
-    object_of,
-    payload_of,
-    require_object,
-    result_rows,
-    result_total,
-    rows_of,
-    trending_results,
-)
-from pwc_local.catalog.errors import InvalidResponse, NotFound, UsageError, translate_404
-from pwc_local.catalog.http import CatalogSource, QueryValue, segment
-from pwc_local.catalog.lookup import (
+from pwc_local.queries.arguments import optional_text, required_text
+from pwc_local.queries.lookup import (
     area_named,
     areas_matching,
     closest_names,
@@ -42,6 +30,18 @@ from pwc_local.catalog.lookup import (
     not_found,
     resolve_area,
 )
+from pwc_local.upstream.envelopes import (
+    listing_of,
+    object_of,
+    payload_of,
+    require_object,
+    result_rows,
+    result_total,
+    rows_of,
+    trending_results,
+)
+from pwc_local.upstream.errors import InvalidResponse, NotFound, UsageError, translate_404
+from pwc_local.upstream.http import CatalogSource, QueryValue, segment
 
 __all__ = [
     "COMMON_METHODS",

@@ -21,16 +21,16 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from pwc_local.catalog.cursors import (
+from pwc_local.common.cursors import (
     CursorCodec,
     CursorState,
     is_cursor_paper,
     source_for,
 )
-from pwc_local.catalog.errors import NotFound, UsageError
-from pwc_local.catalog.limits import CHUNK_BYTES, MAX_ROWS, SEARCH_LIBRARY_LIMIT
-from pwc_local.catalog.references import shown
+from pwc_local.common.references import shown
+from pwc_local.contract import CHUNK_BYTES, MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.store.library import RawHit
+from pwc_local.upstream.errors import NotFound, UsageError
 
 MAX_QUERY_CHARS = 500
 MAX_WORDS = 32

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from pwc_local.catalog.errors import InvalidResponse
+from pwc_local.upstream.errors import InvalidResponse
 
 Row = dict[str, Any]
 

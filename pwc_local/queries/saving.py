@@ -37,22 +37,14 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 
-from pwc_local.catalog.citations import SourceCitation, citation_fields
-from pwc_local.catalog.errors import (
-    CatalogError,
-    HTTPStatusError,
-    InvalidResponse,
-    PaperChanged,
-    RecordMissing,
-)
-from pwc_local.catalog.http import Accept, CatalogSource, MarkdownChunk, QueryValue
-from pwc_local.catalog.limits import CHUNK_BYTES
-from pwc_local.catalog.public import paper_info_or_public, public_markdown
-from pwc_local.catalog.references import (
+from pwc_local.common.references import (
     arxiv_without_version,
     spelled_identifier,
 )
-from pwc_local.catalog.whole_markdown import MAX_DOCUMENT_BYTES
+from pwc_local.contract import CHUNK_BYTES
+from pwc_local.queries.citations import SourceCitation, citation_fields
+from pwc_local.queries.public import paper_info_or_public, public_markdown
+from pwc_local.queries.whole_markdown import MAX_DOCUMENT_BYTES
 from pwc_local.store.library import (
     Library,
     LibraryError,
@@ -61,6 +53,14 @@ from pwc_local.store.library import (
     shown_title,
 )
 from pwc_local.store.library_catalog import STATUS_KEY
+from pwc_local.upstream.errors import (
+    CatalogError,
+    HTTPStatusError,
+    InvalidResponse,
+    PaperChanged,
+    RecordMissing,
+)
+from pwc_local.upstream.http import Accept, CatalogSource, MarkdownChunk, QueryValue
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pwc_local.catalog.citations import SourceCitation, source_citation
+from pwc_local.queries.citations import SourceCitation, source_citation
 
 if TYPE_CHECKING:
     from bibtexparser.model import Entry, ParsingFailedBlock

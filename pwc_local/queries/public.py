@@ -28,8 +28,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from pwc_local.catalog.envelopes import require_object
-from pwc_local.catalog.errors import (
+from pwc_local.common.references import (
+    ARXIV,
+    LEGACY,
+    arxiv_without_version,
+    classify_identifier,
+    normalize_title,
+    shown,
+)
+from pwc_local.queries.papers import get_paper_info, get_related_papers, hybrid_search
+from pwc_local.safe_text import one_line
+from pwc_local.upstream.envelopes import require_object
+from pwc_local.upstream.errors import (
     CatalogError,
     HTTPRejected,
     NotFound,
@@ -38,17 +48,7 @@ from pwc_local.catalog.errors import (
     UpstreamError,
     is_missing,
 )
-from pwc_local.catalog.http import CatalogSource
-from pwc_local.catalog.papers import get_paper_info, get_related_papers, hybrid_search
-from pwc_local.catalog.references import (
-    ARXIV,
-    LEGACY,
-    arxiv_without_version,
-    classify_identifier,
-    normalize_title,
-    shown,
-)
-from pwc_local.safe_text import one_line
+from pwc_local.upstream.http import CatalogSource
 
 logger = logging.getLogger(__name__)
 

@@ -25,8 +25,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pwc_local.catalog.arguments import optional_text, required_text
-from pwc_local.catalog.envelopes import (
+from pwc_local.queries.arguments import optional_text, required_text
+from pwc_local.queries.leaderboard import (
+    MetricRequest,
+    merge_rows,
+    metric_request,
+    parse_parameter_size,
+    select_rows,
+)
+from pwc_local.queries.lookup import (
+    areas_matching,
+    closest_names,
+    exact_match,
+    not_found,
+)
+from pwc_local.upstream.envelopes import (
     Listing,
     next_page_after,
     payload_of,
@@ -35,26 +48,13 @@ from pwc_local.catalog.envelopes import (
     rows_of,
     trending_results,
 )
-from pwc_local.catalog.errors import (
+from pwc_local.upstream.errors import (
     InvalidResponse,
     NotFound,
     UnknownMetric,
     translate_404,
 )
-from pwc_local.catalog.http import CatalogSource, QueryValue, segment
-from pwc_local.catalog.leaderboard import (
-    MetricRequest,
-    merge_rows,
-    metric_request,
-    parse_parameter_size,
-    select_rows,
-)
-from pwc_local.catalog.lookup import (
-    areas_matching,
-    closest_names,
-    exact_match,
-    not_found,
-)
+from pwc_local.upstream.http import CatalogSource, QueryValue, segment
 
 __all__ = [
     "SCAN_PAGE_SIZE",

@@ -6,7 +6,7 @@ a certificate that does not verify, a proxy in the way) sits further down the
 exception chain (`httpx` -> `httpcore` -> `ssl` / `socket`). `classify` walks that
 chain once and returns a `Cause`; it is the only place that does, and it is used by
 
-* `pwc_local.catalog.http` when it turns an httpx exception into a typed catalog
+* `pwc_local.upstream.http` when it turns an httpx exception into a typed catalog
   error (and logs the cause at warning level),
 * `pwc_local.server.errors` for the tool error sentence, and
 * `pwc_local.doctor` for the catalog check.

@@ -4,7 +4,7 @@
 returns parsed JSON or validated Markdown chunks. It owns every transport rule of
 the catalog contract: URL joining and path encoding, query encoding, headers, the
 per-request timeout, the streamed body cap and the redirect policy. Failures leave
-it as the typed errors of `pwc_local.catalog.errors`, never as httpx exceptions.
+it as the typed errors of `pwc_local.upstream.errors`, never as httpx exceptions.
 
 The query layer talks to the `CatalogSource` protocol rather than to this class,
 so a caching source can stand in front of it without the queries noticing.
@@ -33,10 +33,11 @@ import anyio.to_thread
 import httpx
 
 from pwc_local import __version__
-from pwc_local.catalog.bodies import ACCEPT_ENCODING, BodyReader, content_codings
-from pwc_local.catalog.causes import Cause, classify
-from pwc_local.catalog.documents import OFF_LOOP_BYTES, page_size, parse_document
-from pwc_local.catalog.errors import (
+from pwc_local.contract import CHUNK_BYTES
+from pwc_local.upstream.bodies import ACCEPT_ENCODING, BodyReader, content_codings
+from pwc_local.upstream.causes import Cause, classify
+from pwc_local.upstream.documents import OFF_LOOP_BYTES, page_size, parse_document
+from pwc_local.upstream.errors import (
     HTTPStatusError,
     InvalidResponse,
     PaperChanged,
@@ -44,7 +45,6 @@ from pwc_local.catalog.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.catalog.limits import CHUNK_BYTES
 
 DEFAULT_API_URL = "https://paperswithcode.co/api/v1"
 DEFAULT_TIMEOUT = 25.0
@@ -277,7 +277,7 @@ class HttpCatalog:
         """The parsed document passed through `accept` (see `CatalogSource`).
 
         Parsing cuts rows to the page size asked for and bounds nesting (see
-        `pwc_local.catalog.documents`); a large body is parsed in a worker thread.
+        `pwc_local.upstream.documents`); a large body is parsed in a worker thread.
         """
         response = await self._get(self.url_for(path, params))
         if response.status >= 300:

@@ -22,7 +22,7 @@ import math
 import re
 from datetime import date
 
-from pwc_local.catalog.errors import UsageError
+from pwc_local.upstream.errors import UsageError
 
 # The schema's own wording for an empty string (`server.errors`), reused for blanks.
 EMPTY = "must not be empty"

@@ -37,8 +37,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pwc_local.catalog.errors import CursorMismatch, ExpiredCursor, InvalidCursor
-from pwc_local.catalog.limits import CHUNK_BYTES, MAX_REFERENCE_CHARS
+from pwc_local.contract import CHUNK_BYTES, MAX_REFERENCE_CHARS
+from pwc_local.upstream.errors import CursorMismatch, ExpiredCursor, InvalidCursor
 
 CURSOR_SCHEMA_VERSION = 1
 MAX_TOKEN_CHARS = 2048
