@@ -36,7 +36,8 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.peer import Peer  # noqa: E402
 from benchmarks.run import scratch_env  # noqa: E402
 from benchmarks.spread import spread  # noqa: E402
-from pwc_local.store.library import Library, SavedPaper  # noqa: E402
+from pwc_local.common.shelf import SavedPaper  # noqa: E402
+from pwc_local.store.library import Library  # noqa: E402
 from pwc_local.store.vocabulary import BENCHMARK, KINDS, PAPER, TASK, Name, Vocabulary  # noqa: E402
 
 PWC_MCP_LOCAL = str(Path(sys.executable).parent / "pwc-mcp-local")

@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.spread import spread  # noqa: E402
 from pwc_local.common.cursors import CursorCodec  # noqa: E402
+from pwc_local.common.shelf import SavedPaper  # noqa: E402
 from pwc_local.queries.library_search import search_library  # noqa: E402
-from pwc_local.store.library import Library, SavedPaper  # noqa: E402
+from pwc_local.store.library import Library  # noqa: E402
 
 VOCABULARY = 30_000
 SYLLABLES = ["ka", "lo", "mi", "ne", "tra", "sfo", "rm", "er", "at", "ten", "ti", "on", "vi", "de"]

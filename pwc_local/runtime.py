@@ -117,7 +117,8 @@ def _build_catalog(
 
 def _open_library() -> Library | None:
     """The reading library, or `None` (with a warning) when it cannot be opened."""
-    from pwc_local.store.library import Library, LibraryError
+    from pwc_local.common.shelf import LibraryError
+    from pwc_local.store.library import Library
 
     try:
         return Library.open()

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from pwc_local.common.shelf import SavedPaper
 from pwc_local.queries.library_search import search_library
-from pwc_local.store.library import Library, SavedPaper
+from pwc_local.store.library import Library
 from tests.fake_catalog.data_papers import PAPERS
 from tests.fake_catalog.markdown import content_version
 from tests.fake_catalog.server import FakeCatalog

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from pwc_local.common.shelf import SavedPaper
 from pwc_local.config import Settings
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server.completions import suggestions
 from pwc_local.store import vocabulary
-from pwc_local.store.library import Library, SavedPaper
+from pwc_local.store.library import Library
 from pwc_local.store.vocabulary import PAPER, TASK, Name, Vocabulary
 
 _NO_CATALOG: Any = None  # one-character prefixes never ask the catalog

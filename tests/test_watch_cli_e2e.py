@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from pwc_local.store.watchlist import MAX_WATCHES, Watchlist
+from pwc_local.common.watches import MAX_WATCHES
+from pwc_local.store.watchlist import Watchlist
 from tests.fake_catalog import (
     NEW_PAPER,
     FakeCatalog,

@@ -9,14 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from pwc_local.common.watches import MAX_WATCHES, Move, WatchLimitReached
 from pwc_local.store.library import DB_FILE_NAME, Library
-from pwc_local.store.watchlist import (
-    MAX_WATCHES,
-    Move,
-    WatchLimitReached,
-    Watchlist,
-    WatchlistBusy,
-)
+from pwc_local.store.watchlist import Watchlist, WatchlistBusy
 
 FIRST = {"results": {"a": 1.0}, "leader": "a"}
 SECOND = {"results": {"a": 1.0, "b": 2.0}, "leader": "b"}

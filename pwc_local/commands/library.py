@@ -29,11 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from pwc_local.common.shelf import LibraryError
 from pwc_local.config import Settings, format_size
 from pwc_local.contract import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.queries.citations import FORMATS
 from pwc_local.safe_text import one_line, shown
-from pwc_local.store.library import Library, LibraryError
+from pwc_local.store.library import Library
 
 if TYPE_CHECKING:
     from pwc_local.queries.citations import SourceCitation

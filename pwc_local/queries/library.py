@@ -1,6 +1,6 @@
 """The query functions behind the library tools: `save_papers`, `list_library`, `search_library`.
 
-Each takes the services its contract entry names (the catalog, the `Library`, the
+Each takes the services its contract entry names (the catalog, the `Shelf`, the
 cursor codec, a progress reporter) and its arguments as keywords, and returns a
 plain answer for the projection. No MCP here: the reporter is any async callable
 `(done, total, message)`, a no-op when the client asked for no progress.
@@ -18,11 +18,11 @@ from typing import TypeVar
 import anyio.to_thread
 
 from pwc_local.common.cursors import CursorCodec
+from pwc_local.common.shelf import LibraryEntry, Shelf
 from pwc_local.contract import MAX_SAVE
 from pwc_local.queries.library_search import LibraryHit
 from pwc_local.queries.library_search import search_library as search_passages
 from pwc_local.queries.saving import SaveOutcome, save_paper
-from pwc_local.store.library import Library, LibraryEntry
 from pwc_local.upstream.errors import UsageError
 from pwc_local.upstream.http import CatalogSource
 
@@ -49,12 +49,12 @@ class LibraryHits:
 
 async def save_papers(
     catalog: CatalogSource,
-    library: Library,
+    library: Shelf,
     progress: Progress,
     *,
     papers: list[str],
 ) -> list[SaveOutcome]:
-    """Save each reference in turn (see `store.saving`), reporting progress after each.
+    """Save each reference in turn (see `queries.saving`), reporting progress after each.
 
     Duplicates (after trimming) are saved once. One paper's failure does not stop
     the others: each outcome says what became of its reference. The catalog's
@@ -74,7 +74,7 @@ async def save_papers(
     return outcomes
 
 
-async def list_library(library: Library, *, page: int, limit: int) -> LibraryPage:
+async def list_library(library: Shelf, *, page: int, limit: int) -> LibraryPage:
     """One page of the saved papers."""
     count = await _blocking(library.count)
     entries = await _blocking(
@@ -85,7 +85,7 @@ async def list_library(library: Library, *, page: int, limit: int) -> LibraryPag
 
 
 async def search_library(
-    library: Library,
+    library: Shelf,
     codec: CursorCodec,
     *,
     query: str,

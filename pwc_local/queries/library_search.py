@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import Protocol
 
 from pwc_local.common.cursors import (
     CursorCodec,
@@ -28,8 +27,8 @@ from pwc_local.common.cursors import (
     source_for,
 )
 from pwc_local.common.references import shown
+from pwc_local.common.shelf import RawHit, Shelf
 from pwc_local.contract import CHUNK_BYTES, MAX_ROWS, SEARCH_LIBRARY_LIMIT
-from pwc_local.store.library import RawHit
 from pwc_local.upstream.errors import NotFound, UsageError
 
 MAX_QUERY_CHARS = 500
@@ -37,18 +36,6 @@ MAX_WORDS = 32
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _VERSION = re.compile(r"[0-9a-f]{64}")
-
-
-class SearchableLibrary(Protocol):
-    """What search needs of `pwc_local.store.library.Library`."""
-
-    def search(self, words: list[str], *, limit: int, paper: str | None = None) -> list[RawHit]:
-        """Ranked passage matches."""
-        ...
-
-    def known_paper(self, reference: str) -> str | None:
-        """The canonical ID of a saved or read paper, or `None`."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -73,7 +60,7 @@ def query_words(query: str) -> list[str]:
 
 
 def search_library(
-    library: SearchableLibrary,
+    library: Shelf,
     codec: CursorCodec | None,
     query: str,
     *,

@@ -12,7 +12,7 @@ Order of events, and why:
    what makes an interrupted `library add` resumable: run it again).
 2. The metadata request and every chunk are fetched into memory; the JSON answers
    are recorded on the way, so the same requests can be answered offline later.
-3. One `Library.save` transaction stores it all, unless the paper turned out to be
+3. One `Shelf.save` transaction stores it all, unless the paper turned out to be
    saved already under another spelling (another process may have saved it
    meanwhile): then it only learns this spelling, in the same transaction. Until
    then nothing is listed, so a process killed in step 2 leaves no half-saved paper.
@@ -41,18 +41,18 @@ from pwc_local.common.references import (
     arxiv_without_version,
     spelled_identifier,
 )
+from pwc_local.common.shelf import (
+    STATUS_KEY,
+    LibraryError,
+    SavedPaper,
+    Shelf,
+    response_key,
+    shown_title,
+)
 from pwc_local.contract import CHUNK_BYTES
 from pwc_local.queries.citations import SourceCitation, citation_fields
 from pwc_local.queries.public import paper_info_or_public, public_markdown
 from pwc_local.queries.whole_markdown import MAX_DOCUMENT_BYTES
-from pwc_local.store.library import (
-    Library,
-    LibraryError,
-    SavedPaper,
-    response_key,
-    shown_title,
-)
-from pwc_local.store.library_catalog import STATUS_KEY
 from pwc_local.upstream.errors import (
     CatalogError,
     HTTPStatusError,
@@ -140,7 +140,7 @@ class RecordingCatalog:
 
 async def save_paper(
     catalog: CatalogSource,
-    library: Library,
+    library: Shelf,
     reference: str,
     *,
     namespace: str,
@@ -195,13 +195,13 @@ async def fetch_paper(
     *,
     namespace: str,
     source: SourceCitation | None = None,
-    library: Library | None = None,
+    library: Shelf | None = None,
 ) -> FetchedPaper:
-    """Everything `Library.save` needs for `reference`; raises the catalog's errors.
+    """Everything `Shelf.save` needs for `reference`; raises the catalog's errors.
 
     `source` is what the user's BibTeX entry said of the paper's kind and venue.
     `library`, the one the paper will be saved in, is told which paper is being
-    fetched (`Library.saving`), so that its chunks are indexed once, when saved.
+    fetched (`Shelf.saving`), so that its chunks are indexed once, when saved.
     """
     recorder = RecordingCatalog(catalog, namespace)
     answer = await paper_info_or_public(recorder, reference, include_evaluations=False)

@@ -9,7 +9,8 @@ Two questions, two functions, each a tool (`watch`, `whats_new`) and a command
 `catalog` must be the *live* source (HTTP behind the outage guard): not the cache,
 whose fresh entries would hide a change for minutes, nor the library, whose saved
 Markdown would hide a new version. `watchlist` is the store
-(`pwc_local.store.watchlist`). Both return the JSON-able payloads the tools return
+(`pwc_local.common.watches`, kept by `pwc_local.store.watchlist`). Both return the
+JSON-able payloads the tools return
 (`schema_version` "v1"; the models are `pwc_local.server.watch_models`).
 
 A look at one watch is a snapshot, taken through the catalog query functions:
@@ -67,6 +68,14 @@ import anyio
 import anyio.to_thread
 
 from pwc_local.common.references import arxiv_without_version, resolve_paper
+from pwc_local.common.watches import (
+    MAX_WATCHES,
+    Baseline,
+    Move,
+    Watch,
+    WatchStore,
+    limit_reached,
+)
 from pwc_local.contract import MAX_REFERENCE_CHARS
 from pwc_local.failures import CodedError, coded_text
 from pwc_local.queries.arguments import required_text
@@ -80,14 +89,6 @@ from pwc_local.queries.papers import (
 )
 from pwc_local.queries.taxonomy import gather, get_task
 from pwc_local.safe_text import one_line
-from pwc_local.store.watchlist import (
-    MAX_WATCHES,
-    Baseline,
-    Move,
-    Watch,
-    Watchlist,
-    limit_reached,
-)
 from pwc_local.upstream.errors import NotFound, RecordMissing, UpstreamTimeout, UsageError
 from pwc_local.upstream.http import CatalogSource
 
@@ -128,7 +129,7 @@ class Resolved:
 
 async def watch(
     catalog: CatalogSource,
-    watchlist: Watchlist,
+    watchlist: WatchStore,
     kind: str,
     target: str,
     *,
@@ -171,7 +172,7 @@ async def watch(
     return {"schema_version": SCHEMA_VERSION, "status": status, **await watch_list(watchlist)}
 
 
-async def watch_list(watchlist: Watchlist) -> dict[str, Any]:
+async def watch_list(watchlist: WatchStore) -> dict[str, Any]:
     """`{"watches": [...], "limit": MAX_WATCHES}`: every watch, oldest first."""
     watches = await _blocking(watchlist.watches)
     return {"watches": [_listed(item) for item in watches], "limit": MAX_WATCHES}
@@ -179,7 +180,7 @@ async def watch_list(watchlist: Watchlist) -> dict[str, Any]:
 
 async def whats_new(
     catalog: CatalogSource,
-    watchlist: Watchlist,
+    watchlist: WatchStore,
     timeout: float | None = None,
     *,
     mark_seen: bool,

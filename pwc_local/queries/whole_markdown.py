@@ -25,7 +25,7 @@ from pwc_local.upstream.errors import HTTPStatusError, InvalidResponse, PaperCha
 from pwc_local.upstream.http import CatalogSource, MarkdownChunk
 
 # A paper's Markdown is rarely above 1 MiB; this only stops a runaway upstream. The
-# library saves no longer paper (`store.saving`), so every saved paper can be outlined.
+# library saves no longer paper (`queries.saving`), so every saved paper can be outlined.
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 

@@ -70,14 +70,24 @@ import stat
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pwc_local.config import APP_NAME, ConfigError
+from pwc_local.common.shelf import (
+    ELLIPSIS,
+    MAX_QUOTE_CHARS,
+    LibraryBusy,
+    LibraryEntry,
+    LibraryError,
+    LibraryFull,
+    LibraryReadOnly,
+    RawHit,
+    SavedPaper,
+    shown_title,
+)
+from pwc_local.config import APP_NAME
 from pwc_local.contract import CHUNK_BYTES
-from pwc_local.failures import CodedError
-from pwc_local.safe_text import one_line
 from pwc_local.store.passages import Headings, Passage, bounded_path, split_passages
 from pwc_local.store.ranking import exact_ranker
 
@@ -95,14 +105,12 @@ OPEN_WAIT = 1.0  # seconds opening waits to bring an existing library's schema u
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 SNIPPET_TOKENS = 40
-MAX_QUOTE_CHARS = 300
 CANDIDATES_PER_HIT = 5  # passages fetched by BM25 per hit asked for, to re-rank
 MAX_CANDIDATES = 250
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
 LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
 LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 MARK = "**"
-ELLIPSIS = "…"
 
 _POSIX = os.name == "posix"
 
@@ -196,97 +204,10 @@ END""",
 )
 
 
-class LibraryError(ConfigError):
-    """The library cannot be opened or written; the message says what to do about it.
-
-    A local set-up problem, like a key file with loose permissions: tools report it
-    as `config_error:` with this message. Two kinds have codes of their own, since
-    they call for something else than a setting's fix:
-
-        LibraryError          config_error       a link, loose permissions, a damaged file
-        └── LibraryReadOnly   library_read_only  a read-only mount or file, no permission
-            └── LibraryFull   disk_full          the disk or the quota is full
-    """
-
-
-class LibraryReadOnly(LibraryError):
-    """The library cannot be written here (`Library.read_only` says why); it can be read.
-
-    Listing, search and reading work; saving and removing wait until it can be written.
-    """
-
-    code = "library_read_only"
-
-
-class LibraryFull(LibraryReadOnly):
-    """The disk (or the user's quota) holding the library is full: free space, then save."""
-
-    code = "disk_full"
-
-
 def unwritable_error(reason: str, message: str) -> LibraryReadOnly:
     """`LibraryFull` when `reason` (an `unwritable_reason` phrase) says full, else read-only."""
     full = reason in (_UNWRITABLE_ERRNOS[errno.ENOSPC], _UNWRITABLE_ERRNOS[errno.EDQUOT])
     return LibraryFull(message) if full else LibraryReadOnly(message)
-
-
-class LibraryBusy(CodedError):
-    """Another process kept the library's write lock longer than this write may wait.
-
-    Nothing was written. Shown as `library_busy:` with the sentence below.
-    """
-
-    code = "library_busy"
-    shown = True
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(
-            f"the library {path} is busy: another process (a `library add`, another server) "
-            "is writing to it; nothing was saved, try again in a moment"
-        )
-
-
-@dataclass(frozen=True)
-class SavedPaper:
-    """One saved paper as stored.
-
-    `paper` is the canonical ID (arXiv ID without version, else the numeric catalog
-    ID, else a DOI for a paper known only from public records). `metadata` is the
-    paper detail in catalog field names; `citation` the fields a citation needs
-    (`pwc_local.queries.citations.CitationFields.as_dict`). `markdown` is the
-    complete document with its `content_version`, or `None` when the paper has no
-    stored Markdown: one string, or its consecutive pieces in order as UTF-8 bytes
-    (the chunks it was read in), which `save` stores as they are, so a long paper is
-    held in memory once, in its smallest form (a `str` of text outside Latin-1 takes
-    two or four bytes a character). `get` gives it back as one string. `aliases`
-    are other spellings that name it (catalog ID, title).
-    """
-
-    paper: str
-    title: str
-    in_catalog: bool
-    metadata: dict[str, Any]
-    citation: dict[str, Any]
-    markdown: str | Sequence[bytes] | None
-    content_version: str | None
-    saved_at: float = 0.0
-    aliases: tuple[str, ...] = field(default=(), compare=False)
-
-
-@dataclass(frozen=True)
-class LibraryEntry:
-    """A row of `entries()`: what a listing shows, without the Markdown.
-
-    `title` is `shown_title`'s: one line of at most `MAX_QUOTE_CHARS`, so that a
-    listing's size is bounded whatever the catalog's records held.
-    """
-
-    paper: str
-    title: str
-    in_catalog: bool
-    has_markdown: bool
-    size: int
-    saved_at: float
 
 
 @dataclass(frozen=True)
@@ -331,36 +252,11 @@ class _Row:
     whole: str | None = None
 
 
-@dataclass(frozen=True)
-class RawHit:
-    """One search match before it becomes a tool answer (cursor and all)."""
-
-    paper: str
-    title: str
-    saved: bool
-    version: str
-    heading: str
-    start: int
-    quote: str
-    score: float
-
-
 def default_library_dir() -> Path:
     """The app's user data directory (honours `XDG_DATA_HOME` on Linux)."""
     from platformdirs import user_data_dir
 
     return Path(user_data_dir(APP_NAME, appauthor=False))
-
-
-def response_key(namespace: str, path: str, params: Mapping[str, Any] | None) -> str:
-    """How a catalog request is named in `responses`: API base, path, sorted parameters.
-
-    `params=None` names the path whatever its parameters: a saved paper's record
-    is also kept under it, so a probe of `papers/<id>` without the
-    `include_resources` flag finds it too.
-    """
-    pairs = None if params is None else sorted(params.items())
-    return json.dumps([namespace, path.strip("/"), pairs], separators=(",", ":"), default=str)
 
 
 def digest(text: str) -> str:
@@ -1437,11 +1333,6 @@ def _mark_word(text: str, word: str) -> str:
     import re
 
     return re.sub(re.escape(word), lambda m: f"{MARK}{m.group(0)}{MARK}", text, flags=re.I)
-
-
-def shown_title(title: str) -> str:
-    """A stored title as answers show it: one line of at most `MAX_QUOTE_CHARS`."""
-    return one_line(title, MAX_QUOTE_CHARS, cut=ELLIPSIS)
 
 
 def _hit(row: Sequence[Any]) -> RawHit:

@@ -44,9 +44,10 @@ from urllib.parse import unquote
 import anyio.to_thread
 
 from pwc_local.common.references import arxiv_without_version
+from pwc_local.common.shelf import STATUS_KEY, response_key
 from pwc_local.contract import CHUNK_BYTES
 from pwc_local.store.freshness import Freshness, for_call
-from pwc_local.store.library import Library, LocalChunk, response_key
+from pwc_local.store.library import Library, LocalChunk
 from pwc_local.upstream import http
 from pwc_local.upstream.errors import (
     HTTPStatusError,
@@ -73,8 +74,6 @@ _RECORD_PARAMS: tuple[Mapping[str, QueryValue] | None, ...] = (
     None,
 )
 
-STATUS_KEY = "__pwc_status__"
-"""A recorded 404 is stored as `{STATUS_KEY: 404}` and replayed as `SavedMissing`."""
 
 MAX_LEARNED = 10_000
 """Facts (spellings, query parameters, chunks indexed) this process remembers writing."""

@@ -40,15 +40,15 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pwc_local.common.shelf import LibraryError
+from pwc_local.common.watches import MAX_WATCHES, Baseline, Move, Watch, limit_reached
 from pwc_local.failures import CodedError
 from pwc_local.store.library import (
     DB_FILE_NAME,
     WRITER_PRAGMAS,
-    LibraryError,
     connect,
     default_library_dir,
     ensure_private_dir,
@@ -57,9 +57,7 @@ from pwc_local.store.library import (
     unwritable_error,
     unwritable_reason,
 )
-from pwc_local.upstream.errors import UsageError
 
-MAX_WATCHES = 100
 BUSY_TIMEOUT_MS = 5_000
 
 _SCHEMA = (
@@ -88,51 +86,6 @@ class WatchlistBusy(CodedError):
 
     code = "library_busy"
     shown = True
-
-
-class WatchLimitReached(UsageError):
-    """The list holds `MAX_WATCHES` watches already; the message says how to make room."""
-
-
-def limit_reached() -> WatchLimitReached:
-    return WatchLimitReached(
-        f"the watch list holds {MAX_WATCHES} watches, its limit; remove one first "
-        "(watch with remove=true, or pwc-mcp-local watch remove KIND TARGET)"
-    )
-
-
-@dataclass(frozen=True)
-class Watch:
-    """One watch. `key` is the canonical form of `target` (see `queries.watch`)."""
-
-    kind: str
-    key: str
-    target: str
-    name: str
-    created_at: float
-    looked_at: float
-
-
-@dataclass(frozen=True)
-class Baseline:
-    """The last look at one watch: `snapshot` (JSON-able) taken at `taken_at`.
-
-    `snapshot` is `None` when the stored one is missing or fails its digest;
-    `taken_at` is then still the row's (`None` without a row), for `Move.replaces`.
-    """
-
-    taken_at: float | None
-    snapshot: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class Move:
-    """Move a watch's baseline to `snapshot`, if it is still the one taken at `replaces`."""
-
-    kind: str
-    key: str
-    replaces: float | None
-    snapshot: dict[str, Any]
 
 
 class Watchlist:
