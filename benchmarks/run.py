@@ -284,7 +284,7 @@ def listing_budgets(listing: dict[str, Any], wire_bytes: int) -> Rows:
     is compact JSON, so a listing of fewer tools is the same answer with fewer
     entries. Checked here: re-encoding the whole answer must give the wire size.
     """
-    from pwc_local.server.contract import TOOLS
+    from pwc_local.server.bindings import TOOLS
 
     entries = {tool["name"]: tool for tool in listing["result"]["tools"]}
 

@@ -35,8 +35,6 @@ The tests unpack the bundle and start it as the manifest says.
 from __future__ import annotations
 
 import argparse
-import ast
-import contextlib
 import io
 import json
 import sys
@@ -47,7 +45,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST_VERSION = "0.4"
 ENTRY_POINT = "server/main.py"
-CONTRACT = ROOT / "pwc_local" / "server" / "contract.py"
 # A fixed timestamp keeps two builds of the same tree byte-identical.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 
@@ -156,65 +153,15 @@ def manifest(project: dict[str, Any], tools: list[dict[str, str]]) -> dict[str, 
     }
 
 
-def contract_tools(path: Path = CONTRACT) -> list[dict[str, str]]:
-    """Name and first sentence of each tool, in the order the server lists them, read
-    from the contract table's source (`TOOLS` in pwc_local/server/contract.py).
-
-    The table is read, not imported: importing it needs pydantic and the MCP SDK, and
-    the build needs only the standard library. The name is `name=` or, for the
-    table's helpers (`_taxonomy("list_tasks", ...)`), the first argument. A name or
-    `description=` may be a string, a module-level string constant (such as `_PAPER`)
-    or `+` of those; anything
-    else stops the build with the line to look at, rather than writing a wrong list.
-    (tests/test_bundle.py checks the result against what the bundled server lists.)
+def contract_tools() -> list[dict[str, str]]:
+    """Name and first sentence of each tool, in the order the server lists them, from
+    the contract table (`pwc_local.contract.TOOLS`), which needs only the standard
+    library. (tests/test_bundle.py checks the result against what the bundled server
+    lists.)
     """
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    constants: dict[str, str] = {}
-    table: ast.expr | None = None
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, value = node.target, node.value
-        else:
-            continue
-        if not isinstance(target, ast.Name):
-            continue
-        if target.id == "TOOLS":
-            table = value
-            continue
-        with contextlib.suppress(ValueError):  # not a string: only strings are needed
-            constants[target.id] = _string(value, constants)
-    if not isinstance(table, ast.Tuple):
-        raise SystemExit(f"{path}: no TOOLS = (ToolSpec(...), ...) table found")
-    tools = []
-    for spec in table.elts:
-        if not isinstance(spec, ast.Call):
-            raise SystemExit(f"{path}:{spec.lineno}: expected ToolSpec(...) in TOOLS")
-        fields = {keyword.arg: keyword.value for keyword in spec.keywords}
-        if "name" not in fields and spec.args:
-            fields["name"] = spec.args[0]
-        try:
-            name = _string(fields["name"], constants)
-            description = _string(fields["description"], constants)
-        except (KeyError, ValueError) as exc:
-            raise SystemExit(
-                f"{path}:{spec.lineno}: cannot read this tool's name and description "
-                f"without importing the table ({exc})"
-            ) from None
-        tools.append({"name": name, "description": _first_sentence(description)})
-    return tools
+    from pwc_local.contract import TOOLS
 
-
-def _string(node: ast.expr, constants: dict[str, str]) -> str:
-    """The value of a string literal, a known string constant, or `+` of those."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.Name) and node.id in constants:
-        return constants[node.id]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _string(node.left, constants) + _string(node.right, constants)
-    raise ValueError(f"{ast.unparse(node)[:60]} is not a plain string")
+    return [{"name": tool.name, "description": _first_sentence(tool.description)} for tool in TOOLS]
 
 
 def _first_sentence(text: str | None) -> str:

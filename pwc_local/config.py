@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pwc_local import contract
 from pwc_local.failures import CodedError
 
 APP_NAME = "pwc-mcp-local"
@@ -367,10 +368,8 @@ def parse_tools(raw: Any) -> str:
 
 
 def known_tool_names() -> frozenset[str]:
-    """Every tool name the server declares (imports the contract table, so only on demand)."""
-    from pwc_local.server.contract import TOOLS
-
-    return frozenset(spec.name for spec in TOOLS)
+    """Every tool name the server declares (`pwc_local.contract`)."""
+    return frozenset(contract.names())
 
 
 _PARSERS = {

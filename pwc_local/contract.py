@@ -1,17 +1,585 @@
-"""Bounds and defaults that the tool table and the command line both state.
+"""The tool contract: every tool's name, group, parameters, description and hints.
 
-A module that imports nothing, so that each side can read them without the other's
-weight: the tool table (`pwc_local/server/contract.py`) must not load the HTTP
-client, and the `library` commands must not load the MCP SDK.
+A table of plain data that imports nothing outside the standard library, so that
+whoever needs to know the tools reads it without the weight of what answers them:
+`config` (the `tools` setting), `doctor` (the tool count a server must list), the
+command line, `install/build_mcpb.py` (the bundle's manifest) and the server. What
+answers each tool, its output model, projection and text, is bound to it in
+`pwc_local.server.bindings`, one entry per entry here, in the same order.
+
+A parameter's `type` is a Python type or a `Kind`: a type with the bounds and the
+description the input schema states (`pwc_local.server.tools` turns a `Kind` into
+the `Annotated[..., Field(...)]` the SDK reads). Its `default` is the only one: the
+query functions state none of their own.
+
+Groups: `hosted` are the 21 tools of the hosted Papers With Code server (the
+contract in tests/data/tools.json); `library`, `reading` and `watch` are local additions.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+# -- bounds the tools and the command line both state ---------------------------------------
 
 CHUNK_BYTES = 65536
 """The catalog's Markdown chunk (64 KiB): what a reader asks per read, the largest
 `limit` a cursor may carry, the most a section answer holds, a saved piece's size."""
 
 MAX_ROWS = 25  # rows (or passages) one answer may be asked for
-MAX_SAVE = 25  # references one `save_papers` call may name (the tool schema's bound)
+MAX_SAVE = 25  # references one `save_papers` call may name
 SEARCH_LIBRARY_LIMIT = 10  # passages `search_library` and `library search` return by default
 MAX_REFERENCE_CHARS = 500  # a paper reference: tool schema and `library add` / `remove`
+
+Group = Literal["hosted", "library", "reading", "watch"]
+CitationFormat = Literal["bibtex", "ris", "csl-json"]
+CITATION_FORMATS: tuple[CitationFormat, ...] = get_args(CitationFormat)
+WatchKind = Literal["benchmark", "task", "paper", "author", "query"]
+WATCH_KINDS: tuple[WatchKind, ...] = get_args(WatchKind)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A parameter type with its schema bounds (pydantic `Field` names) and description.
+
+    `items` is the kind of a list's elements. `reference` marks a paper or entity
+    reference: a JSON number sent there (`paper: 1706.03762`) is read as the text it
+    stands for (`pwc_local.server.lenient`).
+    """
+
+    base: Any
+    ge: int | None = None
+    le: int | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    description: str | None = None
+    items: Kind | None = None
+    reference: bool = False
+
+    def bounds(self) -> dict[str, Any]:
+        """The `Field` keywords this kind sets, in a fixed order."""
+        named = {
+            "ge": self.ge,
+            "le": self.le,
+            "min_length": self.min_length,
+            "max_length": self.max_length,
+            "description": self.description,
+        }
+        return {key: value for key, value in named.items() if value is not None}
+
+
+class _Required:
+    """The default of a parameter the caller must give."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tool parameter: its name, type (or `Kind`) and default together.
+
+    `query=False` marks a parameter only the projection reads (a display limit,
+    say); every other parameter is passed to the query function by name.
+    """
+
+    name: str
+    type: Any
+    default: Any = REQUIRED
+    query: bool = True
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    @property
+    def reference(self) -> bool:
+        return isinstance(self.type, Kind) and self.type.reference
+
+
+# MCP's defaults for a hint that is left out; see `hints`.
+_HINT_DEFAULTS = {
+    "read_only_hint": False,
+    "destructive_hint": True,
+    "idempotent_hint": False,
+    "open_world_hint": True,
+}
+_WRITE_HINTS = ("destructive_hint", "idempotent_hint")  # meaningful only when not read-only
+
+
+def hints(
+    *, read_only: bool, destructive: bool = True, idempotent: bool = False, open_world: bool = True
+) -> Mapping[str, bool]:
+    """A local tool's MCP annotations, only those MCP's defaults do not already say.
+
+    Each byte of `tools/list` is paid in every conversation: a hint equal to its
+    default, or a write hint on a read-only tool, means nothing more when sent. (The
+    hosted tools keep the four hints they advertise: `READ_ONLY`.)
+    """
+    given = {
+        "read_only_hint": read_only,
+        "destructive_hint": destructive,
+        "idempotent_hint": idempotent,
+        "open_world_hint": open_world,
+    }
+    return {
+        name: value
+        for name, value in given.items()
+        if value != _HINT_DEFAULTS[name] and not (read_only and name in _WRITE_HINTS)
+    }
+
+
+# Every hosted tool only reads a public catalog on the open web.
+READ_ONLY: Mapping[str, bool] = {
+    "read_only_hint": True,
+    "destructive_hint": False,
+    "idempotent_hint": True,
+    "open_world_hint": True,
+}
+# The reading tools read the catalog on the web, or what is saved from it.
+LOCAL_READ = hints(read_only=True)
+LIBRARY_READ = hints(read_only=True, open_world=False)  # only what is on this machine
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool as its callers see it; `hints` are its MCP annotations (snake_case)."""
+
+    name: str
+    group: Group
+    params: tuple[Param, ...]
+    description: str
+    hints: Mapping[str, bool] = field(default_factory=lambda: READ_ONLY)
+
+
+# -- parameter types shared by several tools (type, bounds and description once) ----------
+
+Page = Kind(int, ge=1, le=100)
+Limit = Kind(int, ge=1, le=MAX_ROWS)
+OptionalLimit = Kind(int | None, ge=1, le=MAX_ROWS)
+Reference = Kind(
+    str,
+    min_length=1,
+    max_length=MAX_REFERENCE_CHARS,
+    description="arXiv ID, catalog ID, paper URL or exact title",
+    reference=True,
+)
+# The local tools' paper (or watch target): the hosted tools' `paper` says what it takes,
+# so these do not repeat it in every listing.
+LocalReference = Kind(str, min_length=1, max_length=MAX_REFERENCE_CHARS, reference=True)
+Query = Kind(str, min_length=1, max_length=500)
+Entity = Kind(
+    str, min_length=1, max_length=500, description="exact name, slug or ID", reference=True
+)
+IsoDate = Kind(str | None, max_length=10, description="YYYY-MM-DD, inclusive")
+AuthorList = Kind(
+    list[str] | None,
+    max_length=10,
+    description="exact author names, numeric author IDs or @HF_USERNAME; all must match",
+)
+ResourceLimit = Kind(int, ge=1, le=10)
+Direction = Literal["asc", "desc"]
+ParameterSize = Kind(
+    str | None,
+    max_length=32,
+    description="inclusive model size cap such as 500M, 1.5B or 3000000000",
+)
+MetricNames = Kind(list[str] | None, min_length=1)
+MetricBounds = Kind(dict[str, float] | None, description="metric name -> inclusive threshold")
+SortMetric = Kind(
+    str | None, max_length=200, description="METRIC, METRIC:asc or METRIC:desc (default desc)"
+)
+Pareto = Kind(
+    list[str] | None,
+    min_length=2,
+    description="two or more METRIC:higher / METRIC:lower objectives",
+)
+SectionName = Kind(
+    str, min_length=1, max_length=500, description="section id from get_paper_outline, or heading"
+)
+Cursor = Kind(str | None, description="next_cursor of the previous read_paper result")
+
+_PAPER = "paper = arXiv ID, catalog ID, arXiv/Hugging Face/Papers With Code URL, or exact title."
+
+
+TOOLS: tuple[Tool, ...] = (
+    # -- papers ---------------------------------------------------------------------------
+    Tool(
+        name="search_papers",
+        group="hosted",
+        params=(
+            Param("query", Query),
+            Param("mode", Literal["hybrid", "keyword", "semantic"], "hybrid"),
+            Param("page", Page, 1),
+            Param("limit", Limit, 10),
+            Param("published_after", IsoDate, None),
+            Param("published_before", IsoDate, None),
+            Param("has_official_implementation", bool, False),
+        ),
+        description=(
+            "Search papers by title, topic, author or arXiv ID, for broad discovery. For best / "
+            "state-of-the-art questions start with get_task, list_benchmarks and get_benchmark "
+            "instead. mode keyword suits exact terminology and avoids the semantic-search rate "
+            "limit."
+        ),
+    ),
+    Tool(
+        name="get_paper_info",
+        group="hosted",
+        params=(
+            Param("paper", Reference),
+            Param("include_resources", bool, False, query=False),
+            Param("repo_limit", ResourceLimit, 5, query=False),
+            Param("include_evaluations", bool, False),
+        ),
+        description=(
+            "Compact metadata of one paper; its code list starts with official repositories. "
+            "include_resources adds other repositories, project pages and Hugging Face "
+            "artifacts; repo_limit caps each list; include_evaluations is legacy. Papers outside "
+            "the catalog are answered from public metadata (in_catalog=false, note, available_at "
+            "links to cite instead of a Papers With Code page). " + _PAPER
+        ),
+    ),
+    Tool(
+        name="get_paper_evaluations",
+        group="hosted",
+        params=(Param("paper", Reference), Param("page", Page, 1), Param("limit", Limit, 20)),
+        description=(
+            "One page of a paper's benchmark results with protocol, source, openness and "
+            "task-scoped ranks. " + _PAPER
+        ),
+    ),
+    Tool(
+        name="read_paper",
+        group="hosted",
+        params=(Param("paper", Reference), Param("cursor", Cursor, None)),
+        description=(
+            "Stored Markdown of a paper, in chunks: while truncated, call again with the same "
+            "paper and the last next_cursor; omit cursor to start over. Papers outside the "
+            "catalog get a short public-metadata page (in_catalog=false). " + _PAPER
+        ),
+    ),
+    Tool(
+        name="list_papers",
+        group="hosted",
+        params=(
+            Param("search", str | None, None),
+            Param("task", str | None, None),
+            Param("method", str | None, None),
+            Param("conference", str | None, None),
+            Param("framework", str | None, None),
+            Param("organization", str | None, None),
+            Param("authors", AuthorList, None),
+            Param("published_after", IsoDate, None),
+            Param("published_before", IsoDate, None),
+            Param("all_versions", bool, False),
+            Param("order_by", Literal["trending", "date_published", "citation_count"], "trending"),
+            Param("order_direction", Direction, "desc"),
+            Param("include_resources", bool, False),
+            Param("has_official_implementation", bool, False),
+            Param("page", Page, 1),
+            Param("limit", Limit, 20),
+        ),
+        description=(
+            "List papers filtered by exact catalog associations (task, method, conference, "
+            "framework, organization, authors, dates) in a deterministic order."
+        ),
+    ),
+    Tool(
+        name="list_recent_papers",
+        group="hosted",
+        params=(Param("limit", Limit, 10),),
+        description=("Papers most recently added to the catalog."),
+    ),
+    Tool(
+        name="list_trending_papers",
+        group="hosted",
+        params=(
+            Param("limit", Limit, 20),
+            Param("max_age_days", Kind(int, ge=1, le=365), 180),
+            Param("min_velocity", float | None, None),
+        ),
+        description=("Trending papers, ranked by repository velocity."),
+    ),
+    Tool(
+        name="get_related_papers",
+        group="hosted",
+        params=(Param("paper", Reference), Param("limit", Kind(int, ge=1, le=20), 4)),
+        description=(
+            "Catalog papers related to one paper. For a paper outside the catalog: catalog "
+            "search hits for its public title, with a note and available_at links. " + _PAPER
+        ),
+    ),
+    Tool(
+        name="get_paper_lineage",
+        group="hosted",
+        params=(Param("paper", Reference),),
+        description=(
+            "Predecessor and successor papers the catalog links explicitly to one paper. " + _PAPER
+        ),
+    ),
+    # -- taxonomy ---------------------------------------------------------------------------
+    Tool(
+        name="get_task",
+        group="hosted",
+        params=(Param("task", Entity), Param("benchmark_limit", ResourceLimit, 10, query=False)),
+        description=(
+            "One task by exact name, slug or ID: hierarchy and its benchmarks ranked by trend. "
+            "Start here for best / state-of-the-art questions, then call get_benchmark."
+        ),
+    ),
+    Tool(
+        name="list_tasks",
+        group="hosted",
+        params=(
+            Param("search", str | None, None),
+            Param("area", str | None, None),
+            Param("level", int | None, None),
+            Param("visible_only", bool, False),
+            Param("group_by_area", bool, False),
+            Param("order_by", Literal["name", "created_at", "level", "paper_count"], "name"),
+            Param("order_direction", Direction, "asc"),
+            Param("page", Page, 1),
+            Param("limit", OptionalLimit, None),
+        ),
+        description=(
+            "List or filter research tasks, or (group_by_area) the visible top-level taxonomy "
+            "grouped by area."
+        ),
+    ),
+    Tool(
+        name="get_method",
+        group="hosted",
+        params=(Param("method", Entity),),
+        description=("One method by name, full name, slug, ID or common alias."),
+    ),
+    Tool(
+        name="list_methods",
+        group="hosted",
+        params=(
+            Param("search", str | None, None),
+            Param("area", str | None, None),
+            Param("introduced_year", int | None, None),
+            Param(
+                "order_by",
+                Literal["name", "full_name", "introduced_year", "created_at", "paper_count"],
+                "name",
+            ),
+            Param("order_direction", Direction, "asc"),
+            Param("page", Page, 1),
+            Param("limit", Limit, 25),
+        ),
+        description=("List or filter methods."),
+    ),
+    Tool(
+        name="get_conference",
+        group="hosted",
+        params=(Param("conference", Entity),),
+        description=("One conference by exact name, slug or ID."),
+    ),
+    Tool(
+        name="list_conferences",
+        group="hosted",
+        params=(Param("year", int | None, None),),
+        description=("Conferences with imported papers, optionally for one year."),
+    ),
+    Tool(
+        name="get_organization",
+        group="hosted",
+        params=(Param("organization", Entity),),
+        description=("One organization by exact name, slug or ID."),
+    ),
+    Tool(
+        name="list_organizations",
+        group="hosted",
+        params=(Param("featured_only", bool, False),),
+        description=("List organizations; featured_only keeps curated featured ones."),
+    ),
+    Tool(
+        name="get_framework",
+        group="hosted",
+        params=(Param("framework", Entity),),
+        description=("One framework by exact name, slug or ID."),
+    ),
+    Tool(
+        name="list_frameworks",
+        group="hosted",
+        params=(
+            Param("domain", str | None, None),
+            Param("category", str | None, None),
+            Param("platform", str | None, None),
+        ),
+        description=("List frameworks, filtered by domain, category or platform."),
+    ),
+    # -- benchmarks -------------------------------------------------------------------------
+    Tool(
+        name="get_benchmark",
+        group="hosted",
+        params=(
+            Param("benchmark", Entity),
+            Param("page", Page, 1),
+            Param("limit", Limit, 20),
+            Param("is_open", bool | None, None),
+            Param("max_parameters", ParameterSize, None),
+            Param("require_metrics", MetricNames, None),
+            Param("minimum_metrics", MetricBounds, None),
+            Param("maximum_metrics", MetricBounds, None),
+            Param("sort_metric", SortMetric, None),
+            Param("pareto", Pareto, None),
+        ),
+        description=(
+            "One benchmark by exact name with its leaderboard. max_parameters (e.g. 4B) drops "
+            "larger models; sort_metric orders rows; require_metrics, minimum_metrics, "
+            "maximum_metrics and pareto select rows; matched_count counts selected rows before "
+            "limit. Metric names match case-insensitively, via aliases (AP/mAP, top1/Accuracy, "
+            "AUROC/AUC, Pass@1/Pass Rate) or a unique containing name; an unknown metric "
+            "returns the unfiltered leaderboard with metric_note listing the real metrics."
+        ),
+    ),
+    Tool(
+        name="list_benchmarks",
+        group="hosted",
+        params=(
+            Param("search", str | None, None),
+            Param("task", str | None, None),
+            Param("include_descendants", bool, False),
+            Param("minimum_evaluations", int | None, None),
+            Param("is_open", bool | None, None),
+            Param("group_by_area", bool, False),
+            Param("area", str | None, None),
+            Param("benchmarks_per_task", ResourceLimit, 3),
+            Param(
+                "order_by",
+                Literal["trending", "name", "full_name", "created_at", "paper_count"] | None,
+                None,
+            ),
+            Param("order_direction", Direction, "asc"),
+            Param("page", Page, 1),
+            Param("limit", OptionalLimit, None),
+        ),
+        description=(
+            "Benchmarks: a task's benchmarks in trend order (task), a filtered listing, or "
+            "grouped by area and task (group_by_area, area). Trend order needs task; area is "
+            "ignored with other filters. Then open the most relevant leaderboard with "
+            "get_benchmark."
+        ),
+    ),
+    # -- the reading library (local additions; tools=hosted leaves them out) -------------
+    Tool(
+        name="save_papers",
+        group="library",
+        params=(
+            Param(
+                "papers",
+                Kind(list[str], items=LocalReference, min_length=1, max_length=MAX_SAVE),
+            ),
+        ),
+        hints=hints(read_only=False, destructive=False, idempotent=True),
+        description=(
+            "Keep papers on this machine (metadata, Markdown, citation) until removed: they "
+            "then answer read_paper, get_paper_info and search_library offline."
+        ),
+    ),
+    Tool(
+        name="list_library",
+        group="library",
+        params=(Param("page", Page, 1), Param("limit", Limit, 10)),
+        hints=LIBRARY_READ,
+        description=("The saved papers, most recently saved first."),
+    ),
+    Tool(
+        name="search_library",
+        group="library",
+        params=(
+            Param("query", Query),
+            Param("limit", Limit, SEARCH_LIBRARY_LIMIT),  # `library search`'s default too
+            Param("paper", Kind(str | None, max_length=500), None),
+        ),
+        hints=LIBRARY_READ,
+        description=(
+            "Offline full-text search of saved papers and papers read before: each hit has "
+            "its section, a quote and a read_paper cursor at the passage; paper limits it to one."
+        ),
+    ),
+    # -- reading (local additions: read less, cite more) ------------------------------------
+    Tool(
+        name="get_paper_outline",
+        group="reading",
+        params=(Param("paper", LocalReference),),
+        hints=LOCAL_READ,
+        description=(
+            "A paper's section tree (id, heading, size), to read only what you need with "
+            "read_paper_section."
+        ),
+    ),
+    Tool(
+        name="read_paper_section",
+        group="reading",
+        params=(
+            Param("paper", LocalReference),
+            Param("section", SectionName),
+            Param("max_bytes", Kind(int, ge=1024, le=CHUNK_BYTES), 16384),
+        ),
+        hints=LOCAL_READ,
+        description=(
+            "One section of a paper's Markdown with its subsections; if truncated, read_paper "
+            "with next_cursor reads on."
+        ),
+    ),
+    Tool(
+        name="cite_paper",
+        group="reading",
+        params=(
+            Param("paper", LocalReference),
+            Param("format", CitationFormat, "bibtex"),
+        ),
+        hints=LOCAL_READ,
+        description=(
+            "A paper's citation in BibTeX, RIS or CSL-JSON, also for papers outside the "
+            "catalog (by DOI)."
+        ),
+    ),
+    # -- the watch list (local additions): what changed since the last look ------------------
+    #
+    # Both ask the live catalog on the web (open world) and write the local list, so
+    # neither is read-only. `watch` may delete (remove=true drops a watch and its baseline:
+    # destructive), and repeating a call changes nothing more (idempotent). `whats_new`
+    # only moves the "last look" marks (not destructive), but is not idempotent: a retry
+    # after a lost answer would find the changes already marked seen.
+    Tool(
+        name="watch",
+        group="watch",
+        params=(
+            Param("kind", WatchKind),
+            Param("target", LocalReference),
+            Param("remove", bool, False),
+        ),
+        hints=hints(read_only=False, destructive=True, idempotent=True),
+        description=(
+            "Watch a benchmark, task, paper, author or search (query) for whats_new; target is "
+            "what the matching tool takes. Returns the watch list."
+        ),
+    ),
+    Tool(
+        name="whats_new",
+        group="watch",
+        params=(Param("mark_seen", bool, True),),
+        hints=hints(read_only=False, destructive=False, idempotent=False),
+        description=(
+            "What is new on each watch since the last look: results, leaders, papers, versions. "
+            "With mark_seen=false the next call answers the same."
+        ),
+    ),
+)
+
+BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
+
+
+def names(*groups: Group) -> tuple[str, ...]:
+    """Tool names in listing order, of the given groups (all groups when none is given)."""
+    return tuple(tool.name for tool in TOOLS if not groups or tool.group in groups)

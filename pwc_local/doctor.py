@@ -482,7 +482,7 @@ def expected_tools(env: Mapping[str, str] | None = None) -> int:
     top: the table pulls in the MCP models (most of a second), and doctor's first
     lines must not wait for it."""
     from pwc_local.config import ConfigError, load_settings
-    from pwc_local.server.contract import TOOLS
+    from pwc_local.contract import TOOLS
 
     try:
         settings = load_settings(environ=dict(env or {}))

@@ -159,7 +159,7 @@ def test_bundle_starts_as_its_manifest_says(unpacked: Path, tmp_path: Path):
         listed, structured = anyio.run(scenario)
     finally:
         fake.stop()
-    # The manifest's list (read from the contract table's source) is what the server
+    # The manifest's list (read from the contract table, pwc_local/contract.py) is what the server
     # lists: the same tools in the same order, each with its description's first sentence.
     assert [name for name, _ in listed] == [tool["name"] for tool in manifest["tools"]], path
     for (name, description), tool in zip(listed, manifest["tools"], strict=True):

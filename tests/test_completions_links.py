@@ -167,8 +167,8 @@ def test_the_reading_tools_add_at_most_4000_bytes_to_tools_list() -> None:
 
     from mcp_types import ListToolsResult
 
+    from pwc_local.contract import names
     from pwc_local.server.app import build_server
-    from pwc_local.server.contract import names
 
     server = build_server(Settings())
     listed = anyio.run(server.list_tools)

@@ -18,8 +18,9 @@ from mcp import Client
 
 from pwc_local import __version__
 from pwc_local.config import Settings
+from pwc_local.contract import names
 from pwc_local.server.app import build_server
-from pwc_local.server.contract import BY_NAME, TOOLS, names
+from pwc_local.server.bindings import BY_NAME, TOOLS
 from tests.installed import InstalledServer
 
 # The contract lives in the shared spec next to the repository; a copy is kept in the
@@ -308,6 +309,7 @@ def test_start_up_imports_no_network_cache_or_query_modules() -> None:
         "pwc_local.queries.taxonomy",
         "pwc_local.queries.benchmarks",
         "pwc_local.common.cursors",
+        "pwc_local.server.bindings",
     }
     assert loaded & heavy == set()
 
@@ -322,10 +324,10 @@ def test_table_entry_fits_its_query_function(spec: Any) -> None:
     """
     import inspect
 
-    from pwc_local.server.tools import SERVICES, query_function
+    from pwc_local.server.tools import SERVICES
 
     assert set(spec.needs) <= set(SERVICES)
-    signature = inspect.signature(query_function(spec.query))
+    signature = inspect.signature(spec.query)
     accepted = list(signature.parameters.values())[len(spec.needs) :]
     by_name = {parameter.name: parameter for parameter in accepted}
     for param in spec.params:
@@ -358,7 +360,10 @@ def test_call_query_fills_the_table_defaults(monkeypatch: pytest.MonkeyPatch) ->
         seen.append((services, arguments))
         return "answer"
 
-    monkeypatch.setitem(tools._queries, BY_NAME["get_paper_info"].query, query)
+    import dataclasses
+
+    patched = dataclasses.replace(BY_NAME["get_paper_info"], query=query)
+    monkeypatch.setitem(tools.BY_NAME, "get_paper_info", patched)
 
     async def calls() -> str:
         with pytest.raises(TypeError, match="needs the parameter paper"):

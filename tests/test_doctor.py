@@ -29,7 +29,7 @@ from pwc_local.doctor import (
     check_cursor_key,
     check_self_test,
 )
-from pwc_local.server.contract import TOOLS
+from pwc_local.server.bindings import TOOLS
 
 pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
 

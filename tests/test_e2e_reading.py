@@ -405,7 +405,7 @@ def test_the_tools_setting_decides_which_reading_tools_are_listed(
     setting: str, expected: set[str]
 ) -> None:
     # In-process; the installed server honours the setting in tests/test_library_e2e.py.
-    from pwc_local.server.contract import names
+    from pwc_local.contract import names
     from tests.test_library_e2e import listing_in_process
 
     tools = {tool["name"] for tool in listing_in_process(setting)}

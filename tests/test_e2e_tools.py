@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from pwc_local.server.contract import TOOLS
+from pwc_local.server.bindings import TOOLS
 from tests.fake_catalog import (
     ATTENTION_ID,
     BIG_MARKDOWN_ARXIV_ID,

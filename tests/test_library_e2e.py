@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
-from pwc_local.server.contract import names
+from pwc_local.contract import names
 from tests.fake_catalog import big_document
 from tests.installed import EXECUTABLE, InstalledServer
 from tests.test_offline_e2e import call, error_of, pwc_command, read_through

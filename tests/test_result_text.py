@@ -23,7 +23,7 @@ import pytest
 
 from pwc_local.config import ConfigError, Settings, load_settings
 from pwc_local.safe_text import one_line
-from pwc_local.server.contract import TOOLS
+from pwc_local.server.bindings import TOOLS
 from pwc_local.server.render import printable_json
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, PUBLIC_ARXIV_ID, FakeCatalog
 from tests.installed import EXECUTABLE, InstalledServer
@@ -359,7 +359,7 @@ def test_table_cells_are_one_line_and_cannot_open_a_column() -> None:
 
 
 def test_a_call_hint_spells_values_as_printable_json_or_describes_a_long_call() -> None:
-    from pwc_local.server.contract import BY_NAME
+    from pwc_local.server.bindings import BY_NAME
     from pwc_local.server.render import call_hint
 
     spec = BY_NAME["search_papers"]
@@ -387,7 +387,7 @@ def test_ages_in_words() -> None:
 
 
 def test_deep_catalog_json_is_cut_and_a_rendering_fault_sends_the_json() -> None:
-    from pwc_local.server.contract import BY_NAME
+    from pwc_local.server.bindings import BY_NAME
     from pwc_local.server.models import QueryResult
     from pwc_local.server.render import Call, compact_json, text_block
     from pwc_local.server.render_generic import DEEPER

@@ -27,7 +27,7 @@ SETTINGS = Settings(api_url="http://127.0.0.1:9", tools="hosted")
 
 # Loaded by the listing thread or the first tools/list or tools/call, never before.
 AFTER_INITIALIZE = {
-    "pwc_local.server.contract",
+    "pwc_local.server.bindings",
     "pwc_local.server.library_models",
     "pwc_local.server.listing",
     "pwc_local.server.models",

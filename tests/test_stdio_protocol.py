@@ -29,7 +29,7 @@ from mcp_types import CONNECTION_CLOSED, JSONRPCResponse
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 from pwc_local.server import stdio
-from pwc_local.server.contract import TOOLS
+from pwc_local.server.bindings import TOOLS
 from pwc_local.server.framing import (
     MAX_LINE_BYTES,
     OVERSIZED_ANSWER,

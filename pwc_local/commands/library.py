@@ -31,8 +31,7 @@ import click
 
 from pwc_local.common.shelf import LibraryError
 from pwc_local.config import Settings, format_size
-from pwc_local.contract import MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
-from pwc_local.queries.citations import FORMATS
+from pwc_local.contract import CITATION_FORMATS, MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
 from pwc_local.safe_text import one_line, shown
 from pwc_local.store.library import Library
 
@@ -277,7 +276,7 @@ def remove(references: tuple[str, ...]) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=click.Choice(CITATION_FORMATS),
     default="bibtex",
     show_default=True,
     help="Citation format (Zotero, Mendeley, JabRef and EndNote import all three).",

@@ -30,7 +30,7 @@ import click
 
 from pwc_local.cli import settings_for
 from pwc_local.config import ConfigError, Settings
-from pwc_local.queries.watch import KINDS
+from pwc_local.contract import WATCH_KINDS
 
 if TYPE_CHECKING:
     from pwc_local.store.outage import OutageGuard
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
-KIND = click.Choice(KINDS, case_sensitive=False)  # shown as {benchmark|task|...} in usage
+KIND = click.Choice(WATCH_KINDS, case_sensitive=False)  # shown as {benchmark|task|...} in usage
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)

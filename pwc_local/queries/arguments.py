@@ -1,7 +1,7 @@
 """The argument checks a tool's input schema cannot express, written once.
 
 Every tool call is validated by the SDK against the input schema derived from the
-contract table (`pwc_local.server.contract`): JSON types, enums, numeric ranges,
+contract table (`pwc_local.contract`): JSON types, enums, numeric ranges,
 string lengths and item counts are never wrong by the time a query function runs,
 so nothing in the query layer checks them again. What a JSON schema cannot say is
 checked here, before any request, as a `UsageError` (shown as

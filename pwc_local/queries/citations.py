@@ -37,11 +37,9 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal, get_args
+from typing import Any
 
-CitationFormat = Literal["bibtex", "ris", "csl-json"]
-FORMATS: tuple[CitationFormat, ...] = get_args(CitationFormat)
-"""The citation formats, the tool schema's and `library export --format`'s choices."""
+from pwc_local.contract import CITATION_FORMATS
 
 _YEAR = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
@@ -309,8 +307,8 @@ def format_citation(paper: CitationFields, fmt: str = "bibtex") -> str:
 
 def format_citations(papers: Iterable[CitationFields], fmt: str = "bibtex") -> str:
     """Several papers in one document of `fmt`, keys made unique."""
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}")
+    if fmt not in CITATION_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(CITATION_FORMATS)}")
     items = unique_keys(list(papers))
     if fmt == "csl-json":
         return json.dumps([csl_item(p) for p in items], indent=2, ensure_ascii=False) + "\n"

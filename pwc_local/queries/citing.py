@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pwc_local.queries.citations import FORMATS, citation_fields, format_citation
+from pwc_local.contract import CITATION_FORMATS
+from pwc_local.queries.citations import citation_fields, format_citation
 from pwc_local.queries.public import paper_info_or_public
 from pwc_local.upstream.errors import UsageError
 from pwc_local.upstream.http import CatalogSource
@@ -43,8 +44,8 @@ async def cite_paper(catalog: CatalogSource, paper: str, *, format: str) -> Cita
     `get_paper_info` (not found, ambiguous title, upstream failures).
     """
     chosen = format.strip().casefold() if isinstance(format, str) else ""
-    if chosen not in FORMATS:
-        raise UsageError(f"format must be one of {', '.join(FORMATS)}")
+    if chosen not in CITATION_FORMATS:
+        raise UsageError(f"format must be one of {', '.join(CITATION_FORMATS)}")
     answer = await paper_info_or_public(catalog, paper, include_evaluations=False)
     detail = answer.paper
     fields = citation_fields(detail)

@@ -76,7 +76,7 @@ from pwc_local.common.watches import (
     WatchStore,
     limit_reached,
 )
-from pwc_local.contract import MAX_REFERENCE_CHARS
+from pwc_local.contract import MAX_REFERENCE_CHARS, WATCH_KINDS
 from pwc_local.failures import CodedError, coded_text
 from pwc_local.queries.arguments import required_text
 from pwc_local.queries.benchmarks import find_benchmark, leaderboard_rows
@@ -97,7 +97,6 @@ T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "v1"
-KINDS = ("benchmark", "task", "paper", "author", "query")
 MAX_CHANGES = 20
 # Watches looked at once: 50 watches at 200 ms a request take 1.2-1.5 s with 16, 2.0 s
 # with 8 (benchmarks/whats_new.py); a paper's look sends 3 requests at once, so the
@@ -589,7 +588,7 @@ def _unique(taken: Mapping[str, Any], key: str) -> str:
 
 def _checked_kind(kind: str) -> str:
     folded = kind.strip().casefold() if isinstance(kind, str) else ""
-    if folded not in KINDS:
+    if folded not in WATCH_KINDS:
         raise _unknown_kind(kind)
     return folded
 
@@ -603,7 +602,7 @@ def _checked_target(target: str) -> str:
 
 def _unknown_kind(kind: object) -> UsageError:
     shown = one_line(str(kind), 40)
-    return UsageError(f"kind must be one of {', '.join(KINDS)} (got {shown!r})")
+    return UsageError(f"kind must be one of {', '.join(WATCH_KINDS)} (got {shown!r})")
 
 
 def _local_match(watches: Iterable[Watch], kind: str, target: str) -> Watch | None:

@@ -76,7 +76,7 @@ from pwc_local.server.lenient import lenient_arguments
 # they are registered (`ensure_tools`, `ensure_templates`, in the preparation thread)
 # or listed, never at start-up.
 if TYPE_CHECKING:
-    from pwc_local.server.contract import ToolSpec
+    from pwc_local.server.bindings import ToolSpec
     from pwc_local.server.tools import CatalogTools
 
 logger = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ class PwcServer(MCPServer):
 
     Nothing is registered at construction that `initialize` does not need. Tools,
     resource templates and prompts each cost pydantic models and schemas, and the
-    tools need the contract table and the output models too (whose modules are not
+    tools need the bindings and the output models too (whose modules are not
     even imported before then). Serving (`run_stdio`) calls `prepare_after_initialize()`;
     when the client then says `notifications/initialized`, one thread does, in the
     order the client needs them: the listing, from this installation's saved
@@ -149,7 +149,7 @@ class PwcServer(MCPServer):
         self._register_tools: Callable[[MCPServer], None] | None = register_tools
         self._registering = threading.Lock()
         self._tools_ready = False
-        # The contract table by tool name, loaded with the tools (`ensure_tools`).
+        # The bindings by tool name, loaded with the tools (`ensure_tools`).
         self._specs: Mapping[str, ToolSpec] = {}
         self._output_models: dict[str, type[BaseModel]] = {}
         self._listing: list[MCPTool] | None = None
@@ -293,13 +293,13 @@ class PwcServer(MCPServer):
             self._then()
 
     def ensure_tools(self) -> None:
-        """Load the contract table and register the tools once; later calls return at once."""
+        """Load the bindings and register the tools once; later calls return at once."""
         if self._tools_ready:
             return
         with self._registering:
             if self._tools_ready:
                 return
-            from pwc_local.server.contract import BY_NAME
+            from pwc_local.server.bindings import BY_NAME
 
             self._specs = BY_NAME
             if self._register_tools is not None:

@@ -35,6 +35,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from pwc_local import contract
 from pwc_local.failures import coded_text
 from pwc_local.server.errors import AnswerTooLarge, LocalAnswerTooLarge
 from pwc_local.server.hygiene import (
@@ -336,10 +337,8 @@ def oversized_answer(request_id: RequestId, tool: str | None) -> bytes:
 
 def _oversized_text(tool: str) -> str:
     """The catalog is to blame only for a hosted tool's answer; a local tool's is local data."""
-    from pwc_local.server.contract import BY_NAME  # loaded long before any tool answered
-
-    spec = BY_NAME.get(tool)
-    return OVERSIZED_ANSWER if spec is None or spec.group == "hosted" else OVERSIZED_LOCAL_ANSWER
+    entry = contract.BY_NAME.get(tool)
+    return OVERSIZED_ANSWER if entry is None or entry.group == "hosted" else OVERSIZED_LOCAL_ANSWER
 
 
 def public_error(message: JSONRPCMessage) -> JSONRPCMessage:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pwc_local.config import format_size
-from pwc_local.queries.citations import CitationFormat
+from pwc_local.contract import CitationFormat
 from pwc_local.server.models import ToolOutput, _Strict
 from pwc_local.server.render import clean, printable_block
 

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from pwc_local.safe_text import one_line
 
 if TYPE_CHECKING:
-    from pwc_local.server.contract import ToolSpec
+    from pwc_local.server.bindings import ToolSpec
 
 logger = logging.getLogger(__name__)
 

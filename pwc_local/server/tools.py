@@ -1,11 +1,12 @@
-"""The machinery that turns the contract table (`contract.TOOLS`) into MCP tools.
+"""The machinery that turns the tool bindings (`bindings.TOOLS`) into MCP tools.
 
 Written once for every tool:
 
-* `register_tools` gives the SDK, per table entry, a function whose signature is
-  built from the entry's `params`; the SDK derives the advertised `inputSchema`
-  (names, JSON types, bounds, enums, defaults, nullability) and the argument
-  validation from it, and the `outputSchema` from the entry's output model.
+* `register_tools` gives the SDK, per entry, a function whose signature is built
+  from the contract's `params` (a `Kind` becomes `Annotated[type, Field(...)]`);
+  the SDK derives the advertised `inputSchema` (names, JSON types, bounds, enums,
+  defaults, nullability) and the argument validation from it, and the
+  `outputSchema` from the entry's output model.
 * `CatalogTools.call` is the one call path: arguments (validated by the SDK, or
   completed with the declared defaults for resources) go to the query function,
   its answer through the entry's projection and text (`render.text_block`: the
@@ -28,14 +29,13 @@ because the catalog could not be reached. `tool_result` reads the record and add
 Cache writes need nothing here: the caching source stores an answer once its shape
 check passed, at the fetch.
 
-Start-up cost matters (clients spawn a server per session), so nothing here
-imports an HTTP client, cache or query module at import time: each query function
-is imported on its tool's first call.
+Start-up cost matters (clients spawn a server per session): this module imports
+the bindings, and with them the query modules, so the server imports it after
+`initialize` (`PwcServer.ensure_tools`, in the preparation thread).
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -45,10 +45,12 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
+from pydantic import Field
 
+from pwc_local.contract import REQUIRED, Kind
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server import named, render
-from pwc_local.server.contract import BY_NAME, REQUIRED, TOOLS, Arguments, ToolSpec
+from pwc_local.server.bindings import BY_NAME, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
 from pwc_local.server.models import CacheStatus, ToolOutput
@@ -145,18 +147,6 @@ def _progress(
     return report
 
 
-_queries: dict[str, QueryFunction] = {}
-
-
-def query_function(target: str) -> QueryFunction:
-    """The function a `"module:function"` string names, imported on first use."""
-    function = _queries.get(target)
-    if function is None:
-        module, _, name = target.partition(":")
-        function = _queries[target] = getattr(importlib.import_module(module), name)
-    return function
-
-
 def with_defaults(spec: ToolSpec, given: Arguments) -> dict[str, Any]:
     """`given` completed with the declared defaults; `TypeError` for unknown or missing names."""
     unknown = set(given) - {param.name for param in spec.params}
@@ -192,7 +182,7 @@ async def call_query(name: str, *services: Any, **given: Any) -> Any:
     table = {key: value for key, value in given.items() if key in declared}
     hooks = {key: value for key, value in given.items() if key not in declared}
     arguments = forwarded(spec, with_defaults(spec, table))
-    return await query_function(spec.query)(*services, **arguments, **hooks)
+    return await spec.query(*services, **arguments, **hooks)
 
 
 def tool_result(
@@ -248,7 +238,7 @@ class CatalogTools:
                 else await SERVICES[need](runtime, freshness)
                 for need in spec.needs
             ]
-            answer = await query_function(spec.query)(*services, **forwarded(spec, arguments))
+            answer = await spec.query(*services, **forwarded(spec, arguments))
             model = spec.project(answer, arguments)
             named.learn(runtime.vocabulary, model)  # for completions; queues, never waits
             mode = runtime.settings.result_text
@@ -281,11 +271,11 @@ def tool_function(spec: ToolSpec, tools: CatalogTools) -> Callable[..., Awaitabl
             param.name,
             inspect.Parameter.KEYWORD_ONLY,
             default=inspect.Parameter.empty if param.default is REQUIRED else param.default,
-            annotation=param.type,
+            annotation=schema_type(param.type),
         )
         for param in spec.params
     ]
-    annotations: dict[str, Any] = {param.name: param.type for param in spec.params}
+    annotations: dict[str, Any] = {p.name: p.annotation for p in parameters}
     if PROGRESS in spec.needs:
         # The SDK fills a `Context` parameter itself and leaves it out of the schema.
         parameters.append(
@@ -297,6 +287,14 @@ def tool_function(spec: ToolSpec, tools: CatalogTools) -> Callable[..., Awaitabl
     run.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
     run.__annotations__ = annotations | {"return": returns}
     return run
+
+
+def schema_type(declared: Any) -> Any:
+    """A contract type as the SDK reads it: a `Kind` becomes `Annotated[base, Field(...)]`."""
+    if not isinstance(declared, Kind):
+        return declared
+    base = declared.base if declared.items is None else list[schema_type(declared.items)]  # type: ignore[misc]
+    return Annotated[base, Field(**declared.bounds())]
 
 
 _CONTEXT = "mcp_context"  # no table parameter has this name (test_contract checks)

@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from pwc_local.contract import WatchKind
 from pwc_local.safe_text import one_line, shown
 from pwc_local.server.models import ToolOutput, _Strict
 from pwc_local.server.render import Call
 
-WatchKind = Literal["benchmark", "task", "paper", "author", "query"]
 ChangeType = Literal[
     "new_result", "new_leader", "new_paper", "new_benchmark", "new_version", "new_successor"
 ]

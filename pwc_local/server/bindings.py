@@ -1,0 +1,348 @@
+"""The tool bindings: what answers each tool of the contract, and how it is shown.
+
+`pwc_local.contract` says what each tool is (name, group, parameters, description,
+hints); each entry here binds one of them, in the same order, to:
+
+* `query`: the function that answers it (catalog logic in `pwc_local.queries`, no
+  MCP), called as `query(*needs, **arguments)` with the runtime services named in
+  `needs` and the parameters with `query=True`;
+* `output` and `project(answer, arguments)`: the output model, from the query's
+  answer and the validated arguments (defaults filled in);
+* `text`: the pieces of the text block in the default `markdown` mode
+  (`render`, `render_pieces`); by default `generic`, the model as Markdown;
+* `summary(model, answer)`: the text block of a hosted tool in the `summary` mode,
+  the hosted server's template; `None` (the field or the return value) means the
+  model's JSON dump, as the hosted server sends (local tools have no hosted text to
+  match: their `summary` mode is their Markdown);
+* `links(model)`: the papers the result names, which then get `resource_link`
+  items after the text block (`pwc_local.server.links`).
+
+The machinery in `pwc_local.server.tools` derives the rest. This module imports the
+query modules, so the server loads it after `initialize`, in its preparation thread
+(`PwcServer.ensure_tools`), never on the way to the handshake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from mcp_types import ToolAnnotations
+
+from pwc_local import contract
+from pwc_local.contract import Group, Param, Tool
+from pwc_local.queries import (
+    benchmarks,
+    citing,
+    library,
+    papers,
+    public,
+    reading,
+    sections,
+    taxonomy,
+    watch,
+)
+from pwc_local.server import (
+    library_models,
+    links,
+    projections,
+    reading_results,
+    text,
+    watch_models,
+)
+from pwc_local.server import render_pieces as piece
+from pwc_local.server.models import (
+    BenchmarkPage,
+    BenchmarkResult,
+    EvaluationPage,
+    MethodResult,
+    PaperInfoResult,
+    PaperLineageResult,
+    PaperPage,
+    PaperReadResult,
+    QueryResult,
+    TaskResult,
+    ToolOutput,
+)
+from pwc_local.server.render import Piece, of_model
+from pwc_local.server.render_generic import generic
+
+Arguments = Mapping[str, Any]
+QueryFunction = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its contract entry (`tool`) and what answers and shows it."""
+
+    tool: Tool
+    query: QueryFunction
+    output: type[ToolOutput]
+    project: Callable[[Any, Arguments], ToolOutput]
+    summary: Callable[[Any, Any], str | None] | None = None
+    text: tuple[Piece, ...] = (generic,)
+    needs: tuple[str, ...] = ("catalog",)
+    links: Callable[[Any], list[links.PaperLink]] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+    @property
+    def group(self) -> Group:
+        return self.tool.group
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        return self.tool.params
+
+    @property
+    def description(self) -> str:
+        return self.tool.description
+
+    @cached_property
+    def annotations(self) -> ToolAnnotations:
+        return ToolAnnotations.model_validate(dict(self.tool.hints))
+
+    @cached_property  # asked on every tools/call; the params never change
+    def references(self) -> frozenset[str]:
+        """Parameters naming a paper or an entity: a JSON number there is read as text."""
+        return frozenset(p.name for p in self.params if p.reference)
+
+
+def _bind(name: str, **binding: Any) -> ToolSpec:
+    return ToolSpec(contract.BY_NAME[name], **binding)
+
+
+def _data(answer: Any, _arguments: Arguments) -> QueryResult:
+    """The `QueryResult` tools: the catalog's payload as it came, under `data`."""
+    return QueryResult(data=answer)
+
+
+def _papers(answer: Any, _arguments: Arguments) -> PaperPage:
+    return projections.paper_page(answer)
+
+
+# The text of every paper listing (`PaperPage`).
+PAPERS = (piece.papers, piece.note, piece.next_page())
+
+
+def _rows(noun: str) -> tuple[Piece, ...]:
+    """The text of a catalog listing kept as it came (`QueryResult.data`): rows of `noun`s."""
+    return (piece.data(noun), piece.next_page())
+
+
+def _taxonomy(name: str, query: QueryFunction, *, text: tuple[Piece, ...] = (generic,)) -> ToolSpec:
+    """A hosted taxonomy tool (`queries.taxonomy`): the catalog's payload as it came."""
+    return _bind(name, query=query, output=QueryResult, project=_data, text=text)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    # -- papers ---------------------------------------------------------------------------
+    _bind(
+        "search_papers",
+        query=papers.search_papers,
+        output=PaperPage,
+        project=_papers,
+        summary=lambda page, _: text.found_papers(page),
+        text=PAPERS,
+        links=links.page_links,
+    ),
+    _bind(
+        "get_paper_info",
+        query=public.paper_info_or_public,
+        output=PaperInfoResult,
+        project=lambda answer, a: projections.paper_info(
+            answer,
+            include_resources=a["include_resources"],
+            include_evaluations=a["include_evaluations"],
+            repo_limit=a["repo_limit"],
+        ),
+        summary=lambda result, _: text.paper_info(result),
+        text=(piece.paper_info, piece.note),
+        links=links.info_links,
+    ),
+    _bind(
+        "get_paper_evaluations",
+        query=papers.get_paper_evaluations,
+        output=EvaluationPage,
+        project=lambda answer, a: projections.evaluation_page(a["paper"], a["page"], answer),
+        summary=lambda result, _: text.paper_evaluations(result),
+        text=(piece.paper_evaluations, piece.next_page()),
+    ),
+    _bind(
+        "read_paper",
+        query=reading.read_paper,
+        needs=("catalog", "codec"),
+        output=PaperReadResult,
+        project=lambda answer, _: projections.paper_read(answer),
+        summary=lambda result, _: text.paper_markdown(result),
+        text=(of_model(text.paper_markdown),),
+    ),
+    _bind(
+        "list_papers",
+        query=papers.list_papers,
+        output=PaperPage,
+        project=_papers,
+        text=PAPERS,
+        links=links.page_links,
+    ),
+    _bind(
+        "list_recent_papers",
+        query=papers.list_recent_papers,
+        output=PaperPage,
+        project=_papers,
+        text=PAPERS,
+    ),
+    _bind(
+        "list_trending_papers",
+        query=papers.list_trending_papers,
+        output=PaperPage,
+        project=_papers,
+        text=PAPERS,
+    ),
+    _bind(
+        "get_related_papers",
+        query=public.related_or_public,
+        output=PaperPage,
+        project=lambda answer, _: projections.related_page(answer),
+        summary=lambda page, _: page.note,
+        text=PAPERS,
+    ),
+    _bind(
+        "get_paper_lineage",
+        query=papers.get_paper_lineage,
+        output=PaperLineageResult,
+        project=lambda answer, _: projections.lineage(answer),
+        text=(piece.lineage,),
+    ),
+    # -- taxonomy ---------------------------------------------------------------------------
+    _bind(
+        "get_task",
+        query=taxonomy.get_task,
+        output=TaskResult,
+        project=lambda answer, a: projections.task_result(
+            answer, benchmark_limit=a["benchmark_limit"]
+        ),
+        summary=lambda result, _: text.task(result),
+        text=(piece.task,),
+    ),
+    _taxonomy("list_tasks", taxonomy.list_tasks, text=_rows("task")),
+    _bind(
+        "get_method",
+        query=taxonomy.get_method,
+        output=MethodResult,
+        project=lambda answer, _: projections.method_result(answer),
+        summary=lambda result, _: text.method(result),
+        text=(piece.method,),
+    ),
+    _taxonomy("list_methods", taxonomy.list_methods, text=_rows("method")),
+    _taxonomy("get_conference", taxonomy.get_conference),
+    _taxonomy("list_conferences", taxonomy.list_conferences, text=_rows("conference")),
+    _taxonomy("get_organization", taxonomy.get_organization),
+    _taxonomy("list_organizations", taxonomy.list_organizations, text=_rows("organization")),
+    _taxonomy("get_framework", taxonomy.get_framework),
+    _taxonomy("list_frameworks", taxonomy.list_frameworks, text=_rows("framework")),
+    # -- benchmarks -------------------------------------------------------------------------
+    _bind(
+        "get_benchmark",
+        query=benchmarks.get_benchmark,
+        output=BenchmarkResult,
+        project=lambda answer, a: projections.benchmark_result(
+            answer.payload, page=a["page"], metric_note=answer.metric_note
+        ),
+        summary=lambda result, _: text.benchmark(result),
+        text=(piece.benchmark, piece.metric_note, piece.next_page()),
+    ),
+    _bind(
+        "list_benchmarks",
+        query=benchmarks.list_benchmarks,
+        output=BenchmarkPage,
+        project=lambda answer, _: projections.benchmark_page(
+            answer.payload, grouped=answer.grouped, next_page=answer.next_page
+        ),
+        summary=lambda page, answer: text.benchmark_list(page, list(answer.notes)),
+        text=(piece.benchmarks, piece.benchmark_notes, piece.next_page()),
+    ),
+    # -- the reading library (local additions; tools=hosted leaves them out) -------------
+    _bind(
+        "save_papers",
+        query=library.save_papers,
+        needs=("catalog", "library", "progress"),
+        output=library_models.SavePapersResult,
+        project=library_models.saved_result,
+        text=(library_models.saved_text,),
+        links=links.row_links,
+    ),
+    _bind(
+        "list_library",
+        query=library.list_library,
+        needs=("library",),
+        output=library_models.LibraryPage,
+        project=library_models.library_page,
+        text=(library_models.library_text, piece.next_page()),
+        links=links.row_links,
+    ),
+    _bind(
+        "search_library",
+        query=library.search_library,
+        needs=("library", "codec"),
+        output=library_models.LibrarySearchResult,
+        project=library_models.search_result,
+        text=(library_models.search_text,),
+        links=links.row_links,
+    ),
+    # -- reading (local additions: read less, cite more) ------------------------------------
+    _bind(
+        "get_paper_outline",
+        query=sections.get_paper_outline,
+        output=reading_results.PaperOutlineResult,
+        project=reading_results.paper_outline,
+        text=(of_model(reading_results.outline_text),),
+    ),
+    _bind(
+        "read_paper_section",
+        query=sections.read_paper_section,
+        needs=("catalog", "codec"),
+        output=reading_results.PaperSectionResult,
+        project=reading_results.paper_section,
+        text=(of_model(reading_results.section_text),),
+    ),
+    _bind(
+        "cite_paper",
+        query=citing.cite_paper,
+        output=reading_results.CitationResult,
+        project=reading_results.citation,
+        text=(of_model(reading_results.citation_text),),
+    ),
+    # -- the watch list (local additions): what changed since the last look ------------------
+    #
+    # Both ask the live catalog on the web (open world) and write the local list, so
+    # neither is read-only. `watch` may delete (remove=true drops a watch and its baseline:
+    # destructive), and repeating a call changes nothing more (idempotent). `whats_new`
+    # only moves the "last look" marks (not destructive), but is not idempotent: a retry
+    # after a lost answer would find the changes already marked seen.
+    _bind(
+        "watch",
+        query=watch.watch,
+        needs=("live", "watchlist"),
+        output=watch_models.WatchListResult,
+        project=watch_models.watch_list_result,
+        text=(watch_models.watch_text,),
+    ),
+    _bind(
+        "whats_new",
+        query=watch.whats_new,
+        needs=("live", "watchlist", "timeout"),
+        output=watch_models.WhatsNewResult,
+        project=watch_models.whats_new_result,
+        text=(of_model(watch_models.whats_new_text),),
+    ),
+)
+
+BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
+
+if tuple(BY_NAME) != contract.names():  # one binding per contract entry, in its order
+    raise RuntimeError("pwc_local.server.bindings does not bind pwc_local.contract's tools")
