@@ -10,12 +10,13 @@ from __future__ import annotations
 import gc
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
 from pwc_local import __version__
-from pwc_local.config import LOG_LEVELS, ConfigError, Settings, load_settings
+from pwc_local.commands.settings import refuse, resolve_settings
+from pwc_local.config import LOG_LEVELS, ConfigError, Settings
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 TERMINAL_NOTICE = (
@@ -79,28 +80,6 @@ def _server_options(fn: Any) -> Any:
         help="Catalog API base URL (default: $PWC_API_URL or https://paperswithcode.co/api/v1).",
     )(fn)
     return fn
-
-
-def resolve_settings(**flags: Any) -> Settings:
-    """Load settings or stop with one line on stderr and exit status 2."""
-    config_file = flags.pop("config_file", None)
-    try:
-        return load_settings(flags, config_file=config_file)
-    except ConfigError as exc:
-        refuse(exc)
-
-
-def settings_for(ctx: click.Context, **overrides: Any) -> Settings:
-    """A subcommand's settings: the main group's flags (`--api-url`, ...), then `overrides`."""
-    root = ctx.find_root()
-    flags = dict(root.obj.get("flags", {})) if isinstance(root.obj, dict) else {}
-    return resolve_settings(**flags, **overrides)
-
-
-def refuse(exc: ConfigError) -> NoReturn:
-    """Stop before serving: one line on stderr, exit status 2, nothing on stdout."""
-    click.echo(f"pwc-mcp-local: configuration error: {exc}", err=True)
-    sys.exit(2)
 
 
 @click.group(cls=LazyGroup, invoke_without_command=True, context_settings=CONTEXT_SETTINGS)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -363,9 +362,9 @@ def test_a_call_hint_spells_values_as_printable_json_or_describes_a_long_call() 
     from pwc_local.server.render import call_hint
 
     spec = BY_NAME["search_papers"]
-    hint = call_hint(spec, {"query": 'a "b"\x1b\u2028', "limit": 10, "page": 1}, page=2)
+    hint = call_hint(spec.tool, {"query": 'a "b"\x1b\u2028', "limit": 10, "page": 1}, page=2)
     assert hint == 'search_papers(query="a \\"b\\"\\u001b\\u2028", page=2)'
-    long = call_hint(spec, {"query": "x" * 500, "limit": 3}, page=2)
+    long = call_hint(spec.tool, {"query": "x" * 500, "limit": 3}, page=2)
     assert long == "search_papers with the same arguments and page=2"
 
 
@@ -397,14 +396,14 @@ def test_deep_catalog_json_is_cut_and_a_rendering_fault_sends_the_json() -> None
         deep = {"name": f"level {level}", "child": deep}
     model = QueryResult(data={"results": [deep, {"name": "other"}]})
     spec = BY_NAME["list_conferences"]
-    call = Call(spec, model, None, {"year": None}, model.model_dump(mode="json"))
+    call = Call(spec.tool, spec.text, model, None, {"year": None}, model.model_dump(mode="json"))
     text = text_block(call, "markdown", None, None)
     assert DEEPER in text and "level 49" in text and "leaf" not in text
 
     def broken(_call: Call) -> str:
         raise KeyError("a field the piece expected")
 
-    faulty = Call(replace(spec, text=(broken,)), model, None, {}, call.structured)
+    faulty = Call(spec.tool, (broken,), model, None, {}, call.structured)
     assert text_block(faulty, "markdown", None, None) == compact_json(call.structured)
 
 

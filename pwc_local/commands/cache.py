@@ -36,7 +36,7 @@ def cache(ctx: click.Context, cache_dir: Path | None) -> None:
     is bounded by PWC_MCP_LOCAL_CACHE_SIZE (default 1 GiB), evicting the least
     recently used entries first.
     """
-    from pwc_local.cli import settings_for
+    from pwc_local.commands.settings import settings_for
 
     settings = settings_for(ctx, cache_dir=str(cache_dir) if cache_dir else None)
     ctx.obj = DiskCache.from_settings(settings)

@@ -26,7 +26,7 @@ _SDK_PREFIX = "Error executing tool "
 
 
 def _settings(ctx: click.Context) -> Any:
-    from pwc_local.cli import settings_for
+    from pwc_local.commands.settings import settings_for
 
     return settings_for(ctx)
 
@@ -99,7 +99,7 @@ def call(
     try:
         configure_logging(settings.log_level, settings.log_file)
     except ConfigError as exc:
-        from pwc_local.cli import refuse
+        from pwc_local.commands.settings import refuse
 
         refuse(exc)
     outcome = anyio.run(_call, settings, tool, assignments, json_args)

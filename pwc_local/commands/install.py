@@ -27,7 +27,7 @@ from pwc_local.clients.entry import (
     validate_name,
 )
 from pwc_local.clients.errors import ClientConfigError
-from pwc_local.clients.installer import Change, apply, plan_install, plan_uninstall
+from pwc_local.clients.installer import Change, plan_install, plan_uninstall
 from pwc_local.clients.targets import (
     PROJECT_SCOPE,
     TARGETS,
@@ -36,6 +36,7 @@ from pwc_local.clients.targets import (
     Host,
     Scope,
 )
+from pwc_local.commands.changes import finish_change, no_change_reason
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 PRINT = "print"
@@ -221,44 +222,6 @@ def _plan(make: Callable[[], Change]) -> Change:
         raise click.ClickException(f"{exc}. The file was left unchanged.") from None
 
 
-def finish_change(change: Change, dry_run: bool) -> None:
-    """Show a planned change (`dry_run`) or write it, and say what was done."""
-    target, path, name = change.target, change.path, change.name
-    if change.action == "conflict":
-        click.echo(change.diff(), nl=False)
-        raise click.ClickException(
-            f"{path} already has a different entry {name!r} (the diff above shows what "
-            "--force would change); rerun with --force to replace it"
-        )
-    if dry_run:
-        diff = change.diff()
-        if diff:
-            click.echo(diff, nl=False)
-            click.echo(f"Dry run: nothing was written to {path}.", err=True)
-        else:
-            click.echo(f"No changes: {_no_change_reason(change)}", err=True)
-        return
-    if not change.writes:
-        click.echo(f"Nothing to do: {_no_change_reason(change)}")
-        return
-    try:
-        saved = apply(change)
-    except (ClientConfigError, OSError) as exc:
-        raise click.ClickException(f"could not write {path}: {exc}") from None
-    done = {"add": "Added {} to", "update": "Updated {} in", "remove": "Removed {} from"}
-    click.echo(f"{done[change.action].format(repr(name))} the {target.title} config: {path}")
-    if saved is not None:
-        click.echo(f"Previous version saved as {saved}")
-    if target.reload_hint:
-        click.echo(target.reload_hint)
-
-
-def _no_change_reason(change: Change) -> str:
-    if change.action == "absent":
-        return f"there is no entry {change.name!r} in {change.path}"
-    return f"{change.path} already has this entry {change.name!r}"
-
-
 def _print_entry(name: str, entry: ServerEntry) -> None:
     rendered: dict[str, object] = {"command": entry.command, "args": list(entry.args)}
     if entry.env:
@@ -296,7 +259,7 @@ def _claude_cli_install(
     change: Change, entry: ServerEntry, project: Path | None, dry_run: bool
 ) -> None:
     if change.action == "unchanged":
-        click.echo(f"Nothing to do: {_no_change_reason(change)}")
+        click.echo(f"Nothing to do: {no_change_reason(change)}")
         return
     if change.action == "conflict":
         finish_change(change, dry_run)  # raises with the diff
@@ -325,7 +288,7 @@ def _claude_cli_install(
 
 def _claude_cli_uninstall(change: Change, project: Path | None, dry_run: bool) -> None:
     if change.action == "absent":
-        click.echo(f"Nothing to do: {_no_change_reason(change)}")
+        click.echo(f"Nothing to do: {no_change_reason(change)}")
         return
     _run_all([[_claude(), "mcp", "remove", *_scope(project), change.name]], project, dry_run)
 

@@ -45,7 +45,7 @@ MAX_LIST_BYTES = 10 * 1024 * 1024  # `--from`: far beyond any reading list, shor
 
 
 def _settings(ctx: click.Context) -> Settings:
-    from pwc_local.cli import settings_for
+    from pwc_local.commands.settings import settings_for
 
     return settings_for(ctx)
 

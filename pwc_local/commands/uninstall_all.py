@@ -20,7 +20,7 @@ from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document, plan_uninstall
 from pwc_local.clients.leftovers import Leftover, find_leftovers, purge, settings_file
 from pwc_local.clients.targets import TARGETS, Host
-from pwc_local.commands.install import finish_change
+from pwc_local.commands.changes import finish_change
 from pwc_local.config import load_settings
 
 

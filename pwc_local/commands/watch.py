@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from pwc_local.cli import settings_for
+from pwc_local.commands.settings import settings_for
 from pwc_local.config import ConfigError, Settings
 from pwc_local.contract import WATCH_KINDS
 
@@ -159,7 +159,7 @@ def _run(settings: Settings, query: Callable[[CatalogSource, Watchlist], Awaitab
     try:
         configure_logging(settings.log_level, settings.log_file)
     except ConfigError as exc:
-        from pwc_local.cli import refuse
+        from pwc_local.commands.settings import refuse
 
         refuse(exc)
 

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from pwc_local.safe_text import one_line
 
 if TYPE_CHECKING:
-    from pwc_local.server.bindings import ToolSpec
+    from pwc_local.contract import Tool
 
 logger = logging.getLogger(__name__)
 
@@ -60,18 +60,22 @@ METRIC_COLUMNS = 4  # leaderboard metrics with a column; the rest share one cell
 ELLIPSIS = "…"
 
 
+Piece = Callable[["Call"], str | None]
+
+
 @dataclass(frozen=True)
 class Call:
-    """What a piece renders: one tool call's output model (and its JSON), answer, arguments."""
+    """What a piece renders: one tool call's output model (and its JSON), answer, arguments.
 
-    spec: ToolSpec
+    `tool` is the contract entry called; `pieces` are its binding's text pieces.
+    """
+
+    tool: Tool
+    pieces: tuple[Piece, ...]
     model: Any
     answer: Any
     arguments: Mapping[str, Any]
     structured: dict[str, Any]  # `model` dumped in JSON mode: the `structuredContent`
-
-
-Piece = Callable[[Call], str | None]
 
 
 # -- words ---------------------------------------------------------------------------------
@@ -213,7 +217,7 @@ def paper_line(paper: Any, number: int | None = None) -> str:
     return f"{lead}**{clean(paper.title)}** · " + " · ".join(fact for fact in facts if fact)
 
 
-def call_hint(spec: ToolSpec, arguments: Mapping[str, Any], **changes: Any) -> str:
+def call_hint(tool: Tool, arguments: Mapping[str, Any], **changes: Any) -> str:
     """`tool(name=value, ...)`: the call that repeats this one with `changes`.
 
     Arguments left at their declared default are left out; a call too long to spell
@@ -222,14 +226,14 @@ def call_hint(spec: ToolSpec, arguments: Mapping[str, Any], **changes: Any) -> s
     given = {**arguments, **changes}
     words = [
         f"{param.name}={literal(given[param.name])}"
-        for param in spec.params
+        for param in tool.params
         if param.name in given and (param.name in changes or given[param.name] != param.default)
     ]
-    spelled = f"{spec.name}({', '.join(words)})"
+    spelled = f"{tool.name}({', '.join(words)})"
     if len(spelled) <= HINT_CHARS:
         return spelled
     shown = ", ".join(f"{name}={literal(value)}" for name, value in changes.items())
-    return f"{spec.name} with the same arguments and {shown}"
+    return f"{tool.name} with the same arguments and {shown}"
 
 
 def age(seconds: float) -> str:
@@ -262,8 +266,8 @@ def of_model(function: Callable[[Any], str]) -> Piece:
 
 
 def markdown(call: Call) -> str:
-    """The declared pieces of `call.spec`, joined by blank lines."""
-    return "\n\n".join(block for piece in call.spec.text if (block := piece(call)))
+    """The declared pieces of the call, joined by blank lines."""
+    return "\n\n".join(block for piece in call.pieces if (block := piece(call)))
 
 
 def text_block(call: Call, mode: str, summary: str | None, stale_since: datetime | None) -> str:
@@ -275,7 +279,7 @@ def text_block(call: Call, mode: str, summary: str | None, stale_since: datetime
     document = call.structured
     if mode == "json":
         return compact_json(document)
-    if mode == "summary" and call.spec.group == "hosted":
+    if mode == "summary" and call.tool.group == "hosted":
         text = summary if summary is not None else printable_json(document, indent=2)
         if stale_since is not None:
             from pwc_local.server.text import stale_notice
@@ -285,7 +289,7 @@ def text_block(call: Call, mode: str, summary: str | None, stale_since: datetime
     try:
         text = markdown(call)
     except Exception as exc:  # a rendering fault must not cost the answer: send the JSON
-        logger.warning("text of %s fell back to JSON: %s", call.spec.name, type(exc).__name__)
+        logger.warning("text of %s fell back to JSON: %s", call.tool.name, type(exc).__name__)
         text = compact_json(document)
     bound = compact_json(document)
     if len(text.encode()) > len(bound.encode()):

@@ -49,9 +49,9 @@ def next_page(argument: str = "page") -> Piece:
             number = data.get("next_page")
         if not isinstance(number, int) or isinstance(number, bool):
             return None
-        if argument not in {param.name for param in call.spec.params}:
-            return f"The catalog has more on page {number}; {call.spec.name} gives the first page."
-        return f"Next page: {call_hint(call.spec, call.arguments, **{argument: number})}."
+        if argument not in {param.name for param in call.tool.params}:
+            return f"The catalog has more on page {number}; {call.tool.name} gives the first page."
+        return f"Next page: {call_hint(call.tool, call.arguments, **{argument: number})}."
 
     return piece
 

@@ -203,7 +203,8 @@ def tool_result(
         stale_since = freshness.cached_at
         model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
     summary = spec.summary(model, answer) if spec.summary and mode == "summary" else None
-    call = render.Call(spec, model, answer, arguments, model.model_dump(mode="json"))
+    structured = model.model_dump(mode="json")
+    call = render.Call(spec.tool, spec.text, model, answer, arguments, structured)
     text = render.text_block(call, mode, summary, stale_since)
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=call.structured

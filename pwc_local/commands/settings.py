@@ -1,0 +1,36 @@
+"""Settings for a command: the main group's flags, a command's overrides, one error line.
+
+`pwc_local.cli` and every subcommand load settings through here, so a configuration
+error reads the same everywhere: one line on stderr, exit status 2, nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, NoReturn
+
+import click
+
+from pwc_local.config import ConfigError, Settings, load_settings
+
+
+def resolve_settings(**flags: Any) -> Settings:
+    """Load settings or stop with one line on stderr and exit status 2."""
+    config_file = flags.pop("config_file", None)
+    try:
+        return load_settings(flags, config_file=config_file)
+    except ConfigError as exc:
+        refuse(exc)
+
+
+def settings_for(ctx: click.Context, **overrides: Any) -> Settings:
+    """A subcommand's settings: the main group's flags (`--api-url`, ...), then `overrides`."""
+    root = ctx.find_root()
+    flags = dict(root.obj.get("flags", {})) if isinstance(root.obj, dict) else {}
+    return resolve_settings(**flags, **overrides)
+
+
+def refuse(exc: ConfigError) -> NoReturn:
+    """Stop before serving: one line on stderr, exit status 2, nothing on stdout."""
+    click.echo(f"pwc-mcp-local: configuration error: {exc}", err=True)
+    sys.exit(2)
