@@ -31,7 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from pwc_local.queries.watch import watch, whats_new  # noqa: E402
 from pwc_local.store.watchlist import Watchlist  # noqa: E402
-from pwc_local.upstream.http import HttpCatalog, MarkdownChunk  # noqa: E402
+from pwc_local.upstream.http import HttpCatalog  # noqa: E402
+from pwc_local.upstream.source import MarkdownChunk  # noqa: E402
 from tests.fake_catalog import FakeCatalog  # noqa: E402
 
 TARGETS = [

@@ -32,11 +32,11 @@ from pwc_local.config import Settings
 
 if TYPE_CHECKING:
     from pwc_local.common.cursors import CursorCodec
+    from pwc_local.store.freshness import ServingSource
     from pwc_local.store.library import Library
     from pwc_local.store.outage import OutageGuard
     from pwc_local.store.vocabulary import Vocabulary
     from pwc_local.store.watchlist import Watchlist
-    from pwc_local.upstream.http import CatalogSource
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class Runtime:
     """
 
     settings: Settings
-    catalog: CatalogSource
+    catalog: ServingSource
     codec: CursorCodec | None = None
     library: Library | None = None
     vocabulary: Vocabulary | None = None
@@ -69,10 +69,8 @@ class Runtime:
         return self.codec
 
     async def aclose(self) -> None:
-        from pwc_local.upstream.http import close_source  # loaded with the catalog already
-
         try:
-            await close_source(self.catalog)
+            await self.catalog.aclose()
         finally:
             if self.vocabulary is not None:  # writes what is queued, a moment at most
                 await anyio.to_thread.run_sync(self.vocabulary.close)
@@ -93,7 +91,7 @@ def outage_guard(settings: Settings) -> OutageGuard:
 
 def _build_catalog(
     settings: Settings, library: Library | None = None, upstream: OutageGuard | None = None
-) -> CatalogSource:
+) -> ServingSource:
     """The catalog source: the library, then the shared disk cache, then the live HTTP API.
 
     The outage guard sits right above HTTP, so a catalog that just failed to answer

@@ -35,7 +35,7 @@ from pwc_local.store.cache import (
     response_ttl,
 )
 from pwc_local.store.cached_catalog import CachingCatalog
-from pwc_local.store.freshness import Freshness, for_call
+from pwc_local.store.freshness import Freshness
 from pwc_local.upstream.envelopes import require_object, rows_of
 from pwc_local.upstream.errors import (
     HTTPStatusError,
@@ -44,7 +44,7 @@ from pwc_local.upstream.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.upstream.http import Accept, MarkdownChunk, as_is
+from pwc_local.upstream.source import Accept, MarkdownChunk, as_is
 from tests.scripted_catalog import ScriptedCatalog, error, markdown_pieces
 
 T0 = 1_750_000_000.0
@@ -314,8 +314,8 @@ def test_each_call_view_keeps_its_own_label(tmp_path: Path) -> None:
 
     async def concurrently() -> None:
         async with anyio.create_task_group() as group:
-            group.start_soon(fetch_async, for_call(source, offline), "papers/755")
-            group.start_soon(fetch_async, for_call(source, fresh), "tasks/")
+            group.start_soon(fetch_async, source.for_call(offline), "papers/755")
+            group.start_soon(fetch_async, source.for_call(fresh), "tasks/")
 
     anyio.run(concurrently)
     assert offline.stale and offline.cached_at is not None

@@ -58,7 +58,7 @@ from pwc_local.upstream.errors import (
     is_missing,
     translate_404,
 )
-from pwc_local.upstream.http import CatalogSource
+from pwc_local.upstream.source import CatalogSource
 from tests.scripted_catalog import BASE, ScriptedCatalog, error
 
 

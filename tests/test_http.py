@@ -18,7 +18,8 @@ from pwc_local.upstream.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.upstream.http import HttpCatalog, encode_query, segment
+from pwc_local.upstream.http import HttpCatalog
+from pwc_local.upstream.source import encode_query, segment
 
 BASE = "http://catalog.test/api/v1"
 Handler = Callable[[httpx.Request], httpx.Response]

@@ -10,7 +10,7 @@ import pytest
 
 from pwc_local.store.outage import PROBE_PATH, CatalogUnavailable, OutageGuard
 from pwc_local.upstream.errors import HTTPStatusError, UpstreamTimeout, UpstreamUnreachable
-from pwc_local.upstream.http import MarkdownChunk, QueryValue, as_is
+from pwc_local.upstream.source import MarkdownChunk, QueryValue, as_is
 
 
 class Clock:
@@ -34,6 +34,7 @@ class Upstream:
         self.stall = False
         self.released = anyio.Event()
         self.probed = anyio.Event()
+        self.closed = False
 
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Any = None
@@ -54,6 +55,12 @@ class Upstream:
         if self.failure is not None:
             raise self.failure
         return MarkdownChunk("text", "0" * 64, False, None)
+
+    async def whole_markdown_cached(self, paper: str, *, limit: int = 65536) -> bool:
+        return False
+
+    async def aclose(self) -> None:
+        self.closed = True
 
 
 def guard(budget: float = 0.2) -> tuple[OutageGuard, Upstream, Clock]:
@@ -178,6 +185,7 @@ def test_a_failed_probe_keeps_the_outage_and_aclose_cancels_one_in_flight() -> N
         with anyio.fail_after(5):
             await source.aclose()  # does not wait for the stalled probe
         assert probe.cancelled()
+        assert upstream.closed  # closing the guard closes the source below it
         assert source.in_outage  # a cancelled probe decided nothing
 
     anyio.run(scenario)

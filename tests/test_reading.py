@@ -19,7 +19,8 @@ from pwc_local.upstream.errors import (
     PaperChanged,
     PaperMissing,
 )
-from pwc_local.upstream.http import HttpCatalog, MarkdownChunk
+from pwc_local.upstream.http import HttpCatalog
+from pwc_local.upstream.source import MarkdownChunk
 from tests.fake_catalog import (
     BIG_MARKDOWN_ARXIV_ID,
     BIGGERGAIT_ID,

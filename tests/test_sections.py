@@ -28,7 +28,7 @@ from pwc_local.upstream.errors import (
     UpstreamUnreachable,
     UsageError,
 )
-from pwc_local.upstream.http import MarkdownChunk
+from pwc_local.upstream.source import MarkdownChunk
 from tests.fake_catalog import big_document
 from tests.scripted_catalog import ScriptedCatalog, error, markdown_pages
 from tests.scripted_reading import READ, reading_fixtures

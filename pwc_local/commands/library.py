@@ -38,7 +38,7 @@ from pwc_local.store.library import Library
 if TYPE_CHECKING:
     from pwc_local.queries.citations import SourceCitation
     from pwc_local.queries.reading_list import ReadingList
-    from pwc_local.upstream.http import CatalogSource
+    from pwc_local.upstream.source import CatalogSource
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 MAX_LIST_BYTES = 10 * 1024 * 1024  # `--from`: far beyond any reading list, short of /dev/zero

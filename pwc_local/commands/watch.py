@@ -35,7 +35,7 @@ from pwc_local.contract import WATCH_KINDS
 if TYPE_CHECKING:
     from pwc_local.store.outage import OutageGuard
     from pwc_local.store.watchlist import Watchlist
-    from pwc_local.upstream.http import CatalogSource
+    from pwc_local.upstream.source import CatalogSource
 
 T = TypeVar("T")
 

@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 from pwc_local.safe_text import shown
 from pwc_local.upstream.envelopes import listing_of, next_page_after, object_of
 from pwc_local.upstream.errors import Ambiguous, NotFound, PaperMissing, translate_404
-from pwc_local.upstream.http import CatalogSource, segment
+from pwc_local.upstream.source import CatalogSource, segment
 
 TITLE_PAGE_SIZE = 100
 TITLE_PAGE_BUDGET = 10

@@ -54,7 +54,7 @@ from pwc_local.upstream.errors import (
     UnknownMetric,
     translate_404,
 )
-from pwc_local.upstream.http import CatalogSource, QueryValue, segment
+from pwc_local.upstream.source import CatalogSource, QueryValue, segment
 
 __all__ = [
     "SCAN_PAGE_SIZE",

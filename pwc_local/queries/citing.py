@@ -19,7 +19,7 @@ from pwc_local.contract import CITATION_FORMATS
 from pwc_local.queries.citations import citation_fields, format_citation
 from pwc_local.queries.public import paper_info_or_public
 from pwc_local.upstream.errors import UsageError
-from pwc_local.upstream.http import CatalogSource
+from pwc_local.upstream.source import CatalogSource
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from pwc_local.queries.library_search import LibraryHit
 from pwc_local.queries.library_search import search_library as search_passages
 from pwc_local.queries.saving import SaveOutcome, save_paper
 from pwc_local.upstream.errors import UsageError
-from pwc_local.upstream.http import CatalogSource
+from pwc_local.upstream.source import CatalogSource
 
 T = TypeVar("T")
 

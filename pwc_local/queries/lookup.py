@@ -26,7 +26,7 @@ from typing import Any
 
 from pwc_local.upstream.envelopes import listing_payload, rows_of
 from pwc_local.upstream.errors import NotFound
-from pwc_local.upstream.http import CatalogSource
+from pwc_local.upstream.source import CatalogSource
 
 __all__ = [
     "AREA_PARAMS",

@@ -41,7 +41,7 @@ from pwc_local.upstream.errors import (
     UsageError,
     translate_404,
 )
-from pwc_local.upstream.http import Accept, CatalogSource, QueryValue, segment
+from pwc_local.upstream.source import Accept, CatalogSource, QueryValue, segment
 
 EVALUATION_PAGE_SIZE = 100
 MAX_PAGE = 100

@@ -48,7 +48,7 @@ from pwc_local.upstream.errors import (
     UpstreamError,
     is_missing,
 )
-from pwc_local.upstream.http import CatalogSource
+from pwc_local.upstream.source import CatalogSource
 
 logger = logging.getLogger(__name__)
 

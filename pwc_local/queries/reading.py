@@ -57,7 +57,7 @@ from pwc_local.upstream.errors import (
     UsageError,
     translate_404,
 )
-from pwc_local.upstream.http import CatalogSource, MarkdownChunk, as_is, segment
+from pwc_local.upstream.source import CatalogSource, MarkdownChunk, as_is, segment
 
 PLACEHOLDER_CURSORS = frozenset(
     {"next", "start", "begin", "beginning", "first", "0", "1", "none", "null"}

@@ -60,7 +60,7 @@ from pwc_local.upstream.errors import (
     PaperChanged,
     RecordMissing,
 )
-from pwc_local.upstream.http import Accept, CatalogSource, MarkdownChunk, QueryValue
+from pwc_local.upstream.source import Accept, CatalogSource, MarkdownChunk, QueryValue
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +136,9 @@ class RecordingCatalog:
 
     async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
         return await self.inner.whole_markdown_cached(paper, limit=limit)
+
+    async def aclose(self) -> None:
+        """Nothing: a recorder lives for one save and owns nothing of the source it wraps."""
 
 
 async def save_paper(

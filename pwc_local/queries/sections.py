@@ -41,7 +41,7 @@ from pwc_local.upstream.errors import (
     RecordMissing,
     UsageError,
 )
-from pwc_local.upstream.http import CatalogSource
+from pwc_local.upstream.source import CatalogSource
 
 ELLIPSIS = "…"
 

@@ -41,7 +41,7 @@ from pwc_local.upstream.envelopes import (
     trending_results,
 )
 from pwc_local.upstream.errors import InvalidResponse, NotFound, UsageError, translate_404
-from pwc_local.upstream.http import CatalogSource, QueryValue, segment
+from pwc_local.upstream.source import CatalogSource, QueryValue, segment
 
 __all__ = [
     "COMMON_METHODS",

@@ -90,7 +90,7 @@ from pwc_local.queries.papers import (
 from pwc_local.queries.taxonomy import gather, get_task
 from pwc_local.safe_text import one_line
 from pwc_local.upstream.errors import NotFound, RecordMissing, UpstreamTimeout, UsageError
-from pwc_local.upstream.http import CatalogSource
+from pwc_local.upstream.source import CatalogSource
 
 T = TypeVar("T")
 

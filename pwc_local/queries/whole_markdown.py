@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from pwc_local.contract import CHUNK_BYTES
 from pwc_local.upstream.errors import HTTPStatusError, InvalidResponse, PaperChanged
-from pwc_local.upstream.http import CatalogSource, MarkdownChunk
+from pwc_local.upstream.source import CatalogSource, MarkdownChunk
 
 # A paper's Markdown is rarely above 1 MiB; this only stops a runaway upstream. The
 # library saves no longer paper (`queries.saving`), so every saved paper can be outlined.

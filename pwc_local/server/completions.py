@@ -52,7 +52,7 @@ from pwc_local.runtime import LazyRuntime, Runtime
 
 if TYPE_CHECKING:  # the HTTP client, SQLite and the tool table are imported on first use
     from pwc_local.store.vocabulary import Name
-    from pwc_local.upstream.http import CatalogSource
+    from pwc_local.upstream.source import CatalogSource
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from mcp_types import ResourceLink
 from pwc_local.safe_text import one_line
 
 if TYPE_CHECKING:
-    from pwc_local.upstream.http import CatalogSource
+    from pwc_local.upstream.source import CatalogSource
 
 MAX_LINKED_PAPERS = 25
 MAX_TITLE_CHARS = 200

@@ -22,7 +22,7 @@ Written once for every tool:
   mapping from exceptions to `code: sentence`.
 
 Where a stale label comes from: `_run` makes the call's `Freshness` record and the
-`catalog` service hands the query `freshness.for_call(runtime.catalog, record)`, a
+`catalog` service hands the query `runtime.catalog.for_call(record)`, a
 view of the caching source that notes on the record every expired entry it serves
 because the catalog could not be reached. `tool_result` reads the record and adds
 `cache: {stale, cached_at}` and the text says so (in Markdown, in its first line).
@@ -54,7 +54,7 @@ from pwc_local.server.bindings import BY_NAME, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
 from pwc_local.server.models import CacheStatus, ToolOutput
-from pwc_local.store.freshness import Freshness, for_call
+from pwc_local.store.freshness import Freshness
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ QueryFunction = Callable[..., Awaitable[Any]]
 
 async def _catalog(runtime: Runtime, freshness: Freshness) -> Any:
     # The call's view: stale cache entries it serves are noted on `freshness`.
-    return for_call(runtime.catalog, freshness)
+    return runtime.catalog.for_call(freshness)
 
 
 async def _codec(runtime: Runtime, freshness: Freshness) -> Any:

@@ -65,7 +65,6 @@ from pwc_local.store.cache import (
     response_ttl,
 )
 from pwc_local.store.freshness import Freshness
-from pwc_local.upstream import http
 from pwc_local.upstream.documents import PAGE_SIZE_PARAMS, ROW_KEYS, page_size
 from pwc_local.upstream.errors import (
     HTTPStatusError,
@@ -75,7 +74,7 @@ from pwc_local.upstream.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.upstream.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
+from pwc_local.upstream.source import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +144,7 @@ class CachingCatalog:
 
     async def aclose(self) -> None:
         try:
-            await http.close_source(self.upstream)
+            await self.upstream.aclose()
         finally:
             await _blocking(self.cache.close)
 

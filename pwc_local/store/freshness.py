@@ -6,14 +6,14 @@ entry (`pwc_local.store.cached_catalog`); the tool result must then say so
 travels explicitly, in one direction:
 
 1. the tool layer makes a `Freshness` record for the call and asks for the call's
-   view of the catalog, `for_call(runtime.catalog, freshness)`;
+   view of the catalog, `runtime.catalog.for_call(freshness)` (`ServingSource`);
 2. the query layer works with that view like with any `CatalogSource`, knowing
    nothing of the record;
 3. each time the view serves an expired entry it calls `freshness.note_stale()`;
 4. the tool layer reads the record when it builds the result.
 
-Concurrent calls have separate records because each has its own view. Sources that
-never serve stale answers (`HttpCatalog`, test doubles) are their own view.
+Concurrent calls have separate records because each has its own view. A source
+that never serves stale answers (`HttpCatalog`) is its own view.
 This module is imported at start-up and stays light.
 """
 
@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from pwc_local.upstream.http import CatalogSource
+from pwc_local.upstream.source import CatalogSource
 
 
 @dataclass
@@ -41,12 +40,11 @@ class Freshness:
             self.cached_at = cached_at
 
 
-def for_call(source: CatalogSource, freshness: Freshness) -> CatalogSource:
-    """The view of `source` for one tool call whose staleness `freshness` records.
+class ServingSource(CatalogSource, Protocol):
+    """The runtime's catalog source: a `CatalogSource` that gives each tool call its view.
 
-    A source that can serve expired entries has a `for_call` method and gives its
-    view; any other is its own. (Not an `isinstance` check on a Protocol: that
-    inspects every member, on every tool call.)
+    `for_call(freshness)` is the view for one call, noting on `freshness` each expired
+    entry it serves. A source that never serves stale answers is its own view.
     """
-    view = getattr(source, "for_call", None)
-    return view(freshness) if view is not None else source
+
+    def for_call(self, freshness: Freshness) -> ServingSource: ...

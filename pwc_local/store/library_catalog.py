@@ -46,18 +46,16 @@ import anyio.to_thread
 from pwc_local.common.references import arxiv_without_version
 from pwc_local.common.shelf import STATUS_KEY, response_key
 from pwc_local.contract import CHUNK_BYTES
-from pwc_local.store.freshness import Freshness, for_call
+from pwc_local.store.freshness import Freshness, ServingSource
 from pwc_local.store.library import Library, LocalChunk
-from pwc_local.upstream import http
 from pwc_local.upstream.errors import (
     HTTPStatusError,
     SavedMissing,
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.upstream.http import (
+from pwc_local.upstream.source import (
     Accept,
-    CatalogSource,
     MarkdownChunk,
     QueryValue,
     as_is,
@@ -84,7 +82,7 @@ class LibraryCatalog:
 
     def __init__(
         self,
-        inner: CatalogSource,
+        inner: ServingSource,
         library: Library,
         *,
         namespace: str,
@@ -98,14 +96,14 @@ class LibraryCatalog:
 
     async def aclose(self) -> None:
         try:
-            await http.close_source(self.inner)
+            await self.inner.aclose()
         finally:
             await _quietly(self.library.close)
 
     def for_call(self, freshness: Freshness) -> LibraryCatalog:
         """The view for one tool call: the cache below notes stale answers on `freshness`."""
         return LibraryCatalog(
-            for_call(self.inner, freshness),
+            self.inner.for_call(freshness),
             self.library,
             namespace=self.namespace,
             learned=self._learned,

@@ -45,9 +45,8 @@ import anyio
 
 from pwc_local.config import DEFAULT_OUTAGE_BUDGET
 from pwc_local.contract import CHUNK_BYTES
-from pwc_local.upstream import http
 from pwc_local.upstream.errors import UpstreamTimeout, UpstreamUnreachable
-from pwc_local.upstream.http import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
+from pwc_local.upstream.source import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
 
 T = TypeVar("T")
 
@@ -131,7 +130,7 @@ class OutageGuard:
             probe.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await probe
-        await http.close_source(self.upstream)
+        await self.upstream.aclose()
 
     async def get_json(
         self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]

@@ -6,8 +6,9 @@ the catalog contract: URL joining and path encoding, query encoding, headers, th
 per-request timeout, the streamed body cap and the redirect policy. Failures leave
 it as the typed errors of `pwc_local.upstream.errors`, never as httpx exceptions.
 
-The query layer talks to the `CatalogSource` protocol rather than to this class,
-so a caching source can stand in front of it without the queries noticing.
+The query layer talks to the `CatalogSource` protocol (`pwc_local.upstream.source`)
+rather than to this class, so a caching source can stand in front of it without the
+queries noticing.
 
 Every JSON request names its shape check: `get_json(path, params, accept=check)`
 returns `check(document)`, where `check` returns the value the caller wants (the row
@@ -23,10 +24,10 @@ import logging
 import os
 import re
 import ssl
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, overload
-from urllib.parse import quote, urlencode, urlsplit
+from typing import Any, TypeVar, overload
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
@@ -45,6 +46,14 @@ from pwc_local.upstream.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
 )
+from pwc_local.upstream.source import (
+    Accept,
+    MarkdownChunk,
+    QueryValue,
+    as_is,
+    encode_query,
+    segment,
+)
 
 DEFAULT_API_URL = "https://paperswithcode.co/api/v1"
 DEFAULT_TIMEOUT = 25.0
@@ -56,126 +65,10 @@ ACCEPT = "application/json, text/plain;q=0.9"
 
 logger = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 _CONTENT_VERSION = re.compile(r"[0-9a-f]{64}")
 _MAX_COUNT_DIGITS = 19  # a 64-bit count; longer digit strings all mean "too many"
-
-QueryValue = str | int | float | bool | None | Sequence[str | int | float]
-
-T = TypeVar("T")
-Accept = Callable[[Any], T]
-"""A shape check: the parsed document in, the caller's value out, or `InvalidResponse`."""
-
-
-def as_is(document: Any) -> Any:
-    """The check that accepts any parsed JSON (for callers that only probe a path)."""
-    return document
-
-
-def segment(value: str) -> str:
-    """Percent-encode one path segment: everything but letters, digits and `_.-~`.
-
-    A legacy arXiv ID keeps its dot and loses its slash (`math.GT/0309136` becomes
-    `math.GT%2F0309136`); a task name keeps nothing else (`Image%20Classification`).
-    A segment that is only `.` or `..` has its dots encoded too: httpx would resolve
-    it, sending `tasks/../trending-benchmarks` to another endpoint.
-    """
-    if value in (".", ".."):
-        return value.replace(".", "%2E")
-    return quote(value, safe="")
-
-
-def encode_query(params: Mapping[str, QueryValue] | None) -> str:
-    """Form-encode a parameter mapping the way the catalog expects.
-
-    `None` drops the parameter, booleans become `true`/`false`, sequences repeat the
-    key once per element, everything else is its decimal or text form.
-    """
-    if not params:
-        return ""
-    pairs: list[tuple[str, str]] = []
-    for key, value in params.items():
-        if value is None:
-            continue
-        values = value if isinstance(value, list | tuple) else [value]
-        for item in values:
-            pairs.append((key, _query_text(item)))
-    return urlencode(pairs)
-
-
-def _query_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-@dataclass(frozen=True)
-class MarkdownChunk:
-    """One validated piece of a paper's stored Markdown.
-
-    `next_offset` is the byte offset of the following chunk, or `None` when this
-    chunk reaches the end of the document (`truncated` is then false).
-    """
-
-    text: str
-    content_version: str
-    truncated: bool
-    next_offset: int | None
-
-
-class CatalogSource(Protocol):
-    """What the layers above need from the catalog, and all they may ask of a source.
-
-    JSON documents and Markdown chunks; which catalog answers; whether a paper's
-    whole Markdown is kept on this machine.
-
-    Each source in the chain (library -> cache -> outage guard -> HTTP) implements
-    every member, answering itself or asking the source below, so no caller needs
-    to know how deep the chain is.
-    """
-
-    @property
-    def namespace(self) -> str:
-        """Which catalog answers: its API base URL.
-
-        Keys of answers kept on this machine begin with it, so pointing the server
-        at another catalog never serves the first one's.
-        """
-        ...
-
-    async def get_json(
-        self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
-    ) -> T:
-        """Fetch `path` (relative to the API base, already encoded) and return `accept(json)`.
-
-        `accept` raises `InvalidResponse` for a document of the wrong shape; a caching
-        source stores nothing in that case.
-        """
-        ...
-
-    async def read_markdown(
-        self, paper: str, *, offset: int, limit: int, content_version: str | None
-    ) -> MarkdownChunk:
-        """Read `limit` bytes of a paper's Markdown at byte `offset`."""
-        ...
-
-    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
-        """Whether `paper`'s whole Markdown is kept on this machine, within one read of
-        `limit` bytes, so `pwc://papers/{paper}/markdown` resolves without a request.
-
-        No request is made; a source that keeps nothing asks the one below it.
-        """
-        ...
-
-
-async def close_source(source: CatalogSource) -> None:
-    """Close `source` if it holds anything to close (an HTTP client, a cache).
-
-    Test doubles and per-call views hold nothing, so `aclose` is not part of
-    `CatalogSource`.
-    """
-    close = getattr(source, "aclose", None)
-    if close is not None:
-        await close()
 
 
 def tls_verification(base_url: str) -> ssl.SSLContext | bool:
@@ -243,6 +136,10 @@ class HttpCatalog:
     @property
     def namespace(self) -> str:
         return self.base_url
+
+    def for_call(self, freshness: object) -> HttpCatalog:
+        """Its own view for every tool call: it never serves an expired answer."""
+        return self
 
     async def aclose(self) -> None:
         await self._client.aclose()
