@@ -20,8 +20,7 @@ from tests.fake_catalog import (
     NO_MARKDOWN_ARXIV_ID,
     big_document,
 )
-from tests.installed import EXECUTABLE
-from tests.live_session import LiveSession, module_session
+from tests.installed import EXECUTABLE, LiveSession, module_session
 
 ATTENTION_ARXIV_ID = "1706.03762"
 # Papers whose Markdown or title a test changes, one per test: the server's cache

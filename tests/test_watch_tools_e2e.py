@@ -18,8 +18,7 @@ from mcp_types import CallToolResult
 
 from pwc_local.server.watch_models import WatchChange, change_line
 from tests.fake_catalog import NEW_PAPER, NewPaper, NewResult
-from tests.installed import EXECUTABLE
-from tests.live_session import LiveSession, serve_module
+from tests.installed import EXECUTABLE, LiveSession, serve_module
 
 pytestmark = pytest.mark.e2e
 
