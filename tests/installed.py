@@ -112,15 +112,22 @@ class InstalledServer:
         self, *args: str, input: str | None = None, timeout: float = 120
     ) -> subprocess.CompletedProcess[str]:
         """`pwc-mcp-local ARGS...` run to its end in this home; stdin is `input` or empty."""
-        return subprocess.run(
-            [str(EXECUTABLE), *args],
-            env=self.env,
-            input=input if input is not None else "",
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        return run_command(self.env, *args, input=input, timeout=timeout)
+
+
+def run_command(
+    env: dict[str, str], *args: str, input: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`pwc-mcp-local ARGS...` with environment `env`, its output as text."""
+    return subprocess.run(
+        [str(EXECUTABLE), *args],
+        env=env,
+        input=input if input is not None else "",
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 # -- calling tools on a ClientSession ----------------------------------------------------
@@ -197,6 +204,14 @@ class LiveSession:
         result = self.portal.call(self.client.read_resource, uri)
         assert len(result.contents) == 1
         return result.contents[0].text
+
+    def command(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        """`pwc-mcp-local ARGS...` in the live server's home (`InstalledServer.command`)."""
+        return run_command(self.env, *args, timeout=timeout)
+
+    def params(self, **settings: str) -> StdioServerParameters:
+        """Another server process in the same home, with `settings` added."""
+        return StdioServerParameters(command=str(EXECUTABLE), env={**self.env, **settings})
 
 
 @contextmanager
