@@ -274,13 +274,6 @@ def assert_jsonrpc_message(message: Any, where: str = "message") -> None:
         assert type(message["id"]) in (int, str), f"{where}: id is neither int nor string"
 
 
-def env_with(**extra: str) -> dict[str, str]:
-    """The current environment plus `extra` (helper for env overrides)."""
-    env = dict(os.environ)
-    env.update(extra)
-    return env
-
-
 class _ServingThread:
     """`stdio.serve(server)` in a thread over OS pipes, standing in for a child process.
 

@@ -145,6 +145,7 @@ def test_bundle_starts_as_its_manifest_says(unpacked: Path, tmp_path: Path):
         else:
             path = "python"  # no uv here: the same entry point with this interpreter
             command, args = sys.executable, [str(unpacked / manifest["server"]["entry_point"])]
+        # Not `installed_server`: the command is the bundle's, as its manifest gives it.
         params = StdioServerParameters(command=command, args=args, env=env)
 
         async def scenario() -> tuple[int, dict[str, Any]]:

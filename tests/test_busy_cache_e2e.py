@@ -19,9 +19,8 @@ import diskcache
 import pytest
 
 from pwc_local.store.cache import decode_entry
-from tests.installed import InstalledServer
+from tests.installed import InstalledServer, call
 from tests.test_cache_resilience import lock_held_by_another_process
-from tests.test_offline_e2e import call
 
 pytestmark = pytest.mark.e2e
 
@@ -52,9 +51,9 @@ def verified_entries(directory: Path) -> dict[str, bytes]:
 
 
 def test_five_calls_during_a_siblings_long_write_lock_answer_within_3_s(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, installed_server: InstalledServer
 ) -> None:
-    home = InstalledServer(tmp_path, fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT="5")
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     took: dict[int, float] = {}
     answers: dict[int, Any] = {}
 

@@ -19,9 +19,8 @@ import anyio
 import pytest
 
 from pwc_local.store.library import SAVE_WAIT
-from tests.installed import InstalledServer
+from tests.installed import InstalledServer, call
 from tests.test_cache_resilience import lock_held_by_another_process
-from tests.test_offline_e2e import call
 
 pytestmark = pytest.mark.e2e
 
@@ -32,9 +31,9 @@ SLACK = 2.0
 
 
 def test_library_reads_answer_and_a_save_says_busy_while_another_process_writes(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, installed_server: InstalledServer
 ) -> None:
-    home = InstalledServer(tmp_path, fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT="5")
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     library_dir = tmp_path / "data" / "pwc-mcp-local"
 
     async def timed(session: Any, tool: str, **arguments: Any) -> tuple[Any, float]:

@@ -13,16 +13,16 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.test_library_e2e import PASSAGES, SMALL, installed
-from tests.test_offline_e2e import call, pwc_command, read_through
+from tests.installed import InstalledServer, call, read_through
+from tests.test_library_e2e import PASSAGES, SMALL
 
 pytestmark = pytest.mark.e2e
 
 SAVED = "1911.02116"
 
 
-def test_cache_clear_forgets_papers_only_read(tmp_path: Path, fake_catalog: Any) -> None:
-    home = installed(tmp_path, fake_catalog.api_url)
+def test_cache_clear_forgets_papers_only_read(installed_server: InstalledServer) -> None:
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
 
     async def search(session: Any, query: str) -> list[str]:
         found = await call(session, "search_library", query=query)
@@ -41,32 +41,32 @@ def test_cache_clear_forgets_papers_only_read(tmp_path: Path, fake_catalog: Any)
             assert SAVED in await search(session, PASSAGES[SAVED])
 
     anyio.run(read_one_save_one)
-    cleared = pwc_command(home.env, "cache", "clear", "--json")
+    cleared = home.command("cache", "clear", "--json")
     assert cleared.returncode == 0, cleared.stderr
     assert json.loads(cleared.stdout)["read_papers_forgotten"] == 1
     anyio.run(search_after_clear)
     # Saying it in words, too; nothing left to forget the second time.
-    again = pwc_command(home.env, "cache", "clear")
+    again = home.command("cache", "clear")
     assert again.returncode == 0 and "forgot" not in again.stdout
 
 
-def test_cache_clear_creates_no_library(tmp_path: Path, fake_catalog: Any) -> None:
-    home = installed(tmp_path, fake_catalog.api_url)
-    cleared = pwc_command(home.env, "cache", "clear", "--json")
+def test_cache_clear_creates_no_library(tmp_path: Path, installed_server: InstalledServer) -> None:
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
+    cleared = home.command("cache", "clear", "--json")
     assert cleared.returncode == 0, cleared.stderr
     assert json.loads(cleared.stdout)["read_papers_forgotten"] == 0
     assert not list(tmp_path.rglob("library.sqlite3"))
 
 
 def test_a_running_server_indexes_again_what_was_forgotten(
-    tmp_path: Path, fake_catalog: Any
+    installed_server: InstalledServer,
 ) -> None:
-    home = installed(tmp_path, fake_catalog.api_url)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
 
     async def scenario() -> None:
         async with home.session() as session:
             await read_through(session, SMALL)
-            cleared = pwc_command(home.env, "cache", "clear", "--json")
+            cleared = home.command("cache", "clear", "--json")
             assert json.loads(cleared.stdout)["read_papers_forgotten"] == 1
             gone = await call(session, "search_library", query=PASSAGES[SMALL])
             assert SMALL not in [hit["paper"] for hit in gone["results"]]

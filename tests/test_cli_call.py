@@ -2,29 +2,20 @@
 
 The `e2e` tests run the installed command (exit status, stdout and stderr of a real
 process); the rest of the command's behaviour is checked with the same command line
-run in this process by click's test runner (`cli`), with the same private home. The
+run in this process by click's test runner (the `cli` fixture), with the same private home. The
 command serves the tools in-process either way.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-import os
-import subprocess
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from pwc_local.cli import main
 from pwc_local.commands.tool_words import ArgumentError, build_arguments, describe_parameter
-from pwc_local.logs import QUIET_LOGGERS
-from tests.fake_catalog import FakeCatalog
-from tests.installed import EXECUTABLE, InstalledServer
-
-CLI = str(EXECUTABLE)
+from tests.installed import InstalledServer
 
 SCHEMA = {
     "type": "object",
@@ -121,58 +112,21 @@ def test_parameter_lines_name_type_default_and_bounds() -> None:
     )
 
 
-def _run(fake: FakeCatalog, tmp_path: Path, *words: str) -> subprocess.CompletedProcess[str]:
-    env = InstalledServer(tmp_path, api_url=fake.api_url).env
-    return subprocess.run(
-        [CLI, *words], capture_output=True, text=True, env=env, timeout=60, check=False
-    )
-
-
-@pytest.mark.e2e
-def test_call_prints_the_text_summary(fake_catalog: FakeCatalog, tmp_path: Path) -> None:
-    result = _run(fake_catalog, tmp_path, "call", "get_paper_info", "paper=1706.03762")
+def test_call_prints_the_text_summary(installed_server: InstalledServer) -> None:
+    result = installed_server.command("call", "get_paper_info", "paper=1706.03762")
     assert result.returncode == 0, result.stderr
     assert "Attention Is All You Need" in result.stdout
     assert result.stderr == ""
 
 
-@pytest.mark.e2e
 def test_a_tool_error_is_one_coded_line_on_stderr_and_exit_1(
-    fake_catalog: FakeCatalog, tmp_path: Path
+    installed_server: InstalledServer,
 ) -> None:
-    result = _run(fake_catalog, tmp_path, "call", "get_benchmark", "benchmark=nothing-here")
+    result = installed_server.command("call", "get_benchmark", "benchmark=nothing-here")
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.startswith("not_found: ")
     assert result.stderr.count("\n") == 1
-
-
-@pytest.fixture
-def cli(
-    fake_catalog: FakeCatalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Callable[..., Result]]:
-    """`pwc-mcp-local WORDS...` in this process, with `_run`'s environment; the logging
-    set-up the command makes (handlers on the root logger) is undone afterwards."""
-    for name in list(os.environ):
-        if name.startswith("PWC_"):
-            monkeypatch.delenv(name)
-    for name, value in InstalledServer(tmp_path, api_url=fake_catalog.api_url).env.items():
-        if os.environ.get(name) != value:
-            monkeypatch.setenv(name, value)
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    quiet = {name: logging.getLogger(name).level for name in QUIET_LOGGERS}
-    yield lambda *words: CliRunner().invoke(main, list(words))
-    logging.captureWarnings(False)
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-        if handler not in handlers:
-            handler.close()
-    for handler in handlers:
-        root.addHandler(handler)
-    root.setLevel(level)
-    for name, quiet_level in quiet.items():
-        logging.getLogger(name).setLevel(quiet_level)
 
 
 def test_call_json_prints_the_structured_result(cli: Callable[..., Result]) -> None:

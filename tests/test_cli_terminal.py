@@ -35,6 +35,7 @@ def _read_line(fd: int, deadline_s: float = 10.0) -> bytes:
 
 
 def test_on_a_terminal_it_prints_one_line_on_stderr_and_nothing_on_stdout(tmp_path: Path) -> None:
+    # Started by hand: stdin and stderr are a terminal, which the fixtures' pipes are not.
     leader, follower = pty.openpty()
     process = subprocess.Popen(
         [CLI],

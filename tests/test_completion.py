@@ -15,6 +15,8 @@ from tests.installed import EXECUTABLE
 
 
 def _run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    # Not `installed_server.command`: the shell's environment, less click's completion
+    # variables, plus the ones a test gives; no home of its own is needed.
     environ = {k: v for k, v in os.environ.items() if not k.startswith("_PWC_")}
     return subprocess.run(
         [str(EXECUTABLE), *args],

@@ -11,7 +11,6 @@ forgets the names with the answers; saved papers stay.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from typing import Any
 
@@ -19,8 +18,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp_types import PromptReference, ResourceTemplateReference
 
-from tests.installed import EXECUTABLE, InstalledServer
-from tests.test_offline_e2e import call
+from tests.installed import InstalledServer, call
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.anyio]
 
@@ -35,11 +33,9 @@ LEADERBOARD = PromptReference(name="compare_leaderboard", type="ref/prompt")
 
 
 @pytest.fixture
-def home(installed_server: InstalledServer, fake_catalog: Any) -> InstalledServer:
+def home(installed_server: InstalledServer) -> InstalledServer:
     """The installed server against this test's fake, with a 20 s timeout: far above 1 s."""
-    installed_server.api_url = fake_catalog.api_url
-    installed_server.env["PWC_MCP_LOCAL_TIMEOUT"] = "20"
-    return installed_server
+    return installed_server.set(PWC_MCP_LOCAL_TIMEOUT="20")
 
 
 async def complete(session: ClientSession, ref: Any, name: str, value: str) -> list[str]:
@@ -109,9 +105,7 @@ async def test_cache_clear_forgets_the_names_answers_showed_but_not_saved_papers
     async with home.session() as session:
         await call(session, "save_papers", papers=[RESNET])
         await call(session, "get_paper_info", paper=ATTENTION)
-    cleared = subprocess.run(
-        [str(EXECUTABLE), "cache", "clear"], env=home.env, capture_output=True, timeout=60
-    )
+    cleared = home.command("cache", "clear", timeout=60)
     assert cleared.returncode == 0, cleared.stderr
     fake_catalog.faults.refuse_connections()
     async with home.session() as session:

@@ -127,6 +127,7 @@ def test_sizes_beyond_what_the_cache_can_hold_are_refused(raw: object) -> None:
 
 
 def run_cli(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    # Not `installed_server.command`: start-up with a bare environment (PATH, HOME, `env`).
     environment = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **env}
     return subprocess.run(
         [CLI, *args], env=environment, capture_output=True, stdin=subprocess.DEVNULL, timeout=30

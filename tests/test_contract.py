@@ -62,7 +62,10 @@ HOSTED = names("hosted")
 
 @pytest.fixture(scope="module")
 def surface(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Everything the spawned server advertises, collected in one stdio session."""
+    """Everything the spawned server advertises, collected in one stdio session.
+
+    Module-scoped, not `installed_server`: one spawn serves every test of the module.
+    """
     import anyio
 
     # Nothing listens at the server's catalog URL: no tool is called.

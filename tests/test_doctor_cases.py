@@ -21,8 +21,6 @@ from typing import Any
 import anyio
 import pytest
 from click.testing import CliRunner
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from pwc_local import doctor
 from pwc_local.cli import main
@@ -30,6 +28,7 @@ from pwc_local.config import Settings
 from pwc_local.doctor import Check, check_catalog
 from pwc_local.upstream.causes import classify, proxy_for, redact
 from tests.fake_catalog import FakeCatalog
+from tests.installed import InstalledServer
 from tests.tls_cert import self_signed_context
 
 INSTALLED = Path(sys.executable).parent / "pwc-mcp-local"
@@ -257,29 +256,20 @@ def test_lines_appear_before_the_slow_checks_finish(home: Path, tmp_path: Path):
 
 @pytest.mark.e2e
 def test_server_names_the_tls_cause_in_the_error_and_the_log(
-    home: Path, tmp_path: Path, tls_catalog: FakeCatalog
+    home: Path, tls_catalog: FakeCatalog, installed_server: InstalledServer
 ):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PWC_")}
-    env.update(
-        PWC_API_URL=tls_catalog.api_url,
-        PWC_MCP_LOCAL_CACHE_DIR=str(tmp_path / "cache"),
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-    )
-    params = StdioServerParameters(command=str(INSTALLED), args=[], env=env)
-    errlog_path = tmp_path / "stderr.log"
+    installed_server.api_url = tls_catalog.api_url  # after `home`: no proxy variables
 
     async def scenario() -> str:
-        with errlog_path.open("w") as errlog:
-            async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
-                result = await client.call_tool("get_paper_info", {"paper": "1706.03762"})
-                assert result.is_error
-                return result.content[0].text  # type: ignore[union-attr]
+        async with installed_server.session() as session:
+            result = await session.call_tool("get_paper_info", {"paper": "1706.03762"})
+            assert result.is_error
+            return result.content[0].text  # type: ignore[union-attr]
 
     text = anyio.run(scenario)
     assert "upstream_error: " in text
     assert "TLS certificate verification failed" in text
-    log = errlog_path.read_text()
+    log = installed_server.log.read_text()
     warnings = [line for line in log.splitlines() if "TLS certificate verification" in line]
     assert warnings and all("WARNING" in line.upper() for line in warnings)
     assert "1706.03762" not in log  # the reference is never logged

@@ -20,8 +20,7 @@ from tests.fake_catalog import (
     NO_MARKDOWN_ARXIV_ID,
     big_document,
 )
-from tests.installed import EXECUTABLE
-from tests.live_session import LiveSession, module_session
+from tests.installed import LiveSession, module_session
 
 ATTENTION_ARXIV_ID = "1706.03762"
 # Papers whose Markdown or title a test changes, one per test: the server's cache
@@ -422,15 +421,11 @@ SAVED_PAPER = "1512.03385"
 def test_saved_papers_are_outlined_sectioned_and_cited_with_the_cache_cleared(
     session: Session,
 ) -> None:
-    import subprocess
-
     saved = session.ok("save_papers", papers=[SAVED_PAPER, BIG])
     assert saved["failed"] == 0
     outline = session.ok("get_paper_outline", paper=SAVED_PAPER)
     citation = session.ok("cite_paper", paper=SAVED_PAPER, format="ris")["citation"]
-    cleared = subprocess.run(
-        [str(EXECUTABLE), "cache", "clear"], env=session.env, capture_output=True, timeout=60
-    )
+    cleared = session.command("cache", "clear", timeout=60)
     assert cleared.returncode == 0, cleared.stderr
     session.fake.faults.refuse_connections()
     assert session.ok("get_paper_outline", paper=SAVED_PAPER)["sections"] == outline["sections"]

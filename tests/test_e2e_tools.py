@@ -31,7 +31,7 @@ from tests.fake_catalog import (
     SAME_TITLE_ARXIV_IDS,
     big_document,
 )
-from tests.live_session import LiveSession, module_session
+from tests.installed import LiveSession, module_session
 
 pytestmark = pytest.mark.e2e
 

@@ -14,28 +14,16 @@ these spawns are a guard on the exit status and stdout, not a reproduction.
 from __future__ import annotations
 
 import json
-import subprocess
-from pathlib import Path
 
-import pytest
-
-from tests.installed import EXECUTABLE, InstalledServer
+from tests.installed import InstalledServer
 from tests.stdio_peer import as_lines, opening
 
-CLI = str(EXECUTABLE)
-
-pytestmark = pytest.mark.e2e
-
-HANDSHAKE = as_lines(*opening("exit-status"))
+HANDSHAKE = as_lines(*opening("exit-status")).decode()
 
 
-def test_closing_stdin_at_once_exits_zero_every_time(tmp_path: Path) -> None:
-    env = InstalledServer(tmp_path).env
-    sessions = [HANDSHAKE, HANDSHAKE, b""]
-    statuses = [
-        subprocess.run([CLI], input=given, capture_output=True, env=env, timeout=30)
-        for given in sessions
-    ]
+def test_closing_stdin_at_once_exits_zero_every_time(installed_server: InstalledServer) -> None:
+    sessions = [HANDSHAKE, HANDSHAKE, ""]
+    statuses = [installed_server.command(input=given, timeout=30) for given in sessions]
     assert [s.returncode for s in statuses] == [0] * len(sessions), [
         s.stderr[-300:] for s in statuses
     ]

@@ -23,15 +23,15 @@ import queue
 import subprocess
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import IO, Any
 
 import pytest
 
 from pwc_local.server.stdio import MAX_IN_FLIGHT
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, FakeCatalog
+from tests.installed import EXECUTABLE, InstalledServer
 from tests.stdio_peer import StdioPeer, opening
-from tests.test_hostile_e2e import EXECUTABLE, peak_rss_kb, server_env
+from tests.test_hostile_e2e import hostile_server, peak_rss_kb
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -49,7 +49,11 @@ def read_paper(request_id: int, cursor: str | None = None) -> dict[str, Any]:
 
 
 class SilentClient:
-    """A client that writes requests from a thread and reads stdout only when told."""
+    """A client that writes requests from a thread and reads stdout only when told.
+
+    Not `raw_peer`: a `StdioPeer` reads stdout all the time, and the subject here is a
+    client that stops reading.
+    """
 
     def __init__(self, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
@@ -105,10 +109,12 @@ class SilentClient:
 
 
 def test_a_client_that_stops_reading_cannot_grow_the_server(
-    tmp_path: Path, fake_catalog: FakeCatalog
+    installed_server: InstalledServer,
 ) -> None:
     count = 500
-    client = SilentClient(server_env(tmp_path, fake_catalog, timeout=60))
+    client = SilentClient(
+        installed_server.set(PWC_MCP_LOCAL_TIMEOUT="60", PWC_MCP_LOCAL_LOG_LEVEL="info").env
+    )
     try:
         initialize, initialized = opening("silent", request_id=0)
         client.send(initialize)
@@ -152,8 +158,7 @@ def peer(tmp_path_factory: pytest.TempPathFactory, shared_fake: FakeCatalog) -> 
     """One session for the two tests below; each leaves no request in flight, and the
     session must still end cleanly after both."""
     # A long catalog timeout: the held requests must not time out during the test.
-    env = server_env(tmp_path_factory.mktemp("held"), shared_fake, timeout=120)
-    with StdioPeer([str(EXECUTABLE)], env=env) as peer:
+    with hostile_server(tmp_path_factory.mktemp("held"), shared_fake, timeout=120).peer() as peer:
         peer.initialize()
         yield peer
         assert peer.finish(REPLY_TIMEOUT) == 0

@@ -20,8 +20,6 @@ generous bound; no test depends on timing.
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,31 +28,24 @@ import pytest
 
 from tests.fake_catalog import ATTENTION_ID, BIG_MARKDOWN_ARXIV_ID, FakeCatalog
 from tests.fake_catalog.faults import compressed_zeros
+from tests.installed import InstalledServer
 from tests.stdio_peer import StdioPeer
 
 pytestmark = pytest.mark.e2e
 
-EXECUTABLE = Path(sys.executable).parent / "pwc-mcp-local"
 TIMEOUT_SECONDS = 5
 MAX_ANSWER_BYTES = 2 * 1024 * 1024
 PEAK_BOUND_KB = 300 * 1024  # "under 300 MB": generous, the reported failure was 2.1 GB
 ROWS = 180_000
 
 
-def server_env(home: Path, fake: FakeCatalog, timeout: float = TIMEOUT_SECONDS) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PWC_")}
-    env.update(
-        {
-            "PWC_API_URL": fake.api_url,
-            "PWC_MCP_LOCAL_TIMEOUT": str(timeout),
-            "PWC_MCP_LOCAL_CACHE_DIR": str(home / "cache"),
-            "PWC_MCP_LOCAL_LOG_LEVEL": "info",
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / "config"),
-            "XDG_CACHE_HOME": str(home / "cache-home"),
-        }
+def hostile_server(
+    root: Path, fake: FakeCatalog, timeout: float = TIMEOUT_SECONDS
+) -> InstalledServer:
+    """The installed server against `fake`, a `timeout` s catalog timeout, logging at info."""
+    return InstalledServer(
+        root, fake.api_url, PWC_MCP_LOCAL_TIMEOUT=str(timeout), PWC_MCP_LOCAL_LOG_LEVEL="info"
     )
-    return env
 
 
 def peak_rss_kb(pid: int) -> int | None:
@@ -91,11 +82,11 @@ class Session:
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    assert EXECUTABLE.exists(), "install the project first: pip install -e '.[test]'"
+    """One raw session and fake for the whole module (not `raw_peer`): a spawn per test
+    would cost more than the tests, and the session must end cleanly after them all."""
     fake = FakeCatalog().start()
-    env = server_env(tmp_path_factory.mktemp("home"), fake)
     try:
-        with StdioPeer([str(EXECUTABLE)], env=env) as peer:
+        with hostile_server(tmp_path_factory.mktemp("home"), fake).peer() as peer:
             peer.initialize()
             yield Session(peer, fake)
             assert peer.finish() == 0

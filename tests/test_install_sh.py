@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.installed import EXECUTABLE
+
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(os.name != "posix", reason="POSIX shell script"),
@@ -32,7 +34,7 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "install" / "install.sh"
-INSTALLED = Path(sys.executable).parent / "pwc-mcp-local"
+INSTALLED = EXECUTABLE  # the suite runs where the project is installed (tests/installed.py)
 
 # One stand-in program; it behaves as pipx or as python3 depending on its name.
 STANDIN = """#!{python}
@@ -156,12 +158,6 @@ class Sandbox:
     @property
     def desktop_config(self) -> Path:
         return self.home / ".config" / "Claude" / "claude_desktop_config.json"
-
-
-@pytest.fixture(autouse=True)
-def _installed_script() -> None:
-    if not INSTALLED.is_file():
-        pytest.skip("pwc-mcp-local is not installed beside this interpreter")
 
 
 def test_installs_registers_and_checks_and_is_safe_to_run_twice(tmp_path: Path):

@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.fake_catalog import FakeCatalog
-from tests.installed import EXECUTABLE, InstalledServer
 from tests.stdio_peer import StdioPeer
-
-CLI = str(EXECUTABLE)
-
-pytestmark = pytest.mark.e2e
 
 
 def _call_line(request_id: int, arguments_json: str) -> bytes:
@@ -22,9 +12,8 @@ def _call_line(request_id: int, arguments_json: str) -> bytes:
     ).encode()
 
 
-def test_numbers_for_a_paper_reach_the_paper(fake_catalog: FakeCatalog, tmp_path: Path) -> None:
-    env = InstalledServer(tmp_path, api_url=fake_catalog.api_url).env
-    with StdioPeer([CLI], env=env) as peer:
+def test_numbers_for_a_paper_reach_the_paper(raw_peer: StdioPeer) -> None:
+    with raw_peer as peer:
         peer.initialize()
         peer.send_raw(_call_line(1, '{"paper":1706.03762}'))  # an arXiv ID as a JSON number
         peer.send_raw(_call_line(2, '{"paper":755}'))  # the numeric catalog ID

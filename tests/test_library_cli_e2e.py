@@ -1,16 +1,15 @@
 """End to end: the installed `pwc-mcp-local library ...` commands against the loopback fake.
 
-Every command runs as a subprocess with its own HOME, data, config and cache
-directories under `tmp_path`, so the library, key and cache are the test's own.
+Every command runs as a subprocess (`installed_server.command`) with its own HOME,
+data, config and cache directories under `tmp_path`, so the library, key and cache
+are the test's own. The tests that stop a command part-way start it themselves.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,45 +17,25 @@ import anyio
 import pytest
 
 from tests.bibtex_check import entries as bibtex_entries
+from tests.installed import EXECUTABLE, InstalledServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-PWC_MCP_LOCAL = Path(sys.executable).parent / "pwc-mcp-local"
 SMALL = "1706.03762"
 BIG = "1911.02116"
 OUTSIDE = "1301.3781"
 
 
-def command_env(tmp_path: Path, api_url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PWC_", "XDG_"))}
-    env.update(
-        HOME=str(tmp_path / "home"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg-cache"),
-        PWC_MCP_LOCAL_CACHE_DIR=str(tmp_path / "cache"),
-        PWC_API_URL=api_url,
-        PWC_MCP_LOCAL_TIMEOUT="5",
-    )
-    return env
-
-
-def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PWC_MCP_LOCAL), *args], env=env, capture_output=True, text=True, timeout=120
-    )
-
-
-def listed(env: dict[str, str]) -> list[str]:
-    done = run(env, "library", "list", "--json")
+def listed(home: InstalledServer) -> list[str]:
+    done = home.command("library", "list", "--json")
     assert done.returncode == 0, done.stderr
     return sorted(row["paper"] for row in json.loads(done.stdout)["papers"])
 
 
 def test_add_from_a_bibtex_file_then_list_search_export_remove(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, installed_server: InstalledServer
 ) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     reading_list = tmp_path / "refs.bib"
     reading_list.write_text(
         "% exported from somewhere\n"
@@ -66,46 +45,48 @@ def test_add_from_a_bibtex_file_then_list_search_export_remove(
         "@book{no_ids, title = {A Book Without Identifiers}}\n",
         encoding="utf-8",
     )
-    added = run(env, "library", "add", "--from", str(reading_list), "nosuchpaper zzqx")
+    added = home.command("library", "add", "--from", str(reading_list), "nosuchpaper zzqx")
     assert added.returncode == 1, added.stdout  # one reference failed
     assert f"saved     {SMALL}" in added.stdout and f"saved     {OUTSIDE}" in added.stdout
     assert "failed    nosuchpaper zzqx: not_found:" in added.stdout
     assert "no_ids" in added.stderr
     assert "3 papers: 2 saved, 0 already in the library, 1 failed." in added.stdout
-    assert listed(env) == sorted([SMALL, OUTSIDE])
+    assert listed(home) == sorted([SMALL, OUTSIDE])
 
-    found = run(env, "library", "search", "--json", "word vectors")
+    found = home.command("library", "search", "--json", "word vectors")
     assert found.returncode == 0, found.stderr
     hits = json.loads(found.stdout)["hits"]
     assert hits and hits[0]["paper"] == OUTSIDE and "**" in hits[0]["quote"]
-    assert run(env, "library", "search", "").returncode == 2
+    assert home.command("library", "search", "").returncode == 2
 
-    exported = run(env, "library", "export", "--format", "bibtex")
+    exported = home.command("library", "export", "--format", "bibtex")
     entries = {e["ID"]: e for e in bibtex_entries(exported.stdout)}
     assert set(entries) == {"vaswani2017attention", "mikolov2013efficient"}
     assert entries["vaswani2017attention"]["eprint"] == SMALL
     for fmt in ("ris", "csl-json"):
         out = tmp_path / f"export.{fmt}"
-        assert run(env, "library", "export", "--format", fmt, "--output", str(out)).returncode == 0
+        assert (
+            home.command("library", "export", "--format", fmt, "--output", str(out)).returncode == 0
+        )
     assert out.read_text().startswith("[") and len(json.loads(out.read_text())) == 2
     assert (tmp_path / "export.ris").read_text().count("ER  -") == 2
 
-    removed = run(env, "library", "remove", SMALL, "2401.99999")
+    removed = home.command("library", "remove", SMALL, "2401.99999")
     assert removed.returncode == 1 and f"removed   {SMALL}" in removed.stdout
-    assert listed(env) == [OUTSIDE]
+    assert listed(home) == [OUTSIDE]
 
 
 def test_a_killed_add_lists_nothing_half_saved_and_a_rerun_resumes(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, fake_catalog: Any, installed_server: InstalledServer
 ) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     # The first chunk of the big paper is already cached (read once before), so the
     # add below reaches the fake only for the second chunk, which the fake holds.
     _warm_first_chunk(tmp_path, fake_catalog.api_url)
     fake_catalog.faults.slow(prefix=f"research/papers/{BIG}/read")
-    process = subprocess.Popen(
-        [str(PWC_MCP_LOCAL), "library", "add", SMALL, BIG, OUTSIDE],
-        env=env,
+    process = subprocess.Popen(  # by hand, not home.command(): the test kills it part-way
+        [str(EXECUTABLE), "library", "add", SMALL, BIG, OUTSIDE],
+        env=home.env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -121,24 +102,26 @@ def test_a_killed_add_lists_nothing_half_saved_and_a_rerun_resumes(
         if process.poll() is None:
             process.kill()
         process.communicate()
-    assert listed(env) == [SMALL]  # BIG had one chunk in, so it is not listed at all
+    assert listed(home) == [SMALL]  # BIG had one chunk in, so it is not listed at all
     fake_catalog.faults.reset()
 
-    again = run(env, "library", "add", SMALL, BIG, OUTSIDE)
+    again = home.command("library", "add", SMALL, BIG, OUTSIDE)
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"kept      {SMALL}" in again.stdout
     assert "3 papers: 2 saved, 1 already in the library, 0 failed." in again.stdout
-    assert listed(env) == sorted([SMALL, BIG, OUTSIDE])
+    assert listed(home) == sorted([SMALL, BIG, OUTSIDE])
 
 
-def test_an_interrupted_add_says_how_to_resume(tmp_path: Path, fake_catalog: Any) -> None:
+def test_an_interrupted_add_says_how_to_resume(
+    fake_catalog: Any, installed_server: InstalledServer
+) -> None:
     # A catalog timeout long enough that only the interrupt can end the held request:
     # with 5 s, a starved machine could time it out first (a failed save, exit 1).
-    env = {**command_env(tmp_path, fake_catalog.api_url), "PWC_MCP_LOCAL_TIMEOUT": "60"}
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="60")
     fake_catalog.faults.slow(prefix=f"papers/{SMALL}")
-    process = subprocess.Popen(
-        [str(PWC_MCP_LOCAL), "library", "add", SMALL],
-        env=env,
+    process = subprocess.Popen(  # by hand, not home.command(): the test interrupts it
+        [str(EXECUTABLE), "library", "add", SMALL],
+        env=home.env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -152,7 +135,7 @@ def test_an_interrupted_add_says_how_to_resume(tmp_path: Path, fake_catalog: Any
             process.kill()
     assert process.returncode == 130, err
     assert "run the same command again" in err and "Traceback" not in err
-    assert listed(env) == []
+    assert listed(home) == []
 
 
 def _warm_first_chunk(tmp_path: Path, api_url: str) -> None:
@@ -182,9 +165,9 @@ def _clean_lines(text: str) -> list[str]:
 
 
 def test_catalog_and_file_text_reaches_the_terminal_without_escapes_or_extra_lines(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, fake_catalog: Any, installed_server: InstalledServer
 ) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     fake_catalog.catalog.set_title(SMALL, f"Attention{HOSTILE}{FORGED}")
     fake_catalog.catalog.set_markdown(
         SMALL, f"# Top\n\n## Heading{HOSTILE}\n\nattention{HOSTILE}{FORGED} quote\n"
@@ -194,7 +177,7 @@ def test_catalog_and_file_text_reaches_the_terminal_without_escapes_or_extra_lin
         f"@article{{{SMALL}, eprint = {{{SMALL}}}}}\n@book{{key{HOSTILE}, title = {{none}}}}\n",
         encoding="utf-8",
     )
-    added = run(env, "library", "add", "--from", str(hostile_bib), f"nosuch{HOSTILE}{FORGED}")
+    added = home.command("library", "add", "--from", str(hostile_bib), f"nosuch{HOSTILE}{FORGED}")
     assert added.returncode == 1, added.stderr
     out = _clean_lines(added.stdout)
     assert len(out) == 3, out  # one line per reference, then the summary
@@ -202,16 +185,16 @@ def test_catalog_and_file_text_reaches_the_terminal_without_escapes_or_extra_lin
     assert out[1].startswith(f"saved     {SMALL}  AttentionOwned - 9999.99999: Fake Paper")
     assert "BibTeX entry keyOwned" in "\n".join(_clean_lines(added.stderr))  # skipped
 
-    shown_list = run(env, "library", "list")
+    shown_list = home.command("library", "list")
     assert len(_clean_lines(shown_list.stdout)) == 2, shown_list.stdout  # the paper, the total
-    as_json = run(env, "library", "list", "--json").stdout
+    as_json = home.command("library", "list", "--json").stdout
     _clean_lines(as_json)  # no control character reaches the terminal, C1 controls neither
     # The library keeps listing titles as one bounded printable line (store.library.shown_title).
     assert (
         json.loads(as_json)["papers"][0]["title"]
         == "AttentionOwned - 9999.99999: Fake Paper (saved)"
     )
-    found = run(env, "library", "search", "attention")
+    found = home.command("library", "search", "attention")
     assert found.returncode == 0, found.stderr
     lines = _clean_lines(found.stdout)
     assert lines and all(line.startswith((SMALL, "    ")) for line in lines), lines
@@ -219,17 +202,17 @@ def test_catalog_and_file_text_reaches_the_terminal_without_escapes_or_extra_lin
 
 
 def test_reading_list_files_are_bounded_and_a_broken_entry_costs_only_itself(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, fake_catalog: Any, installed_server: InstalledServer
 ) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
-    endless = run(env, "library", "add", "--from", "/dev/zero")
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
+    endless = home.command("library", "add", "--from", "/dev/zero")
     assert endless.returncode == 2 and "larger than 10 MiB" in endless.stderr, endless.stderr
     assert "Traceback" not in endless.stderr
 
     long_reference = "x" * 65536
     long_list = tmp_path / "long.txt"
     long_list.write_text(f"{long_reference}\n{SMALL}   # attention\n", encoding="utf-8")
-    added = run(env, "library", "add", "--from", str(long_list))
+    added = home.command("library", "add", "--from", str(long_list))
     assert added.returncode == 1 and "Traceback" not in added.stderr, added.stderr
     failed = next(line for line in added.stdout.splitlines() if line.startswith("failed"))
     assert "invalid_argument: a paper reference is at most 500 characters" in failed
@@ -244,7 +227,7 @@ def test_reading_list_files_are_bounded_and_a_broken_entry_costs_only_itself(
         f"@misc{{next, journal = {{arXiv preprint arXiv:{OUTSIDE}}}}}\n".encode()
     )
     fake_catalog.requests.clear()
-    again = run(env, "library", "add", "--from", str(bib))
+    again = home.command("library", "add", "--from", str(bib))
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"saved     {OUTSIDE}" in again.stdout and "2401.99999" not in again.stdout
     assert "line 1: BibTeX entry open cannot be read" in again.stderr, again.stderr
@@ -254,9 +237,9 @@ def test_reading_list_files_are_bounded_and_a_broken_entry_costs_only_itself(
 
 
 def test_export_keeps_the_source_venue_uses_the_list_order_and_never_half_writes(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, fake_catalog: Any, installed_server: InstalledServer
 ) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     # A title long enough that the export is larger than the file-size limit below,
     # which must leave room for the library's own 32 KiB shared-memory index.
     fake_catalog.catalog.set_title(SMALL, "Attention " + "is all you need " * 3000)
@@ -267,10 +250,10 @@ def test_export_keeps_the_source_venue_uses_the_list_order_and_never_half_writes
         encoding="utf-8",
     )
     for references in (["--from", str(bib)], [SMALL]):  # SMALL is saved last
-        done = run(env, "library", "add", *references)
+        done = home.command("library", "add", *references)
         assert done.returncode == 0, done.stdout + done.stderr
-    papers = json.loads(run(env, "library", "list", "--json").stdout)["papers"]
-    exported = bibtex_entries(run(env, "library", "export").stdout)
+    papers = json.loads(home.command("library", "list", "--json").stdout)["papers"]
+    exported = bibtex_entries(home.command("library", "export").stdout)
     assert [p["paper"] for p in papers] == [SMALL, "10.1038/nature14539"]
     assert [e["ENTRYTYPE"] for e in exported] == ["inproceedings", "article"]  # newest first
     nature = exported[1]
@@ -282,34 +265,34 @@ def test_export_keeps_the_source_venue_uses_the_list_order_and_never_half_writes
 
     target = tmp_path / "library.bib"
     target.write_text("% the good copy\n", encoding="utf-8")
-    refused = run(env, "library", "export", "--output", str(target))
+    refused = home.command("library", "export", "--output", str(target))
     assert refused.returncode == 1 and "--force" in refused.stderr, refused.stderr
     assert target.read_text(encoding="utf-8") == "% the good copy\n"
 
     # A full disk, as a file-size limit: the export cannot be written in full.
-    limited = _export_with_file_size_limit(env, target, limit=40_000)
+    limited = _export_with_file_size_limit(home.env, target, limit=40_000)
     assert limited.returncode == 1 and "left as it was" in limited.stderr, limited.stderr
     assert "Traceback" not in limited.stderr
     assert target.read_text(encoding="utf-8") == "% the good copy\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".library.bib")] == []
 
-    replaced = run(env, "library", "export", "--output", str(target), "--force")
+    replaced = home.command("library", "export", "--output", str(target), "--force")
     assert replaced.returncode == 0 and "Replaced" in replaced.stderr, replaced.stderr
     assert [e["ID"] for e in bibtex_entries(target.read_text())] == [e["ID"] for e in exported]
 
 
-def test_remove_takes_every_spelling_add_takes(tmp_path: Path, fake_catalog: Any) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
+def test_remove_takes_every_spelling_add_takes(installed_server: InstalledServer) -> None:
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     spellings = [
         f"arXiv:{SMALL}v5",
         f"https://arxiv.org/abs/{SMALL}v5",
         f"https://huggingface.co/papers/{SMALL}",
     ]
     for spelling in spellings:
-        assert run(env, "library", "add", SMALL).returncode == 0
-        removed = run(env, "library", "remove", spelling)
+        assert home.command("library", "add", SMALL).returncode == 0
+        removed = home.command("library", "remove", spelling)
         assert removed.returncode == 0 and f"removed   {SMALL}" in removed.stdout, removed.stdout
-        assert listed(env) == []
+        assert listed(home) == []
 
 
 def _export_with_file_size_limit(
@@ -322,7 +305,7 @@ def _export_with_file_size_limit(
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     return subprocess.run(
-        [str(PWC_MCP_LOCAL), "library", "export", "--output", str(target), "--force"],
+        [str(EXECUTABLE), "library", "export", "--output", str(target), "--force"],
         env=env,
         capture_output=True,
         text=True,

@@ -11,9 +11,7 @@ catalog is waited on once, not for every call.
 from __future__ import annotations
 
 import json
-import subprocess
 import time
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -21,8 +19,7 @@ import pytest
 
 from pwc_local.contract import names
 from tests.fake_catalog import big_document
-from tests.installed import EXECUTABLE, InstalledServer
-from tests.test_offline_e2e import call, error_of, pwc_command, read_through
+from tests.installed import InstalledServer, call, error_of, read_through
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -31,11 +28,6 @@ OUTSIDE = "1301.3781"  # known only from public metadata
 BIG = "1911.02116"  # over 200 KiB
 # One query per paper, for a passage past the paper's first bytes.
 PASSAGES = {SMALL: "softmax subspaces", OUTSIDE: "syntactic regularities", BIG: "1500"}
-
-
-def installed(tmp_path: Path, api_url: str, **settings: str) -> InstalledServer:
-    """The installed server with a private home, data (library) and cache directory."""
-    return InstalledServer(tmp_path, api_url, **{"PWC_MCP_LOCAL_TIMEOUT": "5", **settings})
 
 
 def joined(chunks: list[dict[str, Any]]) -> bytes:
@@ -52,9 +44,9 @@ async def read_on(session: Any, paper: str, cursor: str) -> bytes:
 
 
 def test_saved_papers_are_read_whole_and_searched_with_no_network(
-    tmp_path: Path, fake_catalog: Any
+    fake_catalog: Any, installed_server: InstalledServer
 ) -> None:
-    home = installed(tmp_path, fake_catalog.api_url)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     online: dict[str, bytes] = {}
     progress: list[tuple[float, float | None]] = []
 
@@ -81,7 +73,7 @@ def test_saved_papers_are_read_whole_and_searched_with_no_network(
         assert online[BIG] == big_document().encode()
         assert progress and progress[-1] == (3, 3)
 
-        cleared = pwc_command(home.env, "cache", "clear")
+        cleared = home.command("cache", "clear")
         assert cleared.returncode == 0, cleared.stderr
         fake_catalog.stop()  # connections refused from here on
         requests = len(fake_catalog.requests)
@@ -131,8 +123,8 @@ def listing_in_process(tools: str) -> list[dict[str, Any]]:
     return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed]
 
 
-def test_tools_setting_hosted_lists_exactly_the_21(tmp_path: Path, fake_catalog: Any) -> None:
-    home = installed(tmp_path, fake_catalog.api_url)
+def test_tools_setting_hosted_lists_exactly_the_21(installed_server: InstalledServer) -> None:
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     base = dict(home.env)
 
     async def listed(env: dict[str, str]) -> list[dict[str, Any]]:
@@ -155,21 +147,17 @@ def test_tools_setting_hosted_lists_exactly_the_21(tmp_path: Path, fake_catalog:
     assert save["annotations"]["idempotentHint"] is True
     assert save["annotations"]["destructiveHint"] is False
 
-    refused = subprocess.run(
-        [str(EXECUTABLE)],
-        env={**base, "PATH": "/usr/bin:/bin", "PWC_MCP_LOCAL_TOOLS": "read_paper,no_such_tool"},
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    home.env = {**base, "PATH": "/usr/bin:/bin", "PWC_MCP_LOCAL_TOOLS": "read_paper,no_such_tool"}
+    refused = home.command(timeout=60)
     assert refused.returncode == 2
     assert refused.stdout == ""
     assert len(refused.stderr.strip().splitlines()) == 1 and "no_such_tool" in refused.stderr
 
 
-def test_a_stalled_catalog_is_waited_on_once(tmp_path: Path, fake_catalog: Any) -> None:
-    home = installed(tmp_path, fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT="2")
+def test_a_stalled_catalog_is_waited_on_once(
+    fake_catalog: Any, installed_server: InstalledServer
+) -> None:
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="2")
 
     async def scenario() -> None:
         async with home.session() as session:
@@ -208,9 +196,9 @@ FORMS = (
 
 @pytest.mark.parametrize("saved", [False, True], ids=["cached", "saved"])
 def test_every_spelling_of_a_known_paper_works_offline(
-    tmp_path: Path, fake_catalog: Any, saved: bool
+    fake_catalog: Any, saved: bool, installed_server: InstalledServer
 ) -> None:
-    home = installed(tmp_path, fake_catalog.api_url)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
 
     async def scenario() -> None:
         async with home.session() as first:
@@ -222,7 +210,7 @@ def test_every_spelling_of_a_known_paper_works_offline(
                 searched = await call(first, "search_papers", query="attention transformer")
             online = await call(first, "read_paper", paper=SMALL)
         if saved:
-            assert pwc_command(home.env, "cache", "clear").returncode == 0
+            assert home.command("cache", "clear").returncode == 0
         fake_catalog.stop()
         async with home.session() as offline:
             for form in FORMS:

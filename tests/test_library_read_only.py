@@ -23,8 +23,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.fake_catalog import big_document
-from tests.installed import EXECUTABLE
-from tests.test_library_cli_e2e import BIG, SMALL, command_env, run
+from tests.installed import EXECUTABLE, InstalledServer
+from tests.test_library_cli_e2e import BIG, SMALL
 
 pytestmark = pytest.mark.e2e
 
@@ -61,13 +61,12 @@ def full_disk(source: Path, disk: Path) -> str:
 
 
 @pytest.fixture
-def saved(tmp_path: Path, fake_catalog: Any) -> dict[str, str]:
+def saved(tmp_path: Path, installed_server: InstalledServer) -> dict[str, str]:
     """An environment whose library holds SMALL and BIG, saved online."""
-    env = command_env(tmp_path, fake_catalog.api_url)
-    done = run(env, "library", "add", SMALL, BIG)
+    done = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5").command("library", "add", SMALL, BIG)
     assert done.returncode == 0, done.stderr
     (tmp_path / "disk").mkdir()
-    return env
+    return dict(installed_server.env)
 
 
 def namespaced(env: dict[str, str], setup: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -117,6 +116,7 @@ def test_library_commands_read_an_unwritable_library(
 def test_tools_read_saved_papers_from_a_read_only_mount(
     tmp_path: Path, saved: dict[str, str]
 ) -> None:
+    # Not `installed_server.session()`: the server must start inside the mount namespace.
     argv = in_namespace(read_only_mount(tmp_path / "data"), str(EXECUTABLE))
     params = StdioServerParameters(command=argv[0], args=argv[1:], env=saved)
 

@@ -69,6 +69,7 @@ def test_a_log_file_that_is_stdout_is_refused(tmp_path: Path, restore_logging: N
 @pytest.mark.e2e
 @pytest.mark.skipif(not Path("/dev/stdout").exists(), reason="no /dev/stdout")
 def test_cli_refuses_stdout_as_log_file(tmp_path: Path) -> None:
+    # Not `installed_server.command`: start-up with a bare environment, as in test_config.
     result = subprocess.run(
         [CLI, "--log-level", "debug"],
         env={

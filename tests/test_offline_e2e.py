@@ -12,8 +12,6 @@ import base64
 import json
 import math
 import os
-import subprocess
-from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,10 +19,9 @@ from typing import Any
 import anyio
 import diskcache
 import pytest
-from mcp.client.session import ClientSession
 
 from pwc_local.store.cache import decode_entry, encode_entry
-from tests.installed import EXECUTABLE, InstalledServer
+from tests.installed import InstalledServer, call, error_of, read_through
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -34,38 +31,9 @@ UNCACHED_METHOD = "transformer"
 
 
 @pytest.fixture
-def home(installed_server: InstalledServer, fake_catalog: Any) -> InstalledServer:
+def home(installed_server: InstalledServer) -> InstalledServer:
     """The installed server against this test's catalog fake, with a 5 s timeout."""
-    installed_server.api_url = fake_catalog.api_url
-    installed_server.env["PWC_MCP_LOCAL_TIMEOUT"] = "5"
-    return installed_server
-
-
-async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
-    """The structured result of a successful call (fails the test on a tool error)."""
-    result = await session.call_tool(tool, arguments)
-    texts = [block.text for block in result.content if block.type == "text"]
-    assert not result.is_error, texts
-    structured = dict(result.structured_content or {})
-    structured["_text"] = "\n".join(texts)
-    return structured
-
-
-async def error_of(session: ClientSession, tool: str, **arguments: Any) -> str:
-    result = await session.call_tool(tool, arguments)
-    assert result.is_error
-    return "\n".join(block.text for block in result.content if block.type == "text")
-
-
-async def read_through(session: ClientSession, paper: str) -> list[dict[str, Any]]:
-    """Every chunk of `paper`, from the start, following the cursors."""
-    chunks = [await call(session, "read_paper", paper=paper)]
-    while chunks[-1]["next_cursor"]:
-        chunks.append(
-            await call(session, "read_paper", paper=paper, cursor=chunks[-1]["next_cursor"])
-        )
-        assert len(chunks) < 50
-    return chunks
+    return installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
 
 
 def markdown_of(chunks: list[dict[str, Any]]) -> list[str]:
@@ -76,20 +44,6 @@ def kid_of(cursor: str) -> str:
     """The key id a cursor names (its payload is unencrypted base64url JSON)."""
     body = cursor.split(".", 1)[0]
     return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))["kid"]
-
-
-def pwc_command(env: Mapping[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, **env}
-    full_env.pop("PWC_MCP_CURSOR_KEY_CURRENT", None)
-    full_env.pop("PWC_MCP_CURSOR_KEY_PREVIOUS", None)
-    return subprocess.run(
-        [str(EXECUTABLE), *args],
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def age_cache(directory: Path, seconds: float) -> int:
@@ -141,8 +95,8 @@ def test_a_read_paper_survives_restarts_rotation_and_a_dead_catalog(
             resumed = await call(
                 second, "read_paper", paper=BIG_PAPER, cursor=online[1]["next_cursor"]
             )
-            stats = pwc_command(home.env, "cache", "stats", "--json")  # while a server runs
-            rotation = pwc_command(home.env, "key", "rotate", "--json")
+            stats = home.command("cache", "stats", "--json")  # while a server runs
+            rotation = home.command("key", "rotate", "--json")
         assert markdown_of(again) == markdown_of(online)
         assert resumed["markdown"] == online[2]["markdown"]
         assert len(fake_catalog.requests) == requests_online + 1

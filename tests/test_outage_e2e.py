@@ -17,8 +17,8 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.installed import InstalledServer
-from tests.test_offline_e2e import age_cache, call, error_of
+from tests.installed import InstalledServer, call, error_of
+from tests.test_offline_e2e import age_cache
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -39,9 +39,9 @@ async def timed(coroutine: Any) -> tuple[Any, float]:
 
 
 def test_recovers_at_once_after_each_kind_of_failure_and_a_stall_costs_one_wait(
-    tmp_path: Path, fake_catalog: Any
+    tmp_path: Path, fake_catalog: Any, installed_server: InstalledServer
 ) -> None:
-    home = InstalledServer(tmp_path, fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT))
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT))
     faults = fake_catalog.faults
 
     async def back_at_once(session: Any) -> None:
@@ -101,14 +101,10 @@ def test_recovers_at_once_after_each_kind_of_failure_and_a_stall_costs_one_wait(
 
 
 def test_a_probe_in_flight_does_not_keep_the_server_alive(
-    tmp_path: Path, fake_catalog: Any
+    fake_catalog: Any, installed_server: InstalledServer
 ) -> None:
-    from tests.installed import EXECUTABLE
-    from tests.stdio_peer import StdioPeer
-
     timeout = 30  # a probe held by the stalled catalog would keep going this long
-    env = InstalledServer(tmp_path, fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT=str(timeout)).env
-    peer = StdioPeer([str(EXECUTABLE)], env=env)
+    peer = installed_server.set(PWC_MCP_LOCAL_TIMEOUT=str(timeout)).peer()
     peer.initialize()
 
     def call_tool(name: str, **arguments: Any) -> dict[str, Any]:

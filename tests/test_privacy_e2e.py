@@ -33,8 +33,7 @@ def test_logs_never_carry_requests_bodies_or_the_key(
 ) -> None:
     fake = fake_catalog
     log_file = tmp_path / "log-file.log"
-    installed_server.api_url = fake.api_url
-    installed_server.env["PWC_MCP_LOCAL_LOG_FILE"] = str(log_file)
+    installed_server.set(PWC_MCP_LOCAL_LOG_FILE=str(log_file))
     body_sample = big_document()[2000:2200]
     texts: list[str] = []
     by_tool: dict[str, str] = {}

@@ -12,7 +12,6 @@ to forge a line, a catalog title full of control characters and escapes.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from pwc_local.safe_text import one_line
 from pwc_local.server.bindings import TOOLS
 from pwc_local.server.render import printable_json
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, PUBLIC_ARXIV_ID, FakeCatalog
-from tests.installed import EXECUTABLE, InstalledServer
+from tests.installed import InstalledServer
 
 pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
 
@@ -262,15 +261,10 @@ def test_a_reference_cannot_forge_a_line_nor_a_title_reach_the_text_raw(
 # -- through the installed server and the command line ------------------------------------------
 
 
-def _run_cli(home: InstalledServer, *words: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(EXECUTABLE), *words], capture_output=True, text=True, env=home.env, timeout=60
-    )
-
-
 @pytest.mark.e2e
 def test_each_mode_through_the_installed_server(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
     async def texts(mode: str | None) -> tuple[str, dict[str, Any]]:
+        # A fresh home per mode, so that no answer comes from another mode's cache.
         home = InstalledServer(tmp_path / (mode or "default"), api_url=fake_catalog.api_url)
         if mode:
             home.env["PWC_MCP_LOCAL_RESULT_TEXT"] = mode
@@ -295,11 +289,11 @@ def test_each_mode_through_the_installed_server(tmp_path: Path, fake_catalog: Fa
 
 @pytest.mark.e2e
 def test_a_stale_answer_says_so_in_its_first_line(
-    tmp_path: Path, fake_catalog: FakeCatalog
+    tmp_path: Path, fake_catalog: FakeCatalog, installed_server: InstalledServer
 ) -> None:
     from tests.test_offline_e2e import age_cache
 
-    home = InstalledServer(tmp_path, api_url=fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT="5")
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
 
     async def scenario() -> None:
         async with home.session() as online:
@@ -323,17 +317,17 @@ def test_a_stale_answer_says_so_in_its_first_line(
 
 @pytest.mark.e2e
 def test_call_prints_the_markdown_and_json_stays_the_structured_result(
-    tmp_path: Path, fake_catalog: FakeCatalog
+    fake_catalog: FakeCatalog, installed_server: InstalledServer
 ) -> None:
     fake_catalog.set_title("1512.03385", "Deep\x1b]8;;http://evil.test\x07Residual\x9b2J")
-    home = InstalledServer(tmp_path, api_url=fake_catalog.api_url)
-    shown = _run_cli(home, "call", "get_benchmark", "benchmark=imagenet-1k", "limit=5")
+    home = installed_server
+    shown = home.command("call", "get_benchmark", "benchmark=imagenet-1k", "limit=5")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("## ImageNet-1k (imagenet-1k, id 72)\n")
     row = "| 1 | ViT-H/14 | Fine-tuned at 518px | 88.55 | 632.0 | 98.6% | 632M | yes | An Image"
     assert shown.stdout.splitlines()[6].startswith(row), shown.stdout
     assert 'Next page: get_benchmark(benchmark="imagenet-1k", page=2, limit=5).' in shown.stdout
-    info = _run_cli(home, "call", "get_paper_info", "paper=1512.03385", "--json")
+    info = home.command("call", "get_paper_info", "paper=1512.03385", "--json")
     assert info.returncode == 0, info.stderr
     assert info.stdout.startswith('{\n  "schema_version": "v1",')
     assert _printable_lines(info.stdout)  # escaped as \u001b, \u009b: still the same JSON

@@ -5,6 +5,10 @@ message; `stdio._ClaimedDescriptor.pollable`). Everything else keeps a thread
 blocking on it: a file given as stdin, a stdout that is also stderr (`2>&1`: a
 non-blocking pipe would lose log lines when full). Each way must serve the same
 session, and a pipe made non-blocking is handed back blocking.
+
+These tests start the server themselves: their subject is the descriptors (a file,
+stdout shared with stderr, a pipe this process also holds), which the fixtures'
+pipes are not. The home is `InstalledServer`'s, its catalog a port nothing listens on.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.installed import EXECUTABLE, InstalledServer
 from tests.stdio_peer import as_lines, opening
-from tests.test_stdio_protocol import PWC_MCP_LOCAL, pwc_env, unused_port
 
 pytestmark = [
     pytest.mark.e2e,
@@ -50,11 +54,11 @@ def test_a_file_as_stdin_and_stdout(tmp_path: Path) -> None:
     requests.write_bytes(SESSION)
     with requests.open("rb") as stdin, answers.open("wb") as stdout:
         done = subprocess.run(
-            [str(PWC_MCP_LOCAL)],
+            [str(EXECUTABLE)],
             stdin=stdin,
             stdout=stdout,
             stderr=subprocess.PIPE,
-            env=pwc_env(tmp_path, unused_port()),
+            env=InstalledServer(tmp_path).env,
             timeout=60,
         )
     assert done.returncode == 0, done.stderr
@@ -62,7 +66,7 @@ def test_a_file_as_stdin_and_stdout(tmp_path: Path) -> None:
 
 
 def test_stdout_that_is_also_stderr(tmp_path: Path) -> None:
-    # The catalog port is closed: the call fails and the server logs a warning.
+    # Nothing listens at the catalog's port: the call fails and the server logs a warning.
     call = {
         "jsonrpc": "2.0",
         "id": 4,
@@ -70,11 +74,11 @@ def test_stdout_that_is_also_stderr(tmp_path: Path) -> None:
         "params": {"name": "get_paper_info", "arguments": {"paper": "1706.03762"}},
     }
     done = subprocess.run(
-        [str(PWC_MCP_LOCAL)],
+        [str(EXECUTABLE)],
         input=SESSION + as_lines(call),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        env=pwc_env(tmp_path, unused_port()),
+        env=InstalledServer(tmp_path).env,
         timeout=60,
     )
     assert done.returncode == 0
@@ -90,11 +94,11 @@ def test_a_pipe_made_non_blocking_is_handed_back_blocking(tmp_path: Path) -> Non
     read_end, write_end = os.pipe()
     try:
         child = subprocess.Popen(
-            [str(PWC_MCP_LOCAL)],
+            [str(EXECUTABLE)],
             stdin=read_end,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=pwc_env(tmp_path, unused_port()),
+            env=InstalledServer(tmp_path).env,
         )
         os.write(write_end, SESSION)
         os.close(write_end)

@@ -1,8 +1,10 @@
 """The stdio wire, as a client sees it: framing, protocol errors, ids, EOF and signals.
 
 Most tests spawn `stdio_tiny_server.py` (a small MCPServer served through
-`pwc_local.server.stdio.run`) and talk raw lines to it; the `e2e` ones do the same
-with the installed `pwc-mcp-local`. Tests about the protocol rather than the process
+`pwc_local.server.stdio.run`) and talk raw lines to it: its tools hold a request in
+flight for exactly as long as a test needs, or write to stdout the careless ways,
+which the real server has no tool for. The ones about the installed `pwc-mcp-local`
+take the `raw_peer` fixture. Tests about the protocol rather than the process
 (version negotiation, `server/discover`) serve the same servers in-process over OS
 pipes (`tests.stdio_peer.InProcessPeer`); each such behaviour is also seen once
 through a spawned process. Every wait is for a protocol message or a log line on
@@ -42,12 +44,13 @@ from pwc_local.server.framing import (
     iter_lines,
 )
 from tests import stdio_tiny_server
-from tests.stdio_peer import InProcessPeer, StdioPeer, assert_jsonrpc_message, env_with
+from tests.fake_catalog import FakeCatalog
+from tests.installed import InstalledServer
+from tests.stdio_peer import InProcessPeer, StdioPeer, assert_jsonrpc_message
 
 pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
 
 TINY_SERVER = [sys.executable, str(Path(__file__).with_name("stdio_tiny_server.py"))]
-PWC_MCP_LOCAL = Path(sys.executable).parent / "pwc-mcp-local"
 HANDSHAKE_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"]
 # 2024-11-05 only while the SDK still negotiates it.
 OLD_VERSIONS = [v for v in ["2024-11-05"] if v in HANDSHAKE_PROTOCOL_VERSIONS]
@@ -551,33 +554,10 @@ def test_signal_ends_the_session_promptly_with_status_0(releaser: Releaser, sign
 # The installed pwc-mcp-local.
 
 
-@pytest.fixture
-def silent_port() -> Iterator[int]:
-    """A loopback port that accepts connections and never answers."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    yield listener.getsockname()[1]
-    listener.close()
-
-
 def unused_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def pwc_env(tmp_path: Path, port: int, **extra: str) -> dict[str, str]:
-    return env_with(
-        HOME=str(tmp_path / "home"),
-        USERPROFILE=str(tmp_path / "home"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        PWC_API_URL=f"http://127.0.0.1:{port}/api/v1",
-        PWC_MCP_LOCAL_CACHE_DIR=str(tmp_path / "pwc-cache"),
-        **extra,
-    )
 
 
 def check_handshake_and_listing(peer: StdioPeer, version: str) -> None:
@@ -624,9 +604,10 @@ def test_our_server_negotiates_each_version(our_server: Any, version: str) -> No
         check_clean_end(peer)
 
 
-@pytest.mark.e2e
-def test_installed_server_handshake_listing_and_protocol_error_table(tmp_path: Path) -> None:
-    with StdioPeer([str(PWC_MCP_LOCAL)], env=pwc_env(tmp_path, unused_port())) as peer:
+def test_installed_server_handshake_listing_and_protocol_error_table(
+    raw_peer: StdioPeer, fake_catalog: FakeCatalog
+) -> None:
+    with raw_peer as peer:
         check_handshake_and_listing(peer, LATEST_HANDSHAKE_VERSION)
         for name, raw, code, request_id in PROTOCOL_ERROR_CASES:
             peer.send_raw(raw + b"\n")
@@ -636,17 +617,18 @@ def test_installed_server_handshake_listing_and_protocol_error_table(tmp_path: P
         assert peer.request("papers/teleport", {})["error"]["code"] == METHOD_NOT_FOUND
         unknown = peer.request("tools/call", call("no_such_tool"))["result"]
         assert unknown["isError"] is True and "no_such_tool" in unknown["content"][0]["text"]
+        fake_catalog.faults.refuse_connections()
         unreachable = peer.request("tools/call", call("search_papers", {"query": "x"}))["result"]
         assert unreachable["isError"] is True
         check_clean_end(peer)
 
 
-@pytest.mark.e2e
 def test_installed_server_answers_a_request_in_flight_at_eof(
-    tmp_path: Path, silent_port: int
+    installed_server: InstalledServer, fake_catalog: FakeCatalog
 ) -> None:
-    env = pwc_env(tmp_path, silent_port, PWC_MCP_LOCAL_TIMEOUT="3")
-    with StdioPeer([str(PWC_MCP_LOCAL), "--log-level", "info"], env=env) as peer:
+    fake_catalog.faults.slow()  # the catalog accepts the request and never answers
+    installed_server.set(PWC_MCP_LOCAL_TIMEOUT="3")
+    with installed_server.peer("--log-level", "info") as peer:
         peer.initialize()
         request_id = peer.send_request("tools/call", call("search_papers", {"query": "x"}))
         peer.close_stdin()
@@ -672,8 +654,7 @@ def test_the_transcript_check_can_fail(message: dict[str, Any]) -> None:
         assert_jsonrpc_message(message)
 
 
-@pytest.mark.e2e
-def test_installed_server_in_the_modern_era(tmp_path: Path) -> None:
+def test_installed_server_in_the_modern_era(raw_peer: StdioPeer) -> None:
     """protocol.md "Versions": discover, per-request `_meta`, -32022 for unknown versions."""
 
     def meta(version: str) -> dict[str, Any]:
@@ -682,7 +663,7 @@ def test_installed_server_in_the_modern_era(tmp_path: Path) -> None:
             "io.modelcontextprotocol/clientCapabilities": {},
         }
 
-    with StdioPeer([str(PWC_MCP_LOCAL)], env=pwc_env(tmp_path, unused_port())) as peer:
+    with raw_peer as peer:
         found = peer.request("server/discover", {"_meta": meta("2026-07-28")})["result"]
         assert "2026-07-28" in found["supportedVersions"]
         assert found["instructions"]

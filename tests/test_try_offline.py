@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.installed import EXECUTABLE, InstalledServer
+from tests.installed import InstalledServer
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -120,15 +120,9 @@ def test_every_readme_call_example_works_against_the_test_catalog(tmp_path: Path
     benchmark = [argv for argv in calls if "get_benchmark" in argv]
     assert len(calls) >= 3 and benchmark  # the examples are found, the leaderboard one too
     with started_catalog() as catalog:
-        env = InstalledServer(tmp_path, api_url=catalog.url).env
+        # The README's own catalog command, not `fake_catalog`: the home is InstalledServer's.
+        home = InstalledServer(tmp_path, api_url=catalog.url)
         for argv in calls:
-            result = subprocess.run(
-                [str(EXECUTABLE), *argv[1:]],
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=60,
-                check=False,
-            )
+            result = home.command(*argv[1:], timeout=60)
             assert result.returncode == 0, (shlex.join(argv), result.stderr)
             assert result.stdout.strip(), shlex.join(argv)

@@ -1,7 +1,7 @@
 """End to end: the installed `pwc-mcp-local watch ...` and `whats-new` against the loopback fake.
 
 Every command is a new process with the test's own HOME, data and cache directories
-(`command_env`), so each run also proves the watch list survives a restart.
+(`installed_server.command`), so each run also proves the watch list survives a restart.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tests.fake_catalog import (
     NewSuccessor,
     NewVersion,
 )
-from tests.test_library_cli_e2e import command_env, run
+from tests.installed import InstalledServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -41,8 +41,8 @@ def _ok(done: subprocess.CompletedProcess[str], status: int = 0) -> str:
     return done.stdout
 
 
-def _json(env: dict[str, str], *args: str, status: int = 0) -> Any:
-    return json.loads(_ok(run(env, *args, "--json"), status))
+def _json(home: InstalledServer, *args: str, status: int = 0) -> Any:
+    return json.loads(_ok(home.command(*args, "--json"), status))
 
 
 def _changes(report: dict[str, Any]) -> list[tuple[str, str | None]]:
@@ -62,11 +62,13 @@ def _change_everything(fake: FakeCatalog) -> None:
     fake.apply(NewSuccessor(before="755", after="91100"))
 
 
-def test_every_kind_then_peek_then_mark_seen(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
+def test_every_kind_then_peek_then_mark_seen(
+    fake_catalog: FakeCatalog, installed_server: InstalledServer
+) -> None:
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     for kind, target in WATCHES:
-        assert "baseline taken now" in _ok(run(env, "watch", "add", kind, *target.split()))
-    listed = _json(env, "watch", "list")
+        assert "baseline taken now" in _ok(home.command("watch", "add", kind, *target.split()))
+    listed = _json(home, "watch", "list")
     assert [(item["kind"], item["name"]) for item in listed["watches"]] == [
         ("benchmark", "ImageNet-1k"),
         ("task", "Image Classification"),
@@ -74,12 +76,12 @@ def test_every_kind_then_peek_then_mark_seen(tmp_path: Path, fake_catalog: FakeC
         ("author", "Kaiming He"),
         ("query", "vision transformer"),
     ]
-    quiet = _json(env, "whats-new", "--peek")
+    quiet = _json(home, "whats-new", "--peek")
     assert {report["status"] for report in quiet["watches"]} == {"unchanged"}
 
     _change_everything(fake_catalog)
-    peeked = _json(env, "whats-new", "--peek")
-    assert _json(env, "whats-new", "--peek")["watches"] == peeked["watches"]
+    peeked = _json(home, "whats-new", "--peek")
+    assert _json(home, "whats-new", "--peek")["watches"] == peeked["watches"]
     by_kind = {report["kind"]: report for report in peeked["watches"]}
     assert all(report["status"] == "changed" for report in by_kind.values())
     assert _changes(by_kind["benchmark"]) == [
@@ -105,81 +107,81 @@ def test_every_kind_then_peek_then_mark_seen(tmp_path: Path, fake_catalog: FakeC
     assert peeked["schema_version"] == "v1"
     assert all(report["more"] == 0 and report["reason"] is None for report in by_kind.values())
 
-    table = _ok(run(env, "whats-new"))  # the terminal table, and the baselines move
+    table = _ok(home.command("whats-new"))  # the terminal table, and the baselines move
     assert "ImageNet-1k (benchmark, last look " in table
     assert "new leader    ViT-G/14  Top-1 Accuracy 90.1  (was ViT-H/14, 88.55)" in table
     assert "new paper     Giant Vision Transformer Networks (2610.04321, 2026-10-30)" in table
     assert "5 changed, 0 unchanged" in table
-    after = _json(env, "whats-new")
+    after = _json(home, "whats-new")
     assert {report["status"] for report in after["watches"]} == {"unchanged"}
 
 
 def test_offline_nothing_moves_and_back_the_change_is_reported(
-    tmp_path: Path, fake_catalog: FakeCatalog
+    fake_catalog: FakeCatalog, installed_server: InstalledServer
 ) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
-    _ok(run(env, "watch", "add", "benchmark", "ImageNet-1k"))
-    _ok(run(env, "watch", "add", "task", "Image Classification"))
-    looked = [item["last_look"] for item in _json(env, "watch", "list")["watches"]]
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
+    _ok(home.command("watch", "add", "benchmark", "ImageNet-1k"))
+    _ok(home.command("watch", "add", "task", "Image Classification"))
+    looked = [item["last_look"] for item in _json(home, "watch", "list")["watches"]]
     fake_catalog.stop()
     _change_everything(fake_catalog)  # made during the outage
-    offline = _json(env, "whats-new", status=1)
+    offline = _json(home, "whats-new", status=1)
     assert {report["status"] for report in offline["watches"]} == {"not_checked"}
     assert all(report["reason"].startswith("upstream_error: ") for report in offline["watches"])
-    table = run(env, "whats-new")
+    table = home.command("whats-new")
     assert table.returncode == 1 and "not checked (their baselines stay)" in table.stdout
-    assert [item["last_look"] for item in _json(env, "watch", "list")["watches"]] == looked
+    assert [item["last_look"] for item in _json(home, "watch", "list")["watches"]] == looked
 
     fake_catalog.start()
-    back = _json(env, "whats-new")
+    back = _json(home, "whats-new")
     assert [report["status"] for report in back["watches"]] == ["changed", "changed"]
     assert ("new_leader", "ViT-G/14") in _changes(back["watches"][0])
     assert _changes(back["watches"][1]) == [("new_paper", "91100")]
 
 
-def test_bad_input_stores_nothing(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
-    unknown_kind = run(env, "watch", "add", "dataset", "COCO")
+def test_bad_input_stores_nothing(installed_server: InstalledServer) -> None:
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
+    unknown_kind = home.command("watch", "add", "dataset", "COCO")
     assert unknown_kind.returncode == 2 and "'dataset' is not one of" in unknown_kind.stderr
-    empty = run(env, "watch", "add", "query", " ")
+    empty = home.command("watch", "add", "query", " ")
     assert empty.returncode == 1
     assert empty.stderr.strip() == "pwc-mcp-local: invalid_argument: target must not be empty"
-    unknown = run(env, "watch", "add", "task", "Image Classificatio")
+    unknown = home.command("watch", "add", "task", "Image Classificatio")
     assert unknown.returncode == 1
     assert unknown.stderr.strip() == (
         "pwc-mcp-local: not_found: Task not found: Image Classificatio; closest results: "
         "Image Classification, Fine-Grained Image Classification"
     )
-    nobody = run(env, "watch", "add", "author", "Nobody Atall")
+    nobody = home.command("watch", "add", "author", "Nobody Atall")
     assert "not_found: Author not found: Nobody Atall" in nobody.stderr
-    not_watched = run(env, "watch", "remove", "benchmark", "COCO")
+    not_watched = home.command("watch", "remove", "benchmark", "COCO")
     assert "not_found: Watch not found: benchmark COCO" in not_watched.stderr
-    assert _json(env, "watch", "list")["watches"] == []
-    assert "No watches yet" in _ok(run(env, "whats-new"))
+    assert _json(home, "watch", "list")["watches"] == []
+    assert "No watches yet" in _ok(home.command("whats-new"))
 
 
-def test_the_hundredth_watch_is_the_last(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
+def test_the_hundredth_watch_is_the_last(tmp_path: Path, installed_server: InstalledServer) -> None:
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     with Watchlist.open(tmp_path / "data" / "pwc-mcp-local") as watchlist:
         for index in range(MAX_WATCHES - 1):
             key = f"filler {index}"
             watchlist.add("query", key, target=key, name=key, snapshot={"papers": {}})
-    _ok(run(env, "watch", "add", "benchmark", "COCO"))
-    full = run(env, "watch", "add", "benchmark", "ImageNet-1k")
+    _ok(home.command("watch", "add", "benchmark", "COCO"))
+    full = home.command("watch", "add", "benchmark", "ImageNet-1k")
     assert full.returncode == 1
     assert "invalid_argument: the watch list holds 100 watches, its limit" in full.stderr
-    assert "already watched" in _ok(run(env, "watch", "add", "benchmark", "coco")).casefold()
-    assert "No longer watching" in _ok(run(env, "watch", "remove", "query", "filler 7"))
-    _ok(run(env, "watch", "add", "benchmark", "ImageNet-1k"))
-    assert len(_json(env, "watch", "list")["watches"]) == MAX_WATCHES
+    assert "already watched" in _ok(home.command("watch", "add", "benchmark", "coco")).casefold()
+    assert "No longer watching" in _ok(home.command("watch", "remove", "query", "filler 7"))
+    _ok(home.command("watch", "add", "benchmark", "ImageNet-1k"))
+    assert len(_json(home, "watch", "list")["watches"]) == MAX_WATCHES
 
 
-def test_cache_clear_keeps_the_watches(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
-    env = command_env(tmp_path, fake_catalog.api_url)
-    _ok(run(env, "watch", "add", "paper", "Attention Is All You Need"))
-    _ok(run(env, "cache", "clear"))
-    assert [item["target"] for item in _json(env, "watch", "list")["watches"]] == [
+def test_cache_clear_keeps_the_watches(installed_server: InstalledServer) -> None:
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
+    _ok(home.command("watch", "add", "paper", "Attention Is All You Need"))
+    _ok(home.command("cache", "clear"))
+    assert [item["target"] for item in _json(home, "watch", "list")["watches"]] == [
         "Attention Is All You Need"
     ]
-    assert _ok(run(env, "watch", "remove", "paper", "1706.03762"))
-    assert _json(env, "watch", "list")["watches"] == []
+    assert _ok(home.command("watch", "remove", "paper", "1706.03762"))
+    assert _json(home, "watch", "list")["watches"] == []

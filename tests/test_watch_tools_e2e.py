@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp_types import CallToolResult
 
 from pwc_local.server.watch_models import WatchChange, change_line
 from tests.fake_catalog import NEW_PAPER, NewPaper, NewResult
-from tests.installed import EXECUTABLE
-from tests.live_session import LiveSession, serve_module
+from tests.installed import LiveSession, serve_module
 
 pytestmark = pytest.mark.e2e
 
@@ -32,6 +31,7 @@ RECOVERY_POLLS = 50  # whats_new calls (each answers at once) until the catalog 
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveSession]:
+    """A server per test (each changes watches and baselines), driven synchronously."""
     with serve_module(tmp_path, LiveSession) as session:
         yield session
 
@@ -54,7 +54,7 @@ def _changes(report: dict[str, Any]) -> list[tuple[str, str | None]]:
 
 def _in_another_process(live: LiveSession, name: str, **arguments: Any) -> CallToolResult:
     """Call tool `name` in a new server process with the same home (and catalog)."""
-    params = StdioServerParameters(command=str(EXECUTABLE), env=dict(live.env))
+    params = live.params()
 
     async def call() -> CallToolResult:
         async with Client(params, mode="legacy", cache=None) as client:
@@ -194,8 +194,7 @@ def test_the_digest_prompt_is_listed_and_asks_for_whats_new(live: LiveSession) -
 
 
 def test_the_hosted_profile_has_neither_the_tools_nor_the_prompt(live: LiveSession) -> None:
-    env = {**live.env, "PWC_MCP_LOCAL_TOOLS": "hosted"}
-    params = StdioServerParameters(command=str(EXECUTABLE), env=env)
+    params = live.params(PWC_MCP_LOCAL_TOOLS="hosted")
 
     async def surface() -> tuple[set[str], set[str]]:
         async with Client(params, mode="legacy", cache=None) as client:
