@@ -207,232 +207,190 @@ Cursor = Kind(str | None, description="next_cursor of the previous read_paper re
 _PAPER = "paper = arXiv ID, catalog ID, arXiv/Hugging Face/Papers With Code URL, or exact title."
 
 
+def hosted(name: str, description: str, *params: Param) -> Tool:
+    """A tool of the hosted server (its read-only hints)."""
+    return Tool(name, "hosted", params, description)
+
+
+def _lookup(name: str, noun: str, description: str) -> Tool:
+    """A hosted tool finding one `noun` (its one parameter) by exact name, slug or ID."""
+    return hosted(name, description, Param(noun, Entity))
+
+
+def local(
+    name: str, group: Group, description: str, *params: Param, hints: Mapping[str, bool]
+) -> Tool:
+    """A local addition: its group and the MCP hints it sends."""
+    return Tool(name, group, params, description, hints)
+
+
 TOOLS: tuple[Tool, ...] = (
     # -- papers ---------------------------------------------------------------------------
-    Tool(
-        name="search_papers",
-        group="hosted",
-        params=(
-            Param("query", Query),
-            Param("mode", Literal["hybrid", "keyword", "semantic"], "hybrid"),
-            Param("page", Page, 1),
-            Param("limit", Limit, 10),
-            Param("published_after", IsoDate, None),
-            Param("published_before", IsoDate, None),
-            Param("has_official_implementation", bool, False),
-        ),
-        description=(
+    hosted(
+        "search_papers",
+        (
             "Search papers by title, topic, author or arXiv ID, for broad discovery. For best / "
             "state-of-the-art questions start with get_task, list_benchmarks and get_benchmark "
             "instead. mode keyword suits exact terminology and avoids the semantic-search rate "
             "limit."
         ),
+        Param("query", Query),
+        Param("mode", Literal["hybrid", "keyword", "semantic"], "hybrid"),
+        Param("page", Page, 1),
+        Param("limit", Limit, 10),
+        Param("published_after", IsoDate, None),
+        Param("published_before", IsoDate, None),
+        Param("has_official_implementation", bool, False),
     ),
-    Tool(
-        name="get_paper_info",
-        group="hosted",
-        params=(
-            Param("paper", Reference),
-            Param("include_resources", bool, False, query=False),
-            Param("repo_limit", ResourceLimit, 5, query=False),
-            Param("include_evaluations", bool, False),
-        ),
-        description=(
+    hosted(
+        "get_paper_info",
+        (
             "Compact metadata of one paper; its code list starts with official repositories. "
             "include_resources adds other repositories, project pages and Hugging Face "
             "artifacts; repo_limit caps each list; include_evaluations is legacy. Papers outside "
             "the catalog are answered from public metadata (in_catalog=false, note, available_at "
             "links to cite instead of a Papers With Code page). " + _PAPER
         ),
+        Param("paper", Reference),
+        Param("include_resources", bool, False, query=False),
+        Param("repo_limit", ResourceLimit, 5, query=False),
+        Param("include_evaluations", bool, False),
     ),
-    Tool(
-        name="get_paper_evaluations",
-        group="hosted",
-        params=(Param("paper", Reference), Param("page", Page, 1), Param("limit", Limit, 20)),
-        description=(
+    hosted(
+        "get_paper_evaluations",
+        (
             "One page of a paper's benchmark results with protocol, source, openness and "
             "task-scoped ranks. " + _PAPER
         ),
+        Param("paper", Reference),
+        Param("page", Page, 1),
+        Param("limit", Limit, 20),
     ),
-    Tool(
-        name="read_paper",
-        group="hosted",
-        params=(Param("paper", Reference), Param("cursor", Cursor, None)),
-        description=(
+    hosted(
+        "read_paper",
+        (
             "Stored Markdown of a paper, in chunks: while truncated, call again with the same "
             "paper and the last next_cursor; omit cursor to start over. Papers outside the "
             "catalog get a short public-metadata page (in_catalog=false). " + _PAPER
         ),
+        Param("paper", Reference),
+        Param("cursor", Cursor, None),
     ),
-    Tool(
-        name="list_papers",
-        group="hosted",
-        params=(
-            Param("search", str | None, None),
-            Param("task", str | None, None),
-            Param("method", str | None, None),
-            Param("conference", str | None, None),
-            Param("framework", str | None, None),
-            Param("organization", str | None, None),
-            Param("authors", AuthorList, None),
-            Param("published_after", IsoDate, None),
-            Param("published_before", IsoDate, None),
-            Param("all_versions", bool, False),
-            Param("order_by", Literal["trending", "date_published", "citation_count"], "trending"),
-            Param("order_direction", Direction, "desc"),
-            Param("include_resources", bool, False),
-            Param("has_official_implementation", bool, False),
-            Param("page", Page, 1),
-            Param("limit", Limit, 20),
-        ),
-        description=(
+    hosted(
+        "list_papers",
+        (
             "List papers filtered by exact catalog associations (task, method, conference, "
             "framework, organization, authors, dates) in a deterministic order."
         ),
+        Param("search", str | None, None),
+        Param("task", str | None, None),
+        Param("method", str | None, None),
+        Param("conference", str | None, None),
+        Param("framework", str | None, None),
+        Param("organization", str | None, None),
+        Param("authors", AuthorList, None),
+        Param("published_after", IsoDate, None),
+        Param("published_before", IsoDate, None),
+        Param("all_versions", bool, False),
+        Param("order_by", Literal["trending", "date_published", "citation_count"], "trending"),
+        Param("order_direction", Direction, "desc"),
+        Param("include_resources", bool, False),
+        Param("has_official_implementation", bool, False),
+        Param("page", Page, 1),
+        Param("limit", Limit, 20),
     ),
-    Tool(
-        name="list_recent_papers",
-        group="hosted",
-        params=(Param("limit", Limit, 10),),
-        description=("Papers most recently added to the catalog."),
+    hosted(
+        "list_recent_papers",
+        "Papers most recently added to the catalog.",
+        Param("limit", Limit, 10),
     ),
-    Tool(
-        name="list_trending_papers",
-        group="hosted",
-        params=(
-            Param("limit", Limit, 20),
-            Param("max_age_days", Kind(int, ge=1, le=365), 180),
-            Param("min_velocity", float | None, None),
-        ),
-        description=("Trending papers, ranked by repository velocity."),
+    hosted(
+        "list_trending_papers",
+        "Trending papers, ranked by repository velocity.",
+        Param("limit", Limit, 20),
+        Param("max_age_days", Kind(int, ge=1, le=365), 180),
+        Param("min_velocity", float | None, None),
     ),
-    Tool(
-        name="get_related_papers",
-        group="hosted",
-        params=(Param("paper", Reference), Param("limit", Kind(int, ge=1, le=20), 4)),
-        description=(
+    hosted(
+        "get_related_papers",
+        (
             "Catalog papers related to one paper. For a paper outside the catalog: catalog "
             "search hits for its public title, with a note and available_at links. " + _PAPER
         ),
+        Param("paper", Reference),
+        Param("limit", Kind(int, ge=1, le=20), 4),
     ),
-    Tool(
-        name="get_paper_lineage",
-        group="hosted",
-        params=(Param("paper", Reference),),
-        description=(
-            "Predecessor and successor papers the catalog links explicitly to one paper. " + _PAPER
-        ),
+    hosted(
+        "get_paper_lineage",
+        "Predecessor and successor papers the catalog links explicitly to one paper. " + _PAPER,
+        Param("paper", Reference),
     ),
     # -- taxonomy ---------------------------------------------------------------------------
-    Tool(
-        name="get_task",
-        group="hosted",
-        params=(Param("task", Entity), Param("benchmark_limit", ResourceLimit, 10, query=False)),
-        description=(
+    hosted(
+        "get_task",
+        (
             "One task by exact name, slug or ID: hierarchy and its benchmarks ranked by trend. "
             "Start here for best / state-of-the-art questions, then call get_benchmark."
         ),
+        Param("task", Entity),
+        Param("benchmark_limit", ResourceLimit, 10, query=False),
     ),
-    Tool(
-        name="list_tasks",
-        group="hosted",
-        params=(
-            Param("search", str | None, None),
-            Param("area", str | None, None),
-            Param("level", int | None, None),
-            Param("visible_only", bool, False),
-            Param("group_by_area", bool, False),
-            Param("order_by", Literal["name", "created_at", "level", "paper_count"], "name"),
-            Param("order_direction", Direction, "asc"),
-            Param("page", Page, 1),
-            Param("limit", OptionalLimit, None),
-        ),
-        description=(
+    hosted(
+        "list_tasks",
+        (
             "List or filter research tasks, or (group_by_area) the visible top-level taxonomy "
             "grouped by area."
         ),
+        Param("search", str | None, None),
+        Param("area", str | None, None),
+        Param("level", int | None, None),
+        Param("visible_only", bool, False),
+        Param("group_by_area", bool, False),
+        Param("order_by", Literal["name", "created_at", "level", "paper_count"], "name"),
+        Param("order_direction", Direction, "asc"),
+        Param("page", Page, 1),
+        Param("limit", OptionalLimit, None),
     ),
-    Tool(
-        name="get_method",
-        group="hosted",
-        params=(Param("method", Entity),),
-        description=("One method by name, full name, slug, ID or common alias."),
-    ),
-    Tool(
-        name="list_methods",
-        group="hosted",
-        params=(
-            Param("search", str | None, None),
-            Param("area", str | None, None),
-            Param("introduced_year", int | None, None),
-            Param(
-                "order_by",
-                Literal["name", "full_name", "introduced_year", "created_at", "paper_count"],
-                "name",
-            ),
-            Param("order_direction", Direction, "asc"),
-            Param("page", Page, 1),
-            Param("limit", Limit, 25),
+    _lookup("get_method", "method", "One method by name, full name, slug, ID or common alias."),
+    hosted(
+        "list_methods",
+        "List or filter methods.",
+        Param("search", str | None, None),
+        Param("area", str | None, None),
+        Param("introduced_year", int | None, None),
+        Param(
+            "order_by",
+            Literal["name", "full_name", "introduced_year", "created_at", "paper_count"],
+            "name",
         ),
-        description=("List or filter methods."),
+        Param("order_direction", Direction, "asc"),
+        Param("page", Page, 1),
+        Param("limit", Limit, 25),
     ),
-    Tool(
-        name="get_conference",
-        group="hosted",
-        params=(Param("conference", Entity),),
-        description=("One conference by exact name, slug or ID."),
+    _lookup("get_conference", "conference", "One conference by exact name, slug or ID."),
+    hosted(
+        "list_conferences",
+        "Conferences with imported papers, optionally for one year.",
+        Param("year", int | None, None),
     ),
-    Tool(
-        name="list_conferences",
-        group="hosted",
-        params=(Param("year", int | None, None),),
-        description=("Conferences with imported papers, optionally for one year."),
+    _lookup("get_organization", "organization", "One organization by exact name, slug or ID."),
+    hosted(
+        "list_organizations",
+        "List organizations; featured_only keeps curated featured ones.",
+        Param("featured_only", bool, False),
     ),
-    Tool(
-        name="get_organization",
-        group="hosted",
-        params=(Param("organization", Entity),),
-        description=("One organization by exact name, slug or ID."),
-    ),
-    Tool(
-        name="list_organizations",
-        group="hosted",
-        params=(Param("featured_only", bool, False),),
-        description=("List organizations; featured_only keeps curated featured ones."),
-    ),
-    Tool(
-        name="get_framework",
-        group="hosted",
-        params=(Param("framework", Entity),),
-        description=("One framework by exact name, slug or ID."),
-    ),
-    Tool(
-        name="list_frameworks",
-        group="hosted",
-        params=(
-            Param("domain", str | None, None),
-            Param("category", str | None, None),
-            Param("platform", str | None, None),
-        ),
-        description=("List frameworks, filtered by domain, category or platform."),
+    _lookup("get_framework", "framework", "One framework by exact name, slug or ID."),
+    hosted(
+        "list_frameworks",
+        "List frameworks, filtered by domain, category or platform.",
+        Param("domain", str | None, None),
+        Param("category", str | None, None),
+        Param("platform", str | None, None),
     ),
     # -- benchmarks -------------------------------------------------------------------------
-    Tool(
-        name="get_benchmark",
-        group="hosted",
-        params=(
-            Param("benchmark", Entity),
-            Param("page", Page, 1),
-            Param("limit", Limit, 20),
-            Param("is_open", bool | None, None),
-            Param("max_parameters", ParameterSize, None),
-            Param("require_metrics", MetricNames, None),
-            Param("minimum_metrics", MetricBounds, None),
-            Param("maximum_metrics", MetricBounds, None),
-            Param("sort_metric", SortMetric, None),
-            Param("pareto", Pareto, None),
-        ),
-        description=(
+    hosted(
+        "get_benchmark",
+        (
             "One benchmark by exact name with its leaderboard. max_parameters (e.g. 4B) drops "
             "larger models; sort_metric orders rows; require_metrics, minimum_metrics, "
             "maximum_metrics and pareto select rows; matched_count counts selected rows before "
@@ -440,109 +398,109 @@ TOOLS: tuple[Tool, ...] = (
             "AUROC/AUC, Pass@1/Pass Rate) or a unique containing name; an unknown metric "
             "returns the unfiltered leaderboard with metric_note listing the real metrics."
         ),
+        Param("benchmark", Entity),
+        Param("page", Page, 1),
+        Param("limit", Limit, 20),
+        Param("is_open", bool | None, None),
+        Param("max_parameters", ParameterSize, None),
+        Param("require_metrics", MetricNames, None),
+        Param("minimum_metrics", MetricBounds, None),
+        Param("maximum_metrics", MetricBounds, None),
+        Param("sort_metric", SortMetric, None),
+        Param("pareto", Pareto, None),
     ),
-    Tool(
-        name="list_benchmarks",
-        group="hosted",
-        params=(
-            Param("search", str | None, None),
-            Param("task", str | None, None),
-            Param("include_descendants", bool, False),
-            Param("minimum_evaluations", int | None, None),
-            Param("is_open", bool | None, None),
-            Param("group_by_area", bool, False),
-            Param("area", str | None, None),
-            Param("benchmarks_per_task", ResourceLimit, 3),
-            Param(
-                "order_by",
-                Literal["trending", "name", "full_name", "created_at", "paper_count"] | None,
-                None,
-            ),
-            Param("order_direction", Direction, "asc"),
-            Param("page", Page, 1),
-            Param("limit", OptionalLimit, None),
-        ),
-        description=(
+    hosted(
+        "list_benchmarks",
+        (
             "Benchmarks: a task's benchmarks in trend order (task), a filtered listing, or "
             "grouped by area and task (group_by_area, area). Trend order needs task; area is "
             "ignored with other filters. Then open the most relevant leaderboard with "
             "get_benchmark."
         ),
+        Param("search", str | None, None),
+        Param("task", str | None, None),
+        Param("include_descendants", bool, False),
+        Param("minimum_evaluations", int | None, None),
+        Param("is_open", bool | None, None),
+        Param("group_by_area", bool, False),
+        Param("area", str | None, None),
+        Param("benchmarks_per_task", ResourceLimit, 3),
+        Param(
+            "order_by",
+            Literal["trending", "name", "full_name", "created_at", "paper_count"] | None,
+            None,
+        ),
+        Param("order_direction", Direction, "asc"),
+        Param("page", Page, 1),
+        Param("limit", OptionalLimit, None),
     ),
     # -- the reading library (local additions; tools=hosted leaves them out) -------------
-    Tool(
-        name="save_papers",
-        group="library",
-        params=(
-            Param(
-                "papers",
-                Kind(list[str], items=LocalReference, min_length=1, max_length=MAX_SAVE),
-            ),
-        ),
-        hints=hints(read_only=False, destructive=False, idempotent=True),
-        description=(
+    local(
+        "save_papers",
+        "library",
+        (
             "Keep papers on this machine (metadata, Markdown, citation) until removed: they "
             "then answer read_paper, get_paper_info and search_library offline."
         ),
-    ),
-    Tool(
-        name="list_library",
-        group="library",
-        params=(Param("page", Page, 1), Param("limit", Limit, 10)),
-        hints=LIBRARY_READ,
-        description=("The saved papers, most recently saved first."),
-    ),
-    Tool(
-        name="search_library",
-        group="library",
-        params=(
-            Param("query", Query),
-            Param("limit", Limit, SEARCH_LIBRARY_LIMIT),  # `library search`'s default too
-            Param("paper", Kind(str | None, max_length=500), None),
+        Param(
+            "papers",
+            Kind(list[str], items=LocalReference, min_length=1, max_length=MAX_SAVE),
         ),
+        hints=hints(read_only=False, destructive=False, idempotent=True),
+    ),
+    local(
+        "list_library",
+        "library",
+        "The saved papers, most recently saved first.",
+        Param("page", Page, 1),
+        Param("limit", Limit, 10),
         hints=LIBRARY_READ,
-        description=(
+    ),
+    local(
+        "search_library",
+        "library",
+        (
             "Offline full-text search of saved papers and papers read before: each hit has "
             "its section, a quote and a read_paper cursor at the passage; paper limits it to one."
         ),
+        Param("query", Query),
+        Param("limit", Limit, SEARCH_LIBRARY_LIMIT),
+        Param("paper", Kind(str | None, max_length=500), None),
+        hints=LIBRARY_READ,
     ),
     # -- reading (local additions: read less, cite more) ------------------------------------
-    Tool(
-        name="get_paper_outline",
-        group="reading",
-        params=(Param("paper", LocalReference),),
-        hints=LOCAL_READ,
-        description=(
+    local(
+        "get_paper_outline",
+        "reading",
+        (
             "A paper's section tree (id, heading, size), to read only what you need with "
             "read_paper_section."
         ),
-    ),
-    Tool(
-        name="read_paper_section",
-        group="reading",
-        params=(
-            Param("paper", LocalReference),
-            Param("section", SectionName),
-            Param("max_bytes", Kind(int, ge=1024, le=CHUNK_BYTES), 16384),
-        ),
+        Param("paper", LocalReference),
         hints=LOCAL_READ,
-        description=(
+    ),
+    local(
+        "read_paper_section",
+        "reading",
+        (
             "One section of a paper's Markdown with its subsections; if truncated, read_paper "
             "with next_cursor reads on."
         ),
-    ),
-    Tool(
-        name="cite_paper",
-        group="reading",
-        params=(
-            Param("paper", LocalReference),
-            Param("format", CitationFormat, "bibtex"),
-        ),
+        Param("paper", LocalReference),
+        Param("section", SectionName),
+        Param("max_bytes", Kind(int, ge=1024, le=CHUNK_BYTES), 16384),
         hints=LOCAL_READ,
-        description=(
+    ),
+    local(
+        "cite_paper",
+        "reading",
+        (
             "A paper's citation in BibTeX, RIS or CSL-JSON, also for papers outside the "
             "catalog (by DOI)."
         ),
+        Param("paper", LocalReference),
+        Param("format", CitationFormat, "bibtex"),
+        hints=LOCAL_READ,
     ),
     # -- the watch list (local additions): what changed since the last look ------------------
     #
@@ -551,29 +509,27 @@ TOOLS: tuple[Tool, ...] = (
     # destructive), and repeating a call changes nothing more (idempotent). `whats_new`
     # only moves the "last look" marks (not destructive), but is not idempotent: a retry
     # after a lost answer would find the changes already marked seen.
-    Tool(
-        name="watch",
-        group="watch",
-        params=(
-            Param("kind", WatchKind),
-            Param("target", LocalReference),
-            Param("remove", bool, False),
-        ),
-        hints=hints(read_only=False, destructive=True, idempotent=True),
-        description=(
+    local(
+        "watch",
+        "watch",
+        (
             "Watch a benchmark, task, paper, author or search (query) for whats_new; target is "
             "what the matching tool takes. Returns the watch list."
         ),
+        Param("kind", WatchKind),
+        Param("target", LocalReference),
+        Param("remove", bool, False),
+        hints=hints(read_only=False, destructive=True, idempotent=True),
     ),
-    Tool(
-        name="whats_new",
-        group="watch",
-        params=(Param("mark_seen", bool, True),),
-        hints=hints(read_only=False, destructive=False, idempotent=False),
-        description=(
+    local(
+        "whats_new",
+        "watch",
+        (
             "What is new on each watch since the last look: results, leaders, papers, versions. "
             "With mark_seen=false the next call answers the same."
         ),
+        Param("mark_seen", bool, True),
+        hints=hints(read_only=False, destructive=False, idempotent=False),
     ),
 )
 
@@ -583,3 +539,9 @@ BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
 def names(*groups: Group) -> tuple[str, ...]:
     """Tool names in listing order, of the given groups (all groups when none is given)."""
     return tuple(tool.name for tool in TOOLS if not groups or tool.group in groups)
+
+
+def query_defaults(name: str) -> dict[str, Any]:
+    """Tool `name`'s declared defaults of what its query function takes, for a query
+    that calls another's function (the query functions state no defaults of their own)."""
+    return {p.name: p.default for p in BY_NAME[name].params if p.query and not p.required}

@@ -69,15 +69,10 @@ class WatchStore(Protocol):
     def looks(self) -> list[tuple[Watch, Baseline]]: ...
 
     def add(
-        self,
-        kind: str,
-        key: str,
-        *,
-        target: str,
-        name: str,
-        snapshot: dict[str, Any],
-        now: float | None = None,
-    ) -> tuple[Watch, bool]: ...
+        self, kind: str, key: str, *, target: str, name: str, snapshot: dict[str, Any]
+    ) -> tuple[Watch, bool]:
+        """Add a watch with `snapshot` as its baseline; `(watch, added)`."""
+        ...
 
     def remove(self, kind: str, key: str) -> bool: ...
 

@@ -76,7 +76,7 @@ from pwc_local.common.watches import (
     WatchStore,
     limit_reached,
 )
-from pwc_local.contract import MAX_REFERENCE_CHARS, WATCH_KINDS
+from pwc_local.contract import MAX_REFERENCE_CHARS, WATCH_KINDS, query_defaults
 from pwc_local.failures import CodedError, coded_text
 from pwc_local.queries.arguments import required_text
 from pwc_local.queries.benchmarks import find_benchmark, leaderboard_rows
@@ -369,22 +369,14 @@ async def _listed_papers(
     """The newest `WINDOW` papers the catalog lists for a task or an author."""
     return await list_papers(
         catalog,
-        search=None,
-        task=task,
-        method=None,
-        conference=None,
-        framework=None,
-        organization=None,
-        authors=[author] if author is not None else None,
-        published_after=None,
-        published_before=None,
-        all_versions=False,
-        order_by="date_published",
-        order_direction="desc",
-        include_resources=False,
-        has_official_implementation=False,
-        page=1,
-        limit=WINDOW,
+        **{
+            **query_defaults("list_papers"),
+            "task": task,
+            "authors": [author] if author is not None else None,
+            "order_by": "date_published",
+            "page": 1,
+            "limit": WINDOW,
+        },
     )
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -164,28 +165,29 @@ def _location(loc: Iterable[Any]) -> str:
     return name
 
 
+# pydantic's error types, as what the value must be; `{name}` is the error's context value.
+_PROBLEMS = {
+    "missing": "is required",
+    "less_than_equal": "must be at most {le}",
+    "greater_than_equal": "must be at least {ge}",
+    "less_than": "must be less than {lt}",
+    "greater_than": "must be greater than {gt}",
+    "string_too_long": "must have at most {max_length} characters",
+    "literal_error": "must be one of {expected}",
+}
+_COUNTED = {"too_short": ("at least", "min_length"), "too_long": ("at most", "max_length")}
+
+
 def _problem(kind: str, ctx: Mapping[str, Any]) -> str:
-    if kind == "missing":
-        return "is required"
-    if kind == "less_than_equal":
-        return f"must be at most {ctx.get('le')}"
-    if kind == "greater_than_equal":
-        return f"must be at least {ctx.get('ge')}"
-    if kind == "less_than":
-        return f"must be less than {ctx.get('lt')}"
-    if kind == "greater_than":
-        return f"must be greater than {ctx.get('gt')}"
+    template = _PROBLEMS.get(kind)
+    if template is not None:
+        return template.format_map(defaultdict(lambda: None, ctx))
+    if kind in _COUNTED:
+        bound, key = _COUNTED[kind]
+        return f"must have {bound} {_items(ctx.get(key))}"
     if kind == "string_too_short":
         least = ctx.get("min_length", 1)
         return "must not be empty" if least == 1 else f"must have at least {least} characters"
-    if kind == "string_too_long":
-        return f"must have at most {ctx.get('max_length')} characters"
-    if kind == "too_short":
-        return f"must have at least {_items(ctx.get('min_length'))}"
-    if kind == "too_long":
-        return f"must have at most {_items(ctx.get('max_length'))}"
-    if kind == "literal_error":
-        return f"must be one of {ctx.get('expected')}"
     if kind.startswith(("int_", "float_", "bool_", "string_", "list_", "dict_")):
         return f"must be {_TYPE_WORDS.get(kind.split('_', 1)[0], 'of another type')}"
     return "is not valid"

@@ -122,6 +122,13 @@ def _objects(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def _texts(row: Mapping[str, Any], *same: str, **renamed: str) -> dict[str, Any]:
+    """`text_or_null` of each field: `same` are stored under the model's field name,
+    `renamed` maps a model field to the row's key."""
+    keys = {name: name for name in same} | renamed
+    return {field: text_or_null(row.get(key)) for field, key in keys.items()}
+
+
 def _id(row: Mapping[str, Any]) -> str:
     value = row.get("id")
     return "" if value is None else str(value)
@@ -331,19 +338,24 @@ def paper_read(answer: ReadResult) -> PaperReadResult:
     )
 
 
+def _result_fields(row: Mapping[str, Any], *, parse_strings: bool) -> dict[str, Any]:
+    """What a legacy evaluation row and a leaderboard row show alike."""
+    return {
+        "id": _id(row),
+        "model_name": text_or_null(row.get("model_name")) or "Unknown model",
+        "metrics": _metrics(row.get("metrics"), parse_strings=parse_strings),
+        "best_rank": int_or_null(row.get("best_rank")),
+        "num_parameters": int_or_null(row.get("num_parameters")),
+        **_texts(row, "harness", "best_metric", task="task_name"),
+    }
+
+
 def paper_evaluation(row: Mapping[str, Any]) -> PaperEvaluation:
     """A legacy evaluation row (raw metric values; missing openness counts as open)."""
     return PaperEvaluation(
-        id=_id(row),
+        **_result_fields(row, parse_strings=False),
         benchmark=text_or_null(row.get("dataset_name")),
-        task=text_or_null(row.get("task_name")),
-        model_name=text_or_null(row.get("model_name")) or "Unknown model",
-        harness=text_or_null(row.get("harness")),
-        metrics=_metrics(row.get("metrics"), parse_strings=False),
-        best_metric=text_or_null(row.get("best_metric")),
-        best_rank=int_or_null(row.get("best_rank")),
         is_open=row.get("is_open") is not False,
-        num_parameters=int_or_null(row.get("num_parameters")),
         source_url=text_or_null(_first(row, "result_url", "source_url")),
     )
 
@@ -351,28 +363,24 @@ def paper_evaluation(row: Mapping[str, Any]) -> PaperEvaluation:
 def evaluation(row: Mapping[str, Any]) -> Evaluation:
     """One leaderboard or paper-evaluation row."""
     return Evaluation(
-        id=_id(row),
-        model_name=text_or_null(row.get("model_name")) or "Unknown model",
-        harness=text_or_null(row.get("harness")),
-        metrics=_metrics(row.get("metrics"), parse_strings=True),
-        best_metric=text_or_null(row.get("best_metric")),
-        best_rank=int_or_null(row.get("best_rank")),
-        task=text_or_null(row.get("task_name")),
-        paper_id=text_or_null(row.get("paper_id")),
-        paper_title=text_or_null(row.get("paper_title")),
-        paper_arxiv_id=text_or_null(row.get("paper_arxiv_id")),
-        paper_published=text_or_null(row.get("paper_published_date")),
+        **_result_fields(row, parse_strings=True),
         rank_scopes=_rank_scopes(row),
         is_open=bool_or_null(row.get("is_open")),
-        num_parameters=int_or_null(row.get("num_parameters")),
         split=text_or_null(_first(row, "split", "split_name", "evaluated_on")),
         shots=shots_from(row.get("methodology")),
-        evaluation_protocol=text_or_null(row.get("methodology")),
         source_url=absolute_url(_first(row, "result_url", "source_url", "external_source_url")),
         code_url=absolute_url(row.get("code_url")),
         hf_model_url=absolute_url(row.get("hf_model_url")),
-        updated_at=text_or_null(row.get("updated_at")),
         uses_additional_data=bool_or_null(row.get("uses_additional_data")),
+        **_texts(
+            row,
+            "paper_id",
+            "paper_title",
+            "paper_arxiv_id",
+            "updated_at",
+            paper_published="paper_published_date",
+            evaluation_protocol="methodology",
+        ),
     )
 
 

@@ -54,13 +54,7 @@ from pwc_local.upstream.errors import (
     UpstreamTimeout,
     UpstreamUnreachable,
 )
-from pwc_local.upstream.source import (
-    Accept,
-    MarkdownChunk,
-    QueryValue,
-    as_is,
-    segment,
-)
+from pwc_local.upstream.source import Accept, MarkdownChunk, QueryValue, as_is, segment
 
 log = logging.getLogger(__name__)
 
