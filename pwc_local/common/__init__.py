@@ -2,8 +2,9 @@
 
 * `references`: paper references (arXiv IDs, URLs, slugs, titles) parsed and resolved.
 * `cursors`: the signed `read_paper` cursor codec; `store.keys` holds its key.
-* `shelf`: the reading library's and the watch list's records and the protocols the
-  queries call them through; `store/` implements them.
+* `shelf` and `watches`: the reading library's and the watch list's records, errors
+  and the protocols (`Shelf`, `WatchStore`) the queries call them through; `store/`
+  implements them and `pwc_local.runtime` hands them in.
 
-It sits on `upstream/` only.
+It sits on `upstream/` and the root modules only.
 """

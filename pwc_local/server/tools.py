@@ -47,6 +47,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from pwc_local.common.shelf import Shelf
+from pwc_local.common.watches import WatchStore
 from pwc_local.contract import REQUIRED, Kind
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server import named, render
@@ -55,13 +57,14 @@ from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
 from pwc_local.server.models import CacheStatus, ToolOutput
 from pwc_local.store.freshness import Freshness
+from pwc_local.upstream.source import CatalogSource
 
 logger = logging.getLogger(__name__)
 
 QueryFunction = Callable[..., Awaitable[Any]]
 
 
-async def _catalog(runtime: Runtime, freshness: Freshness) -> Any:
+async def _catalog(runtime: Runtime, freshness: Freshness) -> CatalogSource:
     # The call's view: stale cache entries it serves are noted on `freshness`.
     return runtime.catalog.for_call(freshness)
 
@@ -73,7 +76,7 @@ async def _codec(runtime: Runtime, freshness: Freshness) -> Any:
     return await anyio.to_thread.run_sync(runtime.cursor_codec)
 
 
-async def _library(runtime: Runtime, freshness: Freshness) -> Any:
+async def _library(runtime: Runtime, freshness: Freshness) -> Shelf:
     # Opened with the runtime; retried here when that failed, so the error has its fix.
     if runtime.library is None:
         from pwc_local.store.library import Library
@@ -90,7 +93,7 @@ async def _live(runtime: Runtime, freshness: Freshness) -> Any:
     return runtime.outage
 
 
-async def _watchlist(runtime: Runtime, freshness: Freshness) -> Any:
+async def _watchlist(runtime: Runtime, freshness: Freshness) -> WatchStore:
     # One per process, opened by the first watch-list call (retried after a failure).
     if runtime.watchlist is None:
         from pwc_local.store.watchlist import Watchlist

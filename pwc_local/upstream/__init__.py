@@ -1,7 +1,8 @@
 """The catalog's HTTP client: the bottom of every call.
 
-* `http`: the `CatalogSource` protocol every layer above speaks, and `HttpCatalog`,
-  its httpx implementation (retries, the bounded client, the pwc CLI's settings).
+* `source`: the `CatalogSource` protocol every layer above speaks and its types,
+  without httpx; `http`: `HttpCatalog`, its httpx implementation (the bounded client,
+  the redirect and TLS rules).
 * `bodies`: reading a response within its byte bound; `documents`: the Markdown
   chunks and whole documents; `envelopes`: the JSON envelope shapes the spec marks
   "(inferred)", adapted in one place.
