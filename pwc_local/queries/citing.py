@@ -24,7 +24,7 @@ from pwc_local.upstream.source import CatalogSource
 
 @dataclass(frozen=True)
 class Citation:
-    """`text` is the citation document in `format`; `key` its BibTeX key / CSL id.
+    """`citation` is the citation document in `format`; `key` its BibTeX key / CSL id.
 
     `paper` is the catalog ID (or, outside the catalog, the DOI or arXiv ID the
     public record carries; the reference as given when it carries neither).
@@ -33,7 +33,7 @@ class Citation:
     paper: str
     format: str
     key: str
-    text: str
+    citation: str
     in_catalog: bool
 
 
@@ -61,6 +61,6 @@ async def cite_paper(catalog: CatalogSource, paper: str, *, format: str) -> Cita
         paper=ident,
         format=chosen,
         key=fields.key,
-        text=format_citation(fields, chosen),
+        citation=format_citation(fields, chosen),
         in_catalog=answer.in_catalog,
     )

@@ -328,14 +328,9 @@ def related_page(answer: RelatedAnswer) -> PaperPage:
 
 
 def paper_read(answer: ReadResult) -> PaperReadResult:
-    return PaperReadResult(
-        paper=answer.paper,
-        markdown=answer.markdown,
-        truncated=answer.truncated,
-        next_cursor=answer.next_cursor,
-        in_catalog=answer.in_catalog,
-        available_at=available_links(answer.available_at),
-    )
+    """From `reading.ReadResult`: its fields of the same names, the links as models."""
+    links = available_links(answer.available_at)
+    return PaperReadResult.model_validate({**vars(answer), "available_at": links})
 
 
 def _result_fields(row: Mapping[str, Any], *, parse_strings: bool) -> dict[str, Any]:

@@ -81,14 +81,8 @@ def paper_section(answer: Any, _arguments: Any = None) -> PaperSectionResult:
 
 
 def citation(answer: Any, _arguments: Any = None) -> CitationResult:
-    """From `citing.Citation`."""
-    return CitationResult(
-        paper=answer.paper,
-        format=answer.format,
-        key=answer.key,
-        citation=answer.text,
-        in_catalog=answer.in_catalog,
-    )
+    """From `citing.Citation`: its fields of the same names."""
+    return CitationResult.model_validate(answer, from_attributes=True)
 
 
 # -- text blocks --------------------------------------------------------------------------
