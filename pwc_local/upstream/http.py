@@ -34,6 +34,7 @@ import anyio.to_thread
 import httpx
 
 from pwc_local import __version__
+from pwc_local.config import DEFAULT_API_URL, DEFAULT_TIMEOUT
 from pwc_local.contract import CHUNK_BYTES
 from pwc_local.upstream.bodies import ACCEPT_ENCODING, BodyReader, content_codings
 from pwc_local.upstream.causes import Cause, classify
@@ -55,8 +56,6 @@ from pwc_local.upstream.source import (
     segment,
 )
 
-DEFAULT_API_URL = "https://paperswithcode.co/api/v1"
-DEFAULT_TIMEOUT = 25.0
 MAX_BODY_BYTES = 2 * 1024 * 1024
 ERROR_DETAIL_BYTES = 4096
 MAX_REDIRECTS = 5
