@@ -22,7 +22,7 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import anyio
@@ -51,7 +51,7 @@ class Runtime:
     names answers showed, for completions; `outage` is the catalog's outage memory,
     which completions tell when the catalog kept them waiting. It is also the live
     catalog (HTTP behind the guard, no cache or library) the watch list compares with;
-    `watchlist` is opened by the first watch-list call (`server.tools`), one per process.
+    `watchlist` is opened by the first watch-list call (`open_watchlist`), one per process.
     """
 
     settings: Settings
@@ -61,12 +61,32 @@ class Runtime:
     vocabulary: Vocabulary | None = None
     outage: OutageGuard | None = None
     watchlist: Watchlist | None = None
+    # Two first calls at once open one library and one watch list between them.
+    _opening: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def cursor_codec(self) -> CursorCodec:
         """The cursor codec, loading (or creating) the key on the first call; may block."""
         if self.codec is None:
             self.codec = _build_codec(self.settings)
         return self.codec
+
+    def open_library(self) -> Library:
+        """The library, opening it when the runtime's build could not (the error says why)."""
+        from pwc_local.store.library import Library
+
+        with self._opening:
+            if self.library is None:
+                self.library = Library.open()
+            return self.library
+
+    def open_watchlist(self) -> Watchlist:
+        """The watch list, opened by its first use; one per process."""
+        from pwc_local.store.watchlist import Watchlist
+
+        with self._opening:
+            if self.watchlist is None:
+                self.watchlist = Watchlist.open()
+            return self.watchlist
 
     async def aclose(self) -> None:
         try:

@@ -78,11 +78,9 @@ async def _codec(runtime: Runtime, freshness: Freshness) -> Any:
 
 async def _library(runtime: Runtime, freshness: Freshness) -> Shelf:
     # Opened with the runtime; retried here when that failed, so the error has its fix.
-    if runtime.library is None:
-        from pwc_local.store.library import Library
-
-        runtime.library = await anyio.to_thread.run_sync(Library.open)
-    return runtime.library
+    if runtime.library is not None:
+        return runtime.library
+    return await anyio.to_thread.run_sync(runtime.open_library)
 
 
 async def _live(runtime: Runtime, freshness: Freshness) -> Any:
@@ -95,15 +93,9 @@ async def _live(runtime: Runtime, freshness: Freshness) -> Any:
 
 async def _watchlist(runtime: Runtime, freshness: Freshness) -> WatchStore:
     # One per process, opened by the first watch-list call (retried after a failure).
-    if runtime.watchlist is None:
-        from pwc_local.store.watchlist import Watchlist
-
-        opened = await anyio.to_thread.run_sync(Watchlist.open)
-        if runtime.watchlist is None:
-            runtime.watchlist = opened
-        else:  # a concurrent first call opened one meanwhile
-            await anyio.to_thread.run_sync(opened.close)
-    return runtime.watchlist
+    if runtime.watchlist is not None:
+        return runtime.watchlist
+    return await anyio.to_thread.run_sync(runtime.open_watchlist)
 
 
 async def _timeout(runtime: Runtime, freshness: Freshness) -> Any:
