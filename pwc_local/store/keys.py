@@ -51,6 +51,20 @@ from pathlib import Path
 
 from pwc_local.common.cursors import key_id
 from pwc_local.config import APP_NAME, ConfigError
+from pwc_local.store.private_files import (
+    FOREIGN,
+    LINK,
+    O_CLOEXEC,
+    O_NOFOLLOW,
+    OPEN,
+    POSIX,
+    WRONG_TYPE,
+    Exposure,
+    NotPrivate,
+    exposure,
+    make_private_dir,
+    open_private,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +76,6 @@ ENV_PREVIOUS = "PWC_MCP_CURSOR_KEY_PREVIOUS"
 KEY_BYTES = 32
 _KEY_TEXT = re.compile(r"[0-9a-f]{64}\n?")
 _MAX_FILE_BYTES = 256
-_POSIX = os.name == "posix"
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 # Errors that mean "this file system cannot make hard links".
 _NO_LINK_ERRNOS = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOSYS} | {
     getattr(errno, name) for name in ("ENOTSUP", "EOPNOTSUPP") if hasattr(errno, name)
@@ -179,7 +189,7 @@ def replace_insecure_key(directory: Path | None = None) -> KeyRing | None:
     directory = default_key_dir() if directory is None else Path(directory)
     replaced: list[str] = []
     with _creating(directory):
-        if _POSIX and os.path.isdir(directory) and not os.path.islink(directory):
+        if POSIX and os.path.isdir(directory) and not os.path.islink(directory):
             st = os.lstat(directory)
             if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o077:
                 os.chmod(directory, 0o700)
@@ -210,19 +220,17 @@ def replace_insecure_key(directory: Path | None = None) -> KeyRing | None:
 def _exposure(path: Path) -> str | None:
     """Why the key file at `path` cannot be trusted as private, or `None`."""
     try:
-        st = os.lstat(path)
+        found = exposure(os.lstat(path), directory=False)
     except FileNotFoundError:
         return None
-    if stat.S_ISLNK(st.st_mode):
-        return "a symbolic link"
-    if not stat.S_ISREG(st.st_mode):
-        return "not a regular file"
-    if not _POSIX:
+    if found is None:
         return None
-    if st.st_uid != os.geteuid():
-        return f"owned by uid {st.st_uid}"
-    mode = stat.S_IMODE(st.st_mode)
-    return f"mode {mode:04o}" if mode & 0o077 else None
+    return {
+        LINK: "a symbolic link",
+        WRONG_TYPE: "not a regular file",
+        FOREIGN: f"owned by uid {found.uid}",
+        OPEN: f"mode {found.mode:04o}",
+    }[found.kind]
 
 
 @dataclass(frozen=True)
@@ -314,7 +322,7 @@ def _describe(path: Path, kid: str | None) -> KeyFileInfo:
         path=path,
         exists=True,
         mode=stat.S_IMODE(st.st_mode),
-        owner_uid=st.st_uid if _POSIX else None,
+        owner_uid=st.st_uid if POSIX else None,
         kid=kid,
     )
 
@@ -322,9 +330,7 @@ def _describe(path: Path, kid: str | None) -> KeyFileInfo:
 def _ensure_private_dir(directory: Path) -> None:
     """Create `directory` 0700 if it is missing, then check it like any other load."""
     with _creating(directory):
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(directory, 0o700)
+        make_private_dir(directory)
     _check_dir(directory)
 
 
@@ -347,56 +353,52 @@ def _check_dir(directory: Path) -> None:
         st = os.lstat(directory)
     except OSError as exc:
         raise KeyFileError(f"cannot inspect {directory}: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(st.st_mode):
-        raise KeyFileError(
-            f"cursor key directory {directory} is a symbolic link; replace it with a "
-            f"real directory: rm {directory} && mkdir -m 700 {directory}"
+    found = exposure(st, directory=True)
+    if found is not None:
+        raise _refusal(directory, found, directory=True)
+
+
+def _refusal(path: Path, found: Exposure, *, directory: bool) -> KeyFileError:
+    """The `KeyFileError` for a key file (or its directory) that is not private."""
+    what, fix_mode = ("cursor key directory", "700") if directory else ("cursor key", "600")
+    if found.kind == LINK and directory:
+        return KeyFileError(
+            f"cursor key directory {path} is a symbolic link; replace it with a "
+            f"real directory: rm {path} && mkdir -m 700 {path}"
         )
-    if not stat.S_ISDIR(st.st_mode):
-        raise KeyFileError(f"{directory} should be the cursor key directory but is not one")
-    _check_owner_and_mode(directory, st, what="cursor key directory", fix_mode="700")
-
-
-def _check_owner_and_mode(path: Path, st: os.stat_result, *, what: str, fix_mode: str) -> None:
-    if not _POSIX:  # see the module docstring: Windows relies on the profile's ACL
-        return
+    if found.kind == LINK:
+        return KeyFileError(
+            f"cursor key {path} is a symbolic link; delete it (a new key is then "
+            f"generated and earlier cursors stop working), or replace it with the "
+            f"file it points to"
+        )
+    if found.kind == WRONG_TYPE and directory:
+        return KeyFileError(f"{path} should be the cursor key directory but is not one")
+    if found.kind == WRONG_TYPE:
+        return KeyFileError(f"cursor key {path} is not a regular file; delete it")
     uid = os.geteuid()
-    if st.st_uid != uid:
-        raise KeyFileError(
-            f"{what} {path} belongs to uid {st.st_uid}, not to you (uid {uid}); "
+    if found.kind == FOREIGN:
+        return KeyFileError(
+            f"{what} {path} belongs to uid {found.uid}, not to you (uid {uid}); "
             f"remove it, or run: chown {uid} {path}"
         )
-    mode = stat.S_IMODE(st.st_mode)
-    if mode & 0o077:
-        raise KeyFileError(
-            f"{what} {path} is accessible to other users (mode {mode:04o}); "
-            f"run: chmod {fix_mode} {path}"
-        )
+    return KeyFileError(
+        f"{what} {path} is accessible to other users (mode {found.mode:04o}); "
+        f"run: chmod {fix_mode} {path}"
+    )
 
 
 def _read_key(path: Path) -> str | None:
     """The validated secret stored at `path`, or `None` when there is no such file."""
-    if not _POSIX and os.path.islink(path):
-        raise KeyFileError(f"cursor key {path} is a symbolic link; delete it")
-    # O_NONBLOCK keeps a FIFO planted at the path from blocking the open forever.
-    flags = os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | _O_NONBLOCK
     try:
-        fd = os.open(path, flags)
+        fd = open_private(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
+    except NotPrivate as exc:
+        raise _refusal(path, exc.exposure, directory=False) from None
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symlink
-            raise KeyFileError(
-                f"cursor key {path} is a symbolic link; delete it (a new key is then "
-                f"generated and earlier cursors stop working), or replace it with the "
-                f"file it points to"
-            ) from None
         raise KeyFileError(f"cannot read cursor key {path}: {exc.strerror or exc}") from None
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise KeyFileError(f"cursor key {path} is not a regular file; delete it")
-        _check_owner_and_mode(path, st, what="cursor key", fix_mode="600")
         data = os.read(fd, _MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise KeyFileError(f"cannot read cursor key {path}: {exc.strerror or exc}") from None
@@ -422,14 +424,14 @@ def _publish(directory: Path, name: str, secret: str, *, replace: bool) -> bool:
     final = directory / name
     data = (secret + "\n").encode("ascii")
     temp = directory / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o600)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     try:
         try:
             os.write(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
-        if not _POSIX:
+        if not POSIX:
             restrict_to_current_user(temp)
         if replace:
             os.replace(temp, final)
@@ -486,7 +488,7 @@ def _link_if_absent(temp: Path, final: Path, data: bytes) -> bool:
     # No hard links on this file system: exclusive create is the next best thing
     # (a racing reader may briefly find the file empty and report it malformed).
     try:
-        fd = os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o600)
+        fd = os.open(final, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     except FileExistsError:
         return False
     try:
@@ -499,10 +501,10 @@ def _link_if_absent(temp: Path, final: Path, data: bytes) -> bool:
 
 def _fsync_dir(directory: Path) -> None:
     """Persist a rename or link; directories cannot be opened for this on Windows."""
-    if not _POSIX:
+    if not POSIX:
         return
     try:
-        fd = os.open(directory, os.O_RDONLY | _O_CLOEXEC)
+        fd = os.open(directory, os.O_RDONLY | O_CLOEXEC)
     except OSError:
         return
     try:
@@ -522,7 +524,7 @@ def _rotation_lock(directory: Path) -> Iterator[None]:
         return
     fd = os.open(
         directory / ".cursor-key.lock",
-        os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC,
+        os.O_RDWR | os.O_CREAT | O_NOFOLLOW | O_CLOEXEC,
         0o600,
     )
     try:
