@@ -158,7 +158,7 @@ def test_the_server_s_refusals_read_as_before() -> None:
 
 def test_the_library_says_full_or_read_only_by_its_own_code() -> None:
     from pwc_local.common.shelf import LibraryError
-    from pwc_local.store.library import unwritable_error
+    from pwc_local.store.library_db import unwritable_error
 
     full = unwritable_error("the disk is full", "the library x cannot be written")
     quota = unwritable_error("the disk quota is used up", "m")

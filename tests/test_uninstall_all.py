@@ -51,7 +51,8 @@ def make_data(home: Path) -> dict[str, Path]:
     """A cache entry, a library and a cursor key, each made by its own store."""
     from pwc_local.store.cache import DiskCache
     from pwc_local.store.keys import default_key_dir, load_keyring
-    from pwc_local.store.library import DB_FILE_NAME, Library, default_library_dir
+    from pwc_local.store.library import Library
+    from pwc_local.store.library_db import DB_FILE_NAME, default_library_dir
 
     settings = load_settings()
     cache = DiskCache.from_settings(settings)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from pwc_local.common.watches import MAX_WATCHES, Move, WatchLimitReached
-from pwc_local.store.library import DB_FILE_NAME, Library
+from pwc_local.store.library import Library
+from pwc_local.store.library_db import DB_FILE_NAME
 from pwc_local.store.watchlist import Watchlist, WatchlistBusy
 
 FIRST = {"results": {"a": 1.0}, "leader": "a"}

@@ -66,7 +66,7 @@ class Leftover:
 def find_leftovers(settings: Settings) -> list[Leftover]:
     """The cache, library and cursor key this account has, as far as they exist."""
     from pwc_local.store.keys import default_key_dir
-    from pwc_local.store.library import default_library_dir
+    from pwc_local.store.library_db import default_library_dir
 
     found: list[Leftover] = []
     cache = settings.resolved_cache_dir()

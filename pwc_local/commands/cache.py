@@ -128,7 +128,8 @@ def clear(store: DiskCache, kinds: tuple[str, ...], as_json: bool) -> None:
 def _forget_reading() -> int:
     """Drop the library's memory of papers only read; 0 when there is no library."""
     from pwc_local.common.shelf import LibraryError
-    from pwc_local.store.library import DB_FILE_NAME, Library, default_library_dir
+    from pwc_local.store.library import Library
+    from pwc_local.store.library_db import DB_FILE_NAME, default_library_dir
     from pwc_local.store.vocabulary import Vocabulary
 
     if not (default_library_dir() / DB_FILE_NAME).exists():

@@ -60,13 +60,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
 import hashlib
 import json
 import logging
-import os
 import sqlite3
-import stat
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -80,20 +77,32 @@ from pwc_local.common.shelf import (
     LibraryBusy,
     LibraryEntry,
     LibraryError,
-    LibraryFull,
-    LibraryReadOnly,
     RawHit,
     SavedPaper,
     shown_title,
 )
-from pwc_local.config import APP_NAME
 from pwc_local.contract import CHUNK_BYTES
+from pwc_local.store.library_db import (
+    DB_FILE_NAME,
+    READER_PRAGMAS,
+    WRITER_PRAGMAS,
+    Unwritable,
+    check_private_file,
+    connect,
+    default_library_dir,
+    ensure_private_dir,
+    ensure_private_file,
+    is_locked,
+    transaction,
+    unwritable_error,
+    unwritable_or_broken,
+    unwritable_reason,
+)
 from pwc_local.store.passages import Headings, Passage, bounded_path, split_passages
 from pwc_local.store.ranking import exact_ranker
 
 log = logging.getLogger(__name__)
 
-DB_FILE_NAME = "library.sqlite3"
 SCHEMA_VERSION = 2  # 2: saved Markdown in `saved_pieces`; heading paths without the title
 # SQLite's own wait for a lock, per statement: short, so a waiting write never keeps
 # the shared connection (and this process's reads) for long; `_write` retries.
@@ -111,8 +120,6 @@ MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verifi
 LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
 LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 MARK = "**"
-
-_POSIX = os.name == "posix"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -204,12 +211,6 @@ END""",
 )
 
 
-def unwritable_error(reason: str, message: str) -> LibraryReadOnly:
-    """`LibraryFull` when `reason` (an `unwritable_reason` phrase) says full, else read-only."""
-    full = reason in (_UNWRITABLE_ERRNOS[errno.ENOSPC], _UNWRITABLE_ERRNOS[errno.EDQUOT])
-    return LibraryFull(message) if full else LibraryReadOnly(message)
-
-
 @dataclass(frozen=True)
 class LocalChunk:
     """A piece of Markdown served from the library; mirrors `MarkdownChunk`."""
@@ -250,13 +251,6 @@ class _Row:
     saved_at: float
     size: int | None
     whole: str | None = None
-
-
-def default_library_dir() -> Path:
-    """The app's user data directory (honours `XDG_DATA_HOME` on Linux)."""
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir(APP_NAME, appauthor=False))
 
 
 def digest(text: str) -> str:
@@ -306,7 +300,7 @@ class Library:
         try:
             ensure_private_file(path)
             return cls._open_writable(path)
-        except _Unwritable as exc:
+        except Unwritable as exc:
             if not path.is_file() or path.stat().st_size == 0:
                 raise unwritable_error(
                     exc.reason, f"cannot create the library database {path}: {exc.reason}"
@@ -318,12 +312,12 @@ class Library:
         try:
             connection = connect(path, BUSY_TIMEOUT_MS, pragmas=WRITER_PRAGMAS)
         except sqlite3.DatabaseError as exc:
-            raise _unwritable_or_broken(path, exc) from None
+            raise unwritable_or_broken(path, exc) from None
         try:
             library = cls._prepared(connection, path)
         except sqlite3.DatabaseError as exc:
             connection.close()
-            raise _unwritable_or_broken(path, exc) from None
+            raise unwritable_or_broken(path, exc) from None
         return library
 
     @classmethod
@@ -359,7 +353,7 @@ class Library:
                     )
                 return library
             except sqlite3.OperationalError as exc:
-                if not _is_locked(exc):
+                if not is_locked(exc):
                     raise
                 waited = time.monotonic() - started
                 if waited > OPEN_WAIT and _is_up_to_date(connection):
@@ -380,7 +374,7 @@ class Library:
         Tables a library of this version has but this one lacks are stood in for
         by empty temporary ones, so every query still answers.
         """
-        _check_private_file(path)
+        check_private_file(path)
         failure: sqlite3.Error | None = None
         for mode in ("mode=ro", "immutable=1"):
             connection = None
@@ -1196,7 +1190,7 @@ class Library:
                 try:
                     self._db.execute("BEGIN IMMEDIATE")
                 except sqlite3.OperationalError as exc:
-                    if not _is_locked(exc):
+                    if not is_locked(exc):
                         raise self._unwritable(exc) from None
                 else:
                     self._writes += 1
@@ -1405,11 +1399,6 @@ def _pieces_of(markdown: str | Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
             offset = end
 
 
-def _is_locked(exc: sqlite3.OperationalError) -> bool:
-    """Whether `exc` is another connection's lock (SQLITE_BUSY / SQLITE_LOCKED)."""
-    return "locked" in str(exc) or "busy" in str(exc)
-
-
 def _is_up_to_date(db: sqlite3.Connection) -> bool:
     """Whether the database holds this version's schema already (read without a lock)."""
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
@@ -1456,10 +1445,6 @@ def _create_fts(db: sqlite3.Connection) -> bool:
     return True
 
 
-WRITER_PRAGMAS = ("journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL")
-READER_PRAGMAS = ("temp_store = MEMORY",)  # a read-only library's stand-in tables
-
-
 def _bound_rows(
     db: sqlite3.Connection, table: str, most: int, *, where: str = "1", by: str = "rowid"
 ) -> None:
@@ -1475,122 +1460,6 @@ def _bound_rows(
             f"(SELECT rowid FROM {table} WHERE {where} ORDER BY {by} LIMIT ?)",
             (count - most,),
         )
-
-
-def connect(
-    path: Path, wait_ms: int, *, mode: str | None = None, pragmas: Sequence[str] = ()
-) -> sqlite3.Connection:
-    """A connection to the library database: the library's, the watch list's, the vocabulary's.
-
-    Autocommit (transactions are explicit, `transaction`), usable from any thread
-    (callers hold their own lock), waiting up to `wait_ms` for another process's
-    write lock. `mode` opens through a URI: `mode=rw` (the file must exist),
-    `mode=ro`, `immutable=1`. `pragmas` run after the busy timeout; the connection is
-    closed when one fails. `sqlite3.Error` goes to the caller.
-    """
-    target = str(path) if mode is None else f"{path.as_uri()}?{mode}"
-    db = sqlite3.connect(
-        target,
-        uri=mode is not None,
-        timeout=wait_ms / 1000,
-        isolation_level=None,
-        check_same_thread=False,
-    )
-    try:
-        db.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
-        for pragma in pragmas:
-            db.execute(f"PRAGMA {pragma}")
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-@contextlib.contextmanager
-def transaction(db: sqlite3.Connection) -> Iterator[None]:
-    """`BEGIN IMMEDIATE` ... `COMMIT`: writers queue up front instead of deadlocking later."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-
-
-def ensure_private_dir(directory: Path) -> None:
-    """Create `directory` 0700 when missing; refuse one that is a link or open to others."""
-    try:
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(directory, 0o700)
-        st = os.lstat(directory)
-    except OSError as exc:
-        raise LibraryError(
-            f"cannot create the library directory {directory}: {exc.strerror or exc}"
-        ) from None
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
-        raise LibraryError(f"library directory {directory} is not a plain directory")
-    if _POSIX:
-        if st.st_uid != os.geteuid():
-            raise LibraryError(f"library directory {directory} belongs to another user")
-        if stat.S_IMODE(st.st_mode) & 0o077:
-            raise LibraryError(
-                f"library directory {directory} is accessible to other users; "
-                f"run: chmod 700 {directory}"
-            )
-
-
-class _Unwritable(LibraryError):
-    """The database cannot be written here; `reason` says why, for the user."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-# Why a file cannot be written, by errno / by SQLite's primary result code.
-_UNWRITABLE_ERRNOS = {
-    errno.EROFS: "it is on a read-only file system",
-    errno.EACCES: "this user may not write it",
-    errno.EPERM: "this user may not write it",
-    errno.ENOSPC: "the disk is full",
-    errno.EDQUOT: "the disk quota is used up",
-}
-_SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 8, 10, 13, 14
-
-
-def unwritable_reason(exc: sqlite3.Error, path: Path) -> str | None:
-    """Why SQLite could not write `path`, in words, or `None` for any other failure.
-
-    SQLite says only "disk I/O error" when it cannot create its `-wal`/`-shm` files;
-    the file system (`statvfs`) tells a full disk and a read-only mount apart.
-    """
-    code = getattr(exc, "sqlite_errorcode", None)
-    primary = code & 0xFF if isinstance(code, int) else None
-    if primary not in (_SQLITE_FULL, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CANTOPEN):
-        return None
-    try:
-        disk = os.statvfs(path.parent)
-    except (OSError, AttributeError):  # no statvfs on Windows
-        disk = None
-    if disk is not None and disk.f_flag & getattr(os, "ST_RDONLY", 1):
-        return _UNWRITABLE_ERRNOS[errno.EROFS]
-    if primary == _SQLITE_FULL or (disk is not None and disk.f_bavail * disk.f_frsize < 2**20):
-        return _UNWRITABLE_ERRNOS[errno.ENOSPC]
-    if primary == _SQLITE_READONLY:
-        return "it is read-only"
-    return f"SQLite cannot write beside it: {exc}"
-
-
-def _unwritable_or_broken(path: Path, exc: sqlite3.Error) -> LibraryError:
-    """`_Unwritable` when `exc` says the database cannot be written, else "move it aside"."""
-    reason = unwritable_reason(exc, path)
-    if reason is not None:
-        return _Unwritable(reason)
-    return LibraryError(
-        f"cannot open the library database {path}: {exc}; move it aside to start an empty library"
-    )
 
 
 def _read_only_schema(db: sqlite3.Connection) -> bool:
@@ -1610,44 +1479,3 @@ def _read_only_schema(db: sqlite3.Connection) -> bool:
                 "NULL AS size FROM main.papers"
             )
     return "passages_fts" in present
-
-
-def ensure_private_file(path: Path) -> None:
-    """Create the database file 0600 before SQLite does, so it is never born readable.
-
-    Raises `_Unwritable` when the file cannot be opened for writing (a read-only
-    mount or file, a full disk), so `open` can fall back to reading it.
-    """
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except OSError as exc:
-        if exc.errno in _UNWRITABLE_ERRNOS:
-            raise _Unwritable(_UNWRITABLE_ERRNOS[exc.errno]) from None
-        raise LibraryError(
-            f"cannot open the library database {path}: {exc.strerror or exc}"
-        ) from None
-    try:
-        _check_mode(path, os.fstat(fd))
-    finally:
-        os.close(fd)
-
-
-def _check_private_file(path: Path) -> None:
-    """`ensure_private_file`'s check, for a database opened read-only."""
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError as exc:
-        raise LibraryError(
-            f"cannot open the library database {path}: {exc.strerror or exc}"
-        ) from None
-    if stat.S_ISLNK(st.st_mode):
-        raise LibraryError(f"library database {path} is a symbolic link")
-    _check_mode(path, st)
-
-
-def _check_mode(path: Path, st: os.stat_result) -> None:
-    if _POSIX and stat.S_IMODE(st.st_mode) & 0o077:
-        raise LibraryError(
-            f"library database {path} is accessible to other users; run: chmod 600 {path}"
-        )

@@ -48,7 +48,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from pwc_local.safe_text import one_line
-from pwc_local.store.library import connect
+from pwc_local.store.library_db import connect
 
 log = logging.getLogger(__name__)
 

@@ -46,7 +46,7 @@ from typing import Any
 from pwc_local.common.shelf import LibraryError
 from pwc_local.common.watches import MAX_WATCHES, Baseline, Move, Watch, limit_reached
 from pwc_local.failures import CodedError
-from pwc_local.store.library import (
+from pwc_local.store.library_db import (
     DB_FILE_NAME,
     WRITER_PRAGMAS,
     connect,
