@@ -72,8 +72,6 @@ from pathlib import Path
 from typing import Any
 
 from pwc_local.common.shelf import (
-    ELLIPSIS,
-    MAX_QUOTE_CHARS,
     LibraryBusy,
     LibraryEntry,
     LibraryError,
@@ -98,8 +96,15 @@ from pwc_local.store.library_db import (
     unwritable_or_broken,
     unwritable_reason,
 )
-from pwc_local.store.passages import Headings, Passage, bounded_path, split_passages
-from pwc_local.store.ranking import exact_ranker
+from pwc_local.store.passage_index import (
+    check_index,
+    clear_index,
+    create_fts,
+    fts_search,
+    index_passages,
+    like_search,
+)
+from pwc_local.store.passages import Headings, split_passages
 
 log = logging.getLogger(__name__)
 
@@ -113,14 +118,9 @@ BUSY_MEMORY = 30.0  # seconds after a save gave up during which writes try only 
 OPEN_WAIT = 1.0  # seconds opening waits to bring an existing library's schema up to date
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
-SNIPPET_TOKENS = 40
-CANDIDATES_PER_HIT = 5  # passages fetched by BM25 per hit asked for, to re-rank
-MAX_CANDIDATES = 250
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
 LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
 LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
-MARK = "**"
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS papers (
@@ -193,22 +193,6 @@ CREATE TABLE IF NOT EXISTS responses (
 );
 CREATE INDEX IF NOT EXISTS responses_by_paper ON responses(paper);
 """
-
-_FTS_TABLE = """
-CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
-    heading, body, content='passages', content_rowid='id',
-    tokenize='porter unicode61 remove_diacritics 2'
-)"""
-# External-content FTS5 table: the triggers keep it in step with `passages`.
-_FTS_TRIGGERS = (
-    """CREATE TRIGGER IF NOT EXISTS passages_ai AFTER INSERT ON passages BEGIN
-    INSERT INTO passages_fts(rowid, heading, body) VALUES (new.id, new.heading, new.body);
-END""",
-    """CREATE TRIGGER IF NOT EXISTS passages_ad AFTER DELETE ON passages BEGIN
-    INSERT INTO passages_fts(passages_fts, rowid, heading, body)
-    VALUES ('delete', old.id, old.heading, old.body);
-END""",
-)
 
 
 @dataclass(frozen=True)
@@ -336,7 +320,7 @@ class Library:
                     for statement in _statements(_SCHEMA):
                         connection.execute(statement)
                     _add_columns(connection)
-                    has_fts = _create_fts(connection)
+                    has_fts = create_fts(connection)
                     library = cls(connection, path, has_fts=has_fts)
                     library._migrate(connection)
                     if _schema_of(connection) < SCHEMA_VERSION:
@@ -847,7 +831,7 @@ class Library:
                 "VALUES (?,?,?,?,?,?,?)",
                 (doc, start, stop, int(final), text, digest(text), json.dumps(split.headings)),
             )
-            self._index(db, doc, split.passages)
+            index_passages(db, doc, split.passages)
             _bound_rows(db, "documents", MAX_READ_DOCUMENTS, where="saved = 0", by="touched_at")
 
     def read_indexed(
@@ -893,76 +877,16 @@ class Library:
             return self._search_once(words, limit, paper)
 
     def _search_once(self, words: Sequence[str], limit: int, paper: str | None) -> list[RawHit]:
-        search = self._fts_search if self.has_fts else self._like_search
-        hits = search(words, limit, paper, every=True)
+        search = fts_search if self.has_fts else like_search
+
+        def ask(every: bool) -> list[RawHit]:
+            with self._lock:
+                return search(self._db, words, limit, paper, every=every)
+
+        hits = ask(True)
         if not hits and len(words) > 1:
-            hits = search(words, limit, paper, every=False)
+            hits = ask(False)
         return hits
-
-    def _fts_search(
-        self, words: Sequence[str], limit: int, paper: str | None, *, every: bool
-    ) -> list[RawHit]:
-        """The index's best passages, re-ranked: exact phrase, then exact words, then BM25.
-
-        The index stems (porter), so "encodings" also finds "encoder". The best
-        `limit * CANDIDATES_PER_HIT` by BM25 are fetched and ordered by exactness
-        first (`exact_ranker`): a passage with the query's words as written ranks
-        above one that has only their stems. Quotes (`snippet()`) are made for the
-        passages shown only.
-        """
-        # Each word becomes a quoted FTS5 string, so no query syntax can leak in.
-        match = (" AND " if every else " OR ").join(_fts_string(w) for w in words)
-        where = "passages_fts MATCH ?"
-        params: list[Any] = [match]
-        if paper is not None:
-            where += " AND d.paper = ?"
-            params.append(paper)
-        sql = (
-            "SELECT d.paper, d.title, d.saved, d.version, p.heading, p.start, p.id, "
-            "bm25(passages_fts, 2.0, 1.0) AS score, p.body "
-            "FROM passages_fts JOIN passages p ON p.id = passages_fts.rowid "
-            f"JOIN documents d ON d.id = p.doc WHERE {where} ORDER BY score LIMIT ?"
-        )
-        params.append(min(limit * CANDIDATES_PER_HIT, MAX_CANDIDATES))
-        with self._lock:
-            rows = self._db.execute(sql, params).fetchall()
-            rank = exact_ranker(words)
-            best = sorted(rows, key=lambda row: (rank(f"{row[4]}\n{row[8]}"), row[7], row[5]))
-            best = best[:limit]
-            # Quotes only for the passages shown: snippet() is the costly part.
-            marks = ",".join("?" * len(best))
-            snippets = dict(
-                self._db.execute(
-                    f"SELECT rowid, snippet(passages_fts, 1, '{MARK}', '{MARK}', '{ELLIPSIS}', "
-                    f"{SNIPPET_TOKENS}) FROM passages_fts WHERE passages_fts MATCH ? "
-                    f"AND rowid IN ({marks})",
-                    [match, *(row[6] for row in best)],
-                ).fetchall()
-            )
-        return [_hit((*row[:6], snippets.get(row[6], ""), row[7])) for row in best]
-
-    def _like_search(
-        self, words: Sequence[str], limit: int, paper: str | None, *, every: bool
-    ) -> list[RawHit]:
-        tests = ["(p.body LIKE ? ESCAPE '\\' OR p.heading LIKE ? ESCAPE '\\')" for _ in words]
-        params: list[Any] = []
-        for word in words:
-            pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            params += [pattern, pattern]
-        score = " + ".join(f"(CASE WHEN {test} THEN 1 ELSE 0 END)" for test in tests)
-        score_params = list(params)
-        where = (" AND " if every else " OR ").join(tests)
-        if paper is not None:
-            where = f"({where}) AND d.paper = ?"
-            params.append(paper)
-        sql = (
-            "SELECT d.paper, d.title, d.saved, d.version, p.heading, p.start, p.body, "
-            f"-({score}) AS score FROM passages p JOIN documents d ON d.id = p.doc "
-            f"WHERE {where} ORDER BY score, d.paper, p.start LIMIT ?"
-        )
-        with self._lock:
-            rows = self._db.execute(sql, [*score_params, *params, limit]).fetchall()
-        return [_hit((*row[:6], like_quote(row[6], words), row[7])) for row in rows]
 
     def known_paper(self, reference: str) -> str | None:
         """The canonical ID of a saved or read paper `reference` names, or `None`."""
@@ -982,14 +906,8 @@ class Library:
         """Whether the full-text index agrees with the passages (FTS5 `integrity-check`)."""
         if not self.has_fts:
             return True
-        try:
-            with self._lock:
-                self._db.execute(
-                    "INSERT INTO passages_fts(passages_fts, rank) VALUES ('integrity-check', 1)"
-                )
-        except sqlite3.DatabaseError:
-            return False
-        return True
+        with self._lock:
+            return check_index(self._db)
 
     def rebuild_index(self) -> int:
         """Re-cut every stored document into passages and rebuild the index; returns passages.
@@ -1002,13 +920,7 @@ class Library:
 
     def _reindex(self, db: sqlite3.Connection) -> int:
         """`rebuild_index` inside the caller's transaction."""
-        if self.has_fts:
-            db.execute("DROP TABLE IF EXISTS passages_fts")
-            db.execute("DROP TRIGGER IF EXISTS passages_ai")
-            db.execute("DROP TRIGGER IF EXISTS passages_ad")
-        db.execute("DELETE FROM passages")
-        if self.has_fts:
-            _create_fts(db)
+        clear_index(db, self.has_fts)
         count = 0
         saved = db.execute(
             "SELECT d.id, p.paper, p.title FROM documents d JOIN papers p ON p.paper = d.paper "
@@ -1022,7 +934,7 @@ class Library:
             headings: Headings = ()
             for start, text in pieces or ():
                 split = split_passages(text, base=start, headings=headings, title=title)
-                self._index(db, int(doc), split.passages)
+                index_passages(db, int(doc), split.passages)
                 count += len(split.passages)
                 headings = split.headings
         for doc, title in db.execute("SELECT id, title FROM documents WHERE saved = 0").fetchall():
@@ -1039,7 +951,7 @@ class Library:
                 split = split_passages(
                     text, base=start, headings=opened if stop == start else (), title=title
                 )
-                self._index(db, int(doc), split.passages)
+                index_passages(db, int(doc), split.passages)
                 count += len(split.passages)
                 opened, stop = split.headings, end
         return count
@@ -1130,7 +1042,7 @@ class Library:
             )
             if doc is not None:
                 split = split_passages(text, base=start, headings=headings, title=title)
-                self._index(db, doc, split.passages)
+                index_passages(db, doc, split.passages)
                 headings = split.headings
             digests.append(piece_digest)
             start += len(data)
@@ -1258,12 +1170,6 @@ class Library:
         )
         return int(cursor.lastrowid or 0)
 
-    def _index(self, db: sqlite3.Connection, doc: int, passages: Sequence[Passage]) -> None:
-        db.executemany(
-            "INSERT INTO passages(doc, start, heading, body) VALUES (?,?,?,?)",
-            [(doc, p.start, p.heading, p.text) for p in passages],
-        )
-
 
 def cut(
     document: bytes,
@@ -1309,53 +1215,12 @@ def cut(
     return LocalChunk(text, version, more, base + end if more else None)
 
 
-def like_quote(body: str, words: Sequence[str]) -> str:
-    """A quote around the first of `words` in `body`, the words marked (LIKE fallback)."""
-    folded = body.casefold()
-    positions = [folded.find(w.casefold()) for w in words]
-    first = min((p for p in positions if p >= 0), default=0)
-    begin = max(0, first - MAX_QUOTE_CHARS // 3)
-    piece = body[begin : begin + MAX_QUOTE_CHARS - 20]
-    for word in sorted(set(words), key=len, reverse=True):
-        piece = _mark_word(piece, word)
-    prefix = ELLIPSIS if begin else ""
-    suffix = ELLIPSIS if begin + MAX_QUOTE_CHARS - 20 < len(body) else ""
-    return prefix + " ".join(piece.split()) + suffix
-
-
-def _mark_word(text: str, word: str) -> str:
-    import re
-
-    return re.sub(re.escape(word), lambda m: f"{MARK}{m.group(0)}{MARK}", text, flags=re.I)
-
-
-def _hit(row: Sequence[Any]) -> RawHit:
-    """A search row as a hit: quote, title and heading path each at most `MAX_QUOTE_CHARS`."""
-    quote = " ".join(str(row[6]).split())
-    if len(quote) > MAX_QUOTE_CHARS:
-        quote = quote[: MAX_QUOTE_CHARS - 1].rstrip() + ELLIPSIS
-    return RawHit(
-        paper=str(row[0]),
-        title=shown_title(str(row[1])),
-        saved=bool(row[2]),
-        version=str(row[3]),
-        heading=bounded_path(str(row[4]), MAX_QUOTE_CHARS),
-        start=int(row[5]),
-        quote=quote,
-        score=float(row[7]),
-    )
-
-
 def _first_heading(text: str) -> str:
     """The text of a document's first `# ` heading (most papers open with their title)."""
     for line in text.splitlines()[:20]:
         if line.startswith("# "):
             return " ".join(line[2:].split())[:500]
     return ""
-
-
-def _fts_string(word: str) -> str:
-    return '"' + word.replace('"', '""') + '"'
 
 
 def _headings_from(text: str) -> Headings:
@@ -1430,19 +1295,6 @@ def _continues(byte: int) -> bool:
 
 def _statements(script: str) -> list[str]:
     return [s.strip() + ";" for s in script.split(";\n") if s.strip()]
-
-
-def _create_fts(db: sqlite3.Connection) -> bool:
-    """Create the FTS5 table and its triggers; `False` where SQLite lacks FTS5."""
-    try:
-        db.execute(_FTS_TABLE)
-    except sqlite3.OperationalError as exc:
-        if "fts5" in str(exc).lower():
-            return False
-        raise
-    for trigger in _FTS_TRIGGERS:
-        db.execute(trigger)
-    return True
 
 
 def _bound_rows(
