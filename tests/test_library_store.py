@@ -15,8 +15,10 @@ from pwc_local.common.cursors import CursorCodec
 from pwc_local.common.shelf import MAX_QUOTE_CHARS, LibraryError, SavedPaper
 from pwc_local.contract import CHUNK_BYTES as PIECE_BYTES
 from pwc_local.queries.library_search import query_words, search_library
-from pwc_local.store.library import Library, cut, digest
+from pwc_local.store.library import Library
+from pwc_local.store.markdown_chunks import cut
 from pwc_local.store.passages import split_passages
+from pwc_local.store.saved_pieces import digest
 from pwc_local.upstream.errors import NotFound, UsageError
 
 VERSION = "ab" * 32

@@ -59,7 +59,6 @@ Nothing here logs references, queries or text.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import logging
@@ -96,6 +95,7 @@ from pwc_local.store.library_db import (
     unwritable_or_broken,
     unwritable_reason,
 )
+from pwc_local.store.markdown_chunks import LocalChunk, cut
 from pwc_local.store.passage_index import (
     check_index,
     clear_index,
@@ -105,6 +105,17 @@ from pwc_local.store.passage_index import (
     like_search,
 )
 from pwc_local.store.passages import Headings, split_passages
+from pwc_local.store.saved_pieces import (
+    LAYOUT_PIECES,
+    LAYOUT_WHOLE,
+    SavedRow,
+    digest,
+    migrate_whole_rows,
+    seal,
+    store_pieces,
+    texts,
+    verified,
+)
 
 log = logging.getLogger(__name__)
 
@@ -119,8 +130,6 @@ OPEN_WAIT = 1.0  # seconds opening waits to bring an existing library's schema u
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
-LAYOUT_WHOLE = 1  # schema 1: the whole Markdown in `papers.markdown`, one digest
-LAYOUT_PIECES = 2  # `saved_pieces` rows, sealed by `papers.digest` (`_seal`)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS papers (
@@ -196,16 +205,6 @@ CREATE INDEX IF NOT EXISTS responses_by_paper ON responses(paper);
 
 
 @dataclass(frozen=True)
-class LocalChunk:
-    """A piece of Markdown served from the library; mirrors `MarkdownChunk`."""
-
-    text: str
-    content_version: str
-    truncated: bool
-    next_offset: int | None
-
-
-@dataclass(frozen=True)
 class SavedRead:
     """What a read of a saved paper's Markdown found (`Library.read`).
 
@@ -216,29 +215,6 @@ class SavedRead:
     in_catalog: bool
     has_markdown: bool
     chunk: LocalChunk | None
-
-
-@dataclass(frozen=True)
-class _Row:
-    """A saved paper's row, verified, without its Markdown text (`Library._verified`).
-
-    `size` is `None` when it has no Markdown; `whole` is the text of a row of the
-    first layout (`LAYOUT_WHOLE`), which holds it in one column.
-    """
-
-    paper: str
-    title: str
-    in_catalog: bool
-    metadata: str
-    citation: str
-    content_version: str | None
-    saved_at: float
-    size: int | None
-    whole: str | None = None
-
-
-def digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def alias_key(text: str) -> str:
@@ -264,7 +240,7 @@ class Library:
         self._writes = 0  # transactions this connection committed (`_unchanged_since`)
         # Saved papers whose seal was checked, and the database state then: a read of
         # the next chunk of one needs no second check until something is committed.
-        self._sealed: dict[str, tuple[tuple[int, int], _Row]] = {}
+        self._sealed: dict[str, tuple[tuple[int, int], SavedRow]] = {}
         self._saving: set[str] = set()  # papers being fetched to be saved (`saving`)
         self._busy_until = 0.0  # monotonic; see `_write`
 
@@ -322,7 +298,7 @@ class Library:
                     _add_columns(connection)
                     has_fts = create_fts(connection)
                     library = cls(connection, path, has_fts=has_fts)
-                    library._migrate(connection)
+                    migrate_whole_rows(connection)
                     if _schema_of(connection) < SCHEMA_VERSION:
                         library._reindex(connection)  # heading paths without the title
                     # Written only when it changes: an open of an up-to-date library
@@ -432,7 +408,7 @@ class Library:
         saved_at = paper.saved_at or time.time()
         aliases = {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}
         with self._write() as db:
-            if self._verified(db, paper.paper) is not None:
+            if verified(db, paper.paper) is not None:
                 db.executemany(
                     "INSERT OR IGNORE INTO aliases(alias, paper) VALUES (?, ?)",
                     [(alias, paper.paper) for alias in aliases],
@@ -455,9 +431,7 @@ class Library:
             size: int | None = None
             digests: list[str] = []
             if paper.markdown is not None:
-                size, digests = self._store_pieces(
-                    db, paper.paper, doc, paper.markdown, paper.title
-                )
+                size, digests = store_pieces(db, paper.paper, doc, paper.markdown, paper.title)
             metadata = json.dumps(paper.metadata, ensure_ascii=False)
             citation = json.dumps(paper.citation, ensure_ascii=False)
             db.execute(
@@ -471,7 +445,7 @@ class Library:
                     citation,
                     None,
                     paper.content_version,
-                    _seal(metadata, citation, paper.content_version, size, digests),
+                    seal(metadata, citation, paper.content_version, size, digests),
                     saved_at,
                     LAYOUT_PIECES,
                     size,
@@ -502,12 +476,12 @@ class Library:
         """
         with self._lock:
             paper = self.resolve(reference)
-            row = None if paper is None else self._verified(self._db, paper)
+            row = None if paper is None else verified(self._db, paper)
             if row is None:
                 return None
             markdown = row.whole
             if row.size is not None and markdown is None:
-                pieces = self._texts(self._db, row.paper)
+                pieces = texts(self._db, row.paper)
                 markdown = None if pieces is None else "".join(text for _start, text in pieces)
         try:
             metadata, citation = json.loads(row.metadata), json.loads(row.citation)
@@ -538,7 +512,7 @@ class Library:
         """
         with self._lock:
             paper = self.resolve(reference)
-            row = None if paper is None else self._verified(self._db, paper)
+            row = None if paper is None else verified(self._db, paper)
         if row is None:
             return None
         return LibraryEntry(
@@ -927,10 +901,10 @@ class Library:
             "WHERE d.saved = 1"
         ).fetchall()
         for doc, paper, title in saved:
-            found = self._verified(db, paper)
+            found = verified(db, paper)
             if found is None or found.size is None:
                 continue
-            pieces = [(0, found.whole)] if found.whole is not None else self._texts(db, paper)
+            pieces = [(0, found.whole)] if found.whole is not None else texts(db, paper)
             headings: Headings = ()
             for start, text in pieces or ():
                 split = split_passages(text, base=start, headings=headings, title=title)
@@ -958,129 +932,12 @@ class Library:
 
     # -- internals ----------------------------------------------------------------------
 
-    def _verified(self, db: sqlite3.Connection, paper: str) -> _Row | None:
-        """The row of saved `paper` if its seal holds (the caller holds the lock).
-
-        For the pieces layout the seal covers the pieces' digests, which must also
-        tile the document exactly; the pieces' texts are checked by whoever reads them.
-        """
-        row = db.execute(
-            "SELECT paper, title, in_catalog, metadata, citation, content_version, digest, "
-            "saved_at, layout, size FROM papers WHERE paper = ?",
-            (paper,),
-        ).fetchone()
-        if row is None:
-            return None
-        found = _Row(
-            paper=row[0],
-            title=row[1],
-            in_catalog=bool(row[2]),
-            metadata=row[3],
-            citation=row[4],
-            content_version=row[5],
-            saved_at=float(row[7]),
-            size=row[9],
-        )
-        if row[8] == LAYOUT_WHOLE:
-            (whole,) = db.execute(
-                "SELECT markdown FROM papers WHERE paper = ?", (paper,)
-            ).fetchone()
-            if _whole_digest(row[3], row[4], whole, row[5]) != row[6]:
-                log.warning("a saved paper failed verification; it is treated as missing")
-                return None
-            size = None if whole is None else len(whole.encode("utf-8"))
-            return dataclasses.replace(found, size=size, whole=whole)
-        expected = 0
-        digests = []
-        for start, stop, piece_digest in db.execute(
-            "SELECT start, stop, digest FROM saved_pieces WHERE paper = ? ORDER BY start", (paper,)
-        ):
-            if start != expected or stop <= start:
-                expected = -1
-                break
-            expected = stop
-            digests.append(piece_digest)
-        tiled = expected == (row[9] or 0) and (row[9] is not None or not digests)
-        if not tiled or _seal(row[3], row[4], row[5], row[9], digests) != row[6]:
-            log.warning("a saved paper failed verification; it is treated as missing")
-            return None
-        return found
-
-    def _texts(self, db: sqlite3.Connection, paper: str) -> list[tuple[int, str]] | None:
-        """Every piece of saved `paper` as `(start, text)`, each verified; `None` if one fails."""
-        pieces = []
-        for start, text, piece_digest in db.execute(
-            "SELECT start, text, digest FROM saved_pieces WHERE paper = ? ORDER BY start", (paper,)
-        ):
-            if digest(text) != piece_digest:
-                log.warning("a saved paper failed verification; it is treated as missing")
-                return None
-            pieces.append((int(start), str(text)))
-        return pieces
-
-    def _store_pieces(
-        self,
-        db: sqlite3.Connection,
-        paper: str,
-        doc: int | None,
-        markdown: str | Sequence[bytes],
-        title: str = "",
-    ) -> tuple[int, list[str]]:
-        """Write `markdown` as `saved_pieces` (indexing it as document `doc`, if given).
-
-        One piece at a time, so a long paper is never copied whole; returns its size
-        in bytes and the pieces' digests, for the seal.
-        """
-        start = 0
-        digests: list[str] = []
-        headings: Headings = ()
-        for text, data in _pieces_of(markdown):
-            piece_digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-            db.execute(
-                "INSERT INTO saved_pieces(paper, start, stop, digest, text) VALUES (?,?,?,?,?)",
-                (paper, start, start + len(data), piece_digest, text),
-            )
-            if doc is not None:
-                split = split_passages(text, base=start, headings=headings, title=title)
-                index_passages(db, doc, split.passages)
-                headings = split.headings
-            digests.append(piece_digest)
-            start += len(data)
-        return start, digests
-
     def _forget_saved(self, db: sqlite3.Connection, paper: str) -> None:
         db.execute("DELETE FROM papers WHERE paper = ?", (paper,))
         db.execute("DELETE FROM saved_pieces WHERE paper = ?", (paper,))
         db.execute("DELETE FROM aliases WHERE paper = ?", (paper,))
         db.execute("DELETE FROM responses WHERE paper = ?", (paper,))
         db.execute("DELETE FROM documents WHERE paper = ? AND saved = 1", (paper,))
-
-    def _migrate(self, db: sqlite3.Connection) -> None:
-        """Move papers saved by schema 1 (one Markdown column) into pieces, once.
-
-        Their passages stay as they are; a row that fails verification is left for
-        `get` to report missing and a new save to replace.
-        """
-        legacy = db.execute("SELECT paper FROM papers WHERE layout = ?", (LAYOUT_WHOLE,)).fetchall()
-        for (paper,) in legacy:
-            row = self._verified(db, paper)
-            if row is None:
-                continue
-            size, digests = (
-                (None, [])
-                if row.whole is None
-                else (self._store_pieces(db, paper, None, row.whole))
-            )
-            db.execute(
-                "UPDATE papers SET markdown = NULL, layout = ?, size = ?, digest = ? "
-                "WHERE paper = ?",
-                (
-                    LAYOUT_PIECES,
-                    size,
-                    _seal(row.metadata, row.citation, row.content_version, size, digests),
-                    paper,
-                ),
-            )
 
     @contextlib.contextmanager
     def _write(self, wait: float = SAVE_WAIT) -> Iterator[sqlite3.Connection]:
@@ -1141,7 +998,7 @@ class Library:
             "until it can"
         )
 
-    def _verified_once(self, paper: str) -> _Row | None:
+    def _verified_once(self, paper: str) -> SavedRow | None:
         """`_verified`, checked once per database state (the caller holds the lock).
 
         The state is SQLite's `data_version` (moves when another connection commits)
@@ -1153,7 +1010,7 @@ class Library:
         known = self._sealed.get(paper)
         if known is not None and known[0] == state:
             return known[1]
-        row = self._verified(self._db, paper)
+        row = verified(self._db, paper)
         if len(self._sealed) >= MAX_SEALED:
             self._sealed.clear()
         if row is not None:
@@ -1171,50 +1028,6 @@ class Library:
         return int(cursor.lastrowid or 0)
 
 
-def cut(
-    document: bytes,
-    version: str,
-    offset: int,
-    limit: int,
-    *,
-    base: int = 0,
-    size: int | None = None,
-    decoded: tuple[str, int] | None = None,
-) -> LocalChunk:
-    """At most `limit` bytes of `document` from `offset`, ending on a character boundary.
-
-    The catalog's own chunking rule: the end moves back to the previous
-    boundary; a character longer than `limit` is returned whole; an offset at or past
-    the end gives an empty final chunk. An offset inside a character moves forward
-    to the next boundary.
-
-    `document` may be a window of a longer one: its bytes from `base`, of `size` in
-    all. Offsets stay the whole document's; the window must hold every byte from
-    `offset` up to `offset + limit` (or to the end), and end on a character boundary.
-    `decoded` is the text the window starts with, already decoded, and its size in
-    bytes: a chunk that is exactly that text is served without decoding it again.
-    """
-    total = base + len(document) if size is None else size
-    at = offset - base
-    while at < len(document) and _continues(document[at]):
-        at += 1
-    if base + at >= total:
-        return LocalChunk("", version, False, None)
-    end = min(len(document), at + limit)
-    while at < end < len(document) and _continues(document[end]):
-        end -= 1
-    if end == at:
-        end = at + 1
-        while end < len(document) and _continues(document[end]):
-            end += 1
-    if decoded is not None and at == 0 and end == decoded[1]:
-        text = decoded[0]
-    else:
-        text = document[at:end].decode("utf-8")
-    more = base + end < total
-    return LocalChunk(text, version, more, base + end if more else None)
-
-
 def _first_heading(text: str) -> str:
     """The text of a document's first `# ` heading (most papers open with their title)."""
     for line in text.splitlines()[:20]:
@@ -1229,39 +1042,6 @@ def _headings_from(text: str) -> Headings:
         return tuple((int(level), str(title)) for level, title in value)
     except (ValueError, TypeError):
         return ()
-
-
-def _seal(
-    metadata: str, citation: str, version: str | None, size: int | None, pieces: Sequence[str]
-) -> str:
-    """The digest of a saved paper's row: its stored JSON, version, size, pieces' digests."""
-    sealed = json.dumps([metadata, citation, version, size, list(pieces)], ensure_ascii=False)
-    return digest(sealed)
-
-
-def _whole_digest(metadata: str, citation: str, markdown: str | None, version: str | None) -> str:
-    """The digest of a schema-1 row (`LAYOUT_WHOLE`), over its parsed JSON and whole text."""
-    try:
-        fields = [json.loads(metadata), json.loads(citation), markdown, version]
-    except ValueError:
-        return ""
-    return digest(json.dumps(fields, sort_keys=True, ensure_ascii=False))
-
-
-def _pieces_of(markdown: str | Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
-    """`markdown`'s pieces as `(text, UTF-8)`, none empty, none over `CHUNK_BYTES`."""
-    for part in (markdown.encode("utf-8"),) if isinstance(markdown, str) else markdown:
-        data = bytes(part)
-        if len(data) <= CHUNK_BYTES:
-            if data:
-                yield data.decode("utf-8"), data
-            continue
-        offset = 0
-        while offset < len(data):
-            piece = cut(data, "", offset, CHUNK_BYTES)
-            end = len(data) if piece.next_offset is None else piece.next_offset
-            yield piece.text, data[offset:end]
-            offset = end
 
 
 def _is_up_to_date(db: sqlite3.Connection) -> bool:
@@ -1287,10 +1067,6 @@ def _add_columns(db: sqlite3.Connection) -> None:
         db.execute(f"ALTER TABLE papers ADD COLUMN layout INTEGER NOT NULL DEFAULT {LAYOUT_WHOLE}")
     if "size" not in columns:
         db.execute("ALTER TABLE papers ADD COLUMN size INTEGER")
-
-
-def _continues(byte: int) -> bool:
-    return byte & 0xC0 == 0x80
 
 
 def _statements(script: str) -> list[str]:

@@ -47,7 +47,8 @@ from pwc_local.common.references import arxiv_without_version
 from pwc_local.common.shelf import STATUS_KEY, response_key
 from pwc_local.contract import CHUNK_BYTES
 from pwc_local.store.freshness import Freshness, ServingSource
-from pwc_local.store.library import Library, LocalChunk
+from pwc_local.store.library import Library
+from pwc_local.store.markdown_chunks import LocalChunk
 from pwc_local.upstream.errors import (
     HTTPStatusError,
     SavedMissing,
