@@ -73,7 +73,6 @@ from typing import Any
 from pwc_local.common.shelf import (
     LibraryBusy,
     LibraryEntry,
-    LibraryError,
     RawHit,
     SavedPaper,
     shown_title,
@@ -81,25 +80,22 @@ from pwc_local.common.shelf import (
 from pwc_local.contract import CHUNK_BYTES
 from pwc_local.store.library_db import (
     DB_FILE_NAME,
-    READER_PRAGMAS,
     WRITER_PRAGMAS,
     Unwritable,
-    check_private_file,
     connect,
     default_library_dir,
     ensure_private_dir,
     ensure_private_file,
     is_locked,
-    transaction,
     unwritable_error,
     unwritable_or_broken,
     unwritable_reason,
 )
+from pwc_local.store.library_schema import open_read_only, prepare
 from pwc_local.store.markdown_chunks import LocalChunk, cut
 from pwc_local.store.passage_index import (
     check_index,
     clear_index,
-    create_fts,
     fts_search,
     index_passages,
     like_search,
@@ -107,10 +103,8 @@ from pwc_local.store.passage_index import (
 from pwc_local.store.passages import Headings, split_passages
 from pwc_local.store.saved_pieces import (
     LAYOUT_PIECES,
-    LAYOUT_WHOLE,
     SavedRow,
     digest,
-    migrate_whole_rows,
     seal,
     store_pieces,
     texts,
@@ -119,89 +113,15 @@ from pwc_local.store.saved_pieces import (
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: saved Markdown in `saved_pieces`; heading paths without the title
 # SQLite's own wait for a lock, per statement: short, so a waiting write never keeps
 # the shared connection (and this process's reads) for long; `_write` retries.
 BUSY_TIMEOUT_MS = 50
 SAVE_WAIT = 5.0  # seconds a save (or a removal) waits for another process's writes
 LEARN_WAIT = 0.25  # seconds a write on the side of a call waits before it is skipped
 BUSY_MEMORY = 30.0  # seconds after a save gave up during which writes try only once
-OPEN_WAIT = 1.0  # seconds opening waits to bring an existing library's schema up to date
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS papers (
-    paper TEXT PRIMARY KEY,
-    title TEXT NOT NULL,
-    in_catalog INTEGER NOT NULL,
-    metadata TEXT NOT NULL,
-    citation TEXT NOT NULL,
-    markdown TEXT,
-    content_version TEXT,
-    digest TEXT NOT NULL,
-    saved_at REAL NOT NULL,
-    layout INTEGER NOT NULL DEFAULT 1,
-    size INTEGER
-);
-CREATE TABLE IF NOT EXISTS saved_pieces (
-    paper TEXT NOT NULL,
-    start INTEGER NOT NULL,
-    stop INTEGER NOT NULL,
-    digest TEXT NOT NULL,
-    -- last: the seal check reads every digest without the texts' overflow pages
-    text TEXT NOT NULL,
-    PRIMARY KEY (paper, start)
-);
-CREATE TABLE IF NOT EXISTS aliases (
-    alias TEXT PRIMARY KEY,
-    paper TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS aliases_by_paper ON aliases(paper);
-CREATE TABLE IF NOT EXISTS query_aliases (
-    key TEXT PRIMARY KEY,
-    params TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS known_aliases (
-    alias TEXT PRIMARY KEY,
-    paper TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS documents (
-    id INTEGER PRIMARY KEY,
-    paper TEXT NOT NULL,
-    version TEXT NOT NULL,
-    title TEXT NOT NULL DEFAULT '',
-    saved INTEGER NOT NULL,
-    touched_at REAL NOT NULL,
-    UNIQUE (paper)
-);
-CREATE TABLE IF NOT EXISTS chunks (
-    doc INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
-    start INTEGER NOT NULL,
-    stop INTEGER NOT NULL,
-    final INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    digest TEXT NOT NULL,
-    headings TEXT NOT NULL,
-    PRIMARY KEY (doc, start)
-);
-CREATE TABLE IF NOT EXISTS passages (
-    id INTEGER PRIMARY KEY,
-    doc INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
-    start INTEGER NOT NULL,
-    heading TEXT NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS passages_by_doc ON passages(doc, start);
-CREATE TABLE IF NOT EXISTS responses (
-    key TEXT PRIMARY KEY,
-    paper TEXT NOT NULL,
-    body TEXT NOT NULL,
-    digest TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS responses_by_paper ON responses(paper);
-"""
 
 
 @dataclass(frozen=True)
@@ -274,84 +194,19 @@ class Library:
         except sqlite3.DatabaseError as exc:
             raise unwritable_or_broken(path, exc) from None
         try:
-            library = cls._prepared(connection, path)
+            has_fts = prepare(connection, reindex=_reindex, wait=SAVE_WAIT)
         except sqlite3.DatabaseError as exc:
             connection.close()
             raise unwritable_or_broken(path, exc) from None
-        return library
-
-    @classmethod
-    def _prepared(cls, connection: sqlite3.Connection, path: Path) -> Library:
-        """The library on `connection`, its schema created or brought up to date.
-
-        When another process holds the write lock for more than `OPEN_WAIT` (a long
-        `library add`) and the library is up to date already, it opens as it is
-        instead of waiting on: the writer has the schema in place. Otherwise it
-        waits up to `SAVE_WAIT`, then the lock's error goes to the caller.
-        """
-        started = time.monotonic()
-        while True:
-            try:
-                with transaction(connection):
-                    for statement in _statements(_SCHEMA):
-                        connection.execute(statement)
-                    _add_columns(connection)
-                    has_fts = create_fts(connection)
-                    library = cls(connection, path, has_fts=has_fts)
-                    migrate_whole_rows(connection)
-                    if _schema_of(connection) < SCHEMA_VERSION:
-                        library._reindex(connection)  # heading paths without the title
-                    # Written only when it changes: an open of an up-to-date library
-                    # writes nothing, so it works on a full disk too.
-                    connection.execute(
-                        "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
-                        (str(SCHEMA_VERSION),),
-                    )
-                    connection.execute(
-                        "UPDATE meta SET value = ? WHERE key = 'schema' AND value != ?",
-                        (str(SCHEMA_VERSION), str(SCHEMA_VERSION)),
-                    )
-                return library
-            except sqlite3.OperationalError as exc:
-                if not is_locked(exc):
-                    raise
-                waited = time.monotonic() - started
-                if waited > OPEN_WAIT and _is_up_to_date(connection):
-                    fts = "SELECT 1 FROM sqlite_master WHERE name = 'passages_fts'"
-                    has_fts = connection.execute(fts).fetchone() is not None
-                    return cls(connection, path, has_fts=has_fts)
-                if waited > SAVE_WAIT:
-                    raise
-                time.sleep(0.05)
+        return cls(connection, path, has_fts=has_fts)
 
     @classmethod
     def _open_read_only(cls, path: Path, reason: str) -> Library:
-        """The library opened for reading only, because it cannot be written (`reason`).
-
-        `mode=ro` first, which still sees other processes' commits; where SQLite
-        cannot even create its shared-memory file beside the database (a read-only
-        mount, a full disk), `immutable=1`, which reads the database file as it is.
-        Tables a library of this version has but this one lacks are stood in for
-        by empty temporary ones, so every query still answers.
-        """
-        check_private_file(path)
-        failure: sqlite3.Error | None = None
-        for mode in ("mode=ro", "immutable=1"):
-            connection = None
-            try:
-                connection = connect(path, BUSY_TIMEOUT_MS, mode=mode, pragmas=READER_PRAGMAS)
-                has_fts = _read_only_schema(connection)
-            except sqlite3.Error as exc:
-                failure = exc
-                if connection is not None:
-                    connection.close()
-                continue
-            library = cls(connection, path, has_fts=has_fts)
-            library.read_only = reason
-            return library
-        raise LibraryError(
-            f"cannot open the library database {path} ({reason}), not even to read it: {failure}"
-        )
+        """The library opened for reading only, because it cannot be written (`reason`)."""
+        connection, has_fts = open_read_only(path, reason, BUSY_TIMEOUT_MS)
+        library = cls(connection, path, has_fts=has_fts)
+        library.read_only = reason
+        return library
 
     def close(self) -> None:
         with self._lock:
@@ -890,45 +745,7 @@ class Library:
         verified chunks; anything that fails verification is dropped, not indexed.
         """
         with self._write() as db:
-            return self._reindex(db)
-
-    def _reindex(self, db: sqlite3.Connection) -> int:
-        """`rebuild_index` inside the caller's transaction."""
-        clear_index(db, self.has_fts)
-        count = 0
-        saved = db.execute(
-            "SELECT d.id, p.paper, p.title FROM documents d JOIN papers p ON p.paper = d.paper "
-            "WHERE d.saved = 1"
-        ).fetchall()
-        for doc, paper, title in saved:
-            found = verified(db, paper)
-            if found is None or found.size is None:
-                continue
-            pieces = [(0, found.whole)] if found.whole is not None else texts(db, paper)
-            headings: Headings = ()
-            for start, text in pieces or ():
-                split = split_passages(text, base=start, headings=headings, title=title)
-                index_passages(db, int(doc), split.passages)
-                count += len(split.passages)
-                headings = split.headings
-        for doc, title in db.execute("SELECT id, title FROM documents WHERE saved = 0").fetchall():
-            opened: Headings = ()
-            stop = None
-            for start, end, text, text_digest in db.execute(
-                "SELECT start, stop, text, digest FROM chunks WHERE doc = ? ORDER BY start",
-                (doc,),
-            ).fetchall():
-                if digest(text) != text_digest:
-                    db.execute("DELETE FROM chunks WHERE doc = ? AND start = ?", (doc, start))
-                    stop = None
-                    continue
-                split = split_passages(
-                    text, base=start, headings=opened if stop == start else (), title=title
-                )
-                index_passages(db, int(doc), split.passages)
-                count += len(split.passages)
-                opened, stop = split.headings, end
-        return count
+            return _reindex(db, self.has_fts)
 
     # -- internals ----------------------------------------------------------------------
 
@@ -1028,6 +845,45 @@ class Library:
         return int(cursor.lastrowid or 0)
 
 
+def _reindex(db: sqlite3.Connection, has_fts: bool) -> int:
+    """`Library.rebuild_index` inside the caller's transaction (also `prepare`'s reindex)."""
+    clear_index(db, has_fts)
+    count = 0
+    saved = db.execute(
+        "SELECT d.id, p.paper, p.title FROM documents d JOIN papers p ON p.paper = d.paper "
+        "WHERE d.saved = 1"
+    ).fetchall()
+    for doc, paper, title in saved:
+        found = verified(db, paper)
+        if found is None or found.size is None:
+            continue
+        pieces = [(0, found.whole)] if found.whole is not None else texts(db, paper)
+        headings: Headings = ()
+        for start, text in pieces or ():
+            split = split_passages(text, base=start, headings=headings, title=title)
+            index_passages(db, int(doc), split.passages)
+            count += len(split.passages)
+            headings = split.headings
+    for doc, title in db.execute("SELECT id, title FROM documents WHERE saved = 0").fetchall():
+        opened: Headings = ()
+        stop = None
+        for start, end, text, text_digest in db.execute(
+            "SELECT start, stop, text, digest FROM chunks WHERE doc = ? ORDER BY start",
+            (doc,),
+        ).fetchall():
+            if digest(text) != text_digest:
+                db.execute("DELETE FROM chunks WHERE doc = ? AND start = ?", (doc, start))
+                stop = None
+                continue
+            split = split_passages(
+                text, base=start, headings=opened if stop == start else (), title=title
+            )
+            index_passages(db, int(doc), split.passages)
+            count += len(split.passages)
+            opened, stop = split.headings, end
+    return count
+
+
 def _first_heading(text: str) -> str:
     """The text of a document's first `# ` heading (most papers open with their title)."""
     for line in text.splitlines()[:20]:
@@ -1042,35 +898,6 @@ def _headings_from(text: str) -> Headings:
         return tuple((int(level), str(title)) for level, title in value)
     except (ValueError, TypeError):
         return ()
-
-
-def _is_up_to_date(db: sqlite3.Connection) -> bool:
-    """Whether the database holds this version's schema already (read without a lock)."""
-    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
-        return False
-    return _schema_of(db) >= SCHEMA_VERSION
-
-
-def _schema_of(db: sqlite3.Connection) -> int:
-    """The schema version a database was last written with (1 when it predates `meta`)."""
-    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-    try:
-        return int(row[0]) if row is not None else SCHEMA_VERSION
-    except ValueError:
-        return 1
-
-
-def _add_columns(db: sqlite3.Connection) -> None:
-    """The columns schema 2 added to `papers`, on a database that schema 1 created."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(papers)")}
-    if "layout" not in columns:
-        db.execute(f"ALTER TABLE papers ADD COLUMN layout INTEGER NOT NULL DEFAULT {LAYOUT_WHOLE}")
-    if "size" not in columns:
-        db.execute("ALTER TABLE papers ADD COLUMN size INTEGER")
-
-
-def _statements(script: str) -> list[str]:
-    return [s.strip() + ";" for s in script.split(";\n") if s.strip()]
 
 
 def _bound_rows(
@@ -1088,22 +915,3 @@ def _bound_rows(
             f"(SELECT rowid FROM {table} WHERE {where} ORDER BY {by} LIMIT ?)",
             (count - most,),
         )
-
-
-def _read_only_schema(db: sqlite3.Connection) -> bool:
-    """Stand-ins for what a read-only database lacks (see `_open_read_only`); has FTS5?"""
-    present = {
-        str(name) for (name,) in db.execute("SELECT name FROM main.sqlite_master")
-    }  # reading it also proves the database is one
-    for statement in _statements(_SCHEMA):
-        words = statement.split()
-        if words[:2] == ["CREATE", "TABLE"] and words[5] not in present:
-            db.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
-    if "papers" in present:
-        columns = {row[1] for row in db.execute("PRAGMA main.table_info(papers)")}
-        if "layout" not in columns:  # schema 1: the whole Markdown in one column
-            db.execute(
-                f"CREATE TEMP VIEW papers AS SELECT *, {LAYOUT_WHOLE} AS layout, "
-                "NULL AS size FROM main.papers"
-            )
-    return "passages_fts" in present
