@@ -59,7 +59,6 @@ Nothing here logs references, queries or text.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import sqlite3
@@ -77,7 +76,6 @@ from pwc_local.common.shelf import (
     SavedPaper,
     shown_title,
 )
-from pwc_local.contract import CHUNK_BYTES
 from pwc_local.store.library_db import (
     DB_FILE_NAME,
     WRITER_PRAGMAS,
@@ -104,7 +102,9 @@ from pwc_local.store.passages import Headings, split_passages
 from pwc_local.store.saved_pieces import (
     LAYOUT_PIECES,
     SavedRow,
+    chunk_of,
     digest,
+    pieces_around,
     seal,
     store_pieces,
     texts,
@@ -572,40 +572,9 @@ class Library:
                 return SavedRead(row.in_catalog, True, chunk)
             if offset >= row.size:
                 return SavedRead(row.in_catalog, True, LocalChunk("", version, False, None))
-            # An offset inside a character moves on to its end (3 bytes at most), and
-            # the cut may look one byte past the limit.
-            reach = offset + limit + 4
-            pieces = self._db.execute(
-                "SELECT start, text, digest FROM saved_pieces WHERE paper = ? AND start > ? "
-                "AND start < ? AND stop > ? ORDER BY start",
-                # No saved piece is longer than a chunk, so one starting a chunk
-                # before `offset` is the earliest that can hold it.
-                (paper, offset - CHUNK_BYTES, reach, offset),
-            ).fetchall()
-        if not pieces:
-            return None
-        # The window: whole pieces, but of the last one only what the cut can look at
-        # (a piece that starts just before `reach` lends a few bytes).
-        parts: list[tuple[bytes, bool]] = []  # (UTF-8, whether all of the piece)
-        for start, text, _digest in pieces:
-            need = reach - int(start)  # in characters: at least as many as bytes
-            whole = need >= len(text)
-            parts.append(((text if whole else text[:need]).encode("utf-8"), whole))
-        window = b"".join(data for data, _whole in parts)
-        # The usual chunk is one whole piece.
-        first = (pieces[0][1], len(parts[0][0])) if parts[0][1] else None
-        chunk = cut(
-            window, version, offset, limit, base=int(pieces[0][0]), size=row.size, decoded=first
-        )
-        served_end = row.size if chunk.next_offset is None else chunk.next_offset
-        for (start, text, sealed), (data, whole) in zip(pieces, parts, strict=True):
-            if start >= served_end:
-                break  # none of its bytes is served
-            data = data if whole else text.encode("utf-8")
-            if hashlib.blake2b(data, digest_size=16).hexdigest() != sealed:
-                log.warning("a saved paper failed verification; it is treated as missing")
-                return None
-        return SavedRead(row.in_catalog, True, chunk)
+            pieces = pieces_around(self._db, paper, offset, limit)
+        served = chunk_of(pieces, version, offset, limit, row.size)
+        return None if served is None else SavedRead(row.in_catalog, True, served)
 
     # -- the index of read papers --------------------------------------------------------
 

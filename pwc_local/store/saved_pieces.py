@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pwc_local.contract import CHUNK_BYTES
-from pwc_local.store.markdown_chunks import cut
+from pwc_local.store.markdown_chunks import LocalChunk, cut
 from pwc_local.store.passage_index import index_passages
 from pwc_local.store.passages import Headings, split_passages
 
@@ -115,6 +115,60 @@ def texts(db: sqlite3.Connection, paper: str) -> list[tuple[int, str]] | None:
             return None
         pieces.append((int(start), str(text)))
     return pieces
+
+
+def pieces_around(
+    db: sqlite3.Connection, paper: str, offset: int, limit: int
+) -> list[tuple[int, str, str]]:
+    """The saved pieces of `paper` a chunk of `limit` bytes from `offset` can touch.
+
+    As `(start, text, digest)`, not yet verified (`chunk_of` checks what it serves).
+    """
+    return db.execute(
+        "SELECT start, text, digest FROM saved_pieces WHERE paper = ? AND start > ? "
+        "AND start < ? AND stop > ? ORDER BY start",
+        # No saved piece is longer than a chunk, so one starting a chunk
+        # before `offset` is the earliest that can hold it.
+        (paper, offset - CHUNK_BYTES, _reach(offset, limit), offset),
+    ).fetchall()
+
+
+def chunk_of(
+    pieces: Sequence[tuple[int, str, str]], version: str, offset: int, limit: int, size: int
+) -> LocalChunk | None:
+    """The chunk from `offset` cut out of `pieces` (`pieces_around`), of a paper of `size`.
+
+    `None` when there are none, or when a piece whose bytes it serves fails its digest.
+    """
+    if not pieces:
+        return None
+    reach = _reach(offset, limit)
+    # The window: whole pieces, but of the last one only what the cut can look at
+    # (a piece that starts just before `reach` lends a few bytes).
+    parts: list[tuple[bytes, bool]] = []  # (UTF-8, whether all of the piece)
+    for start, text, _digest in pieces:
+        need = reach - int(start)  # in characters: at least as many as bytes
+        whole = need >= len(text)
+        parts.append(((text if whole else text[:need]).encode("utf-8"), whole))
+    window = b"".join(data for data, _whole in parts)
+    # The usual chunk is one whole piece.
+    first = (pieces[0][1], len(parts[0][0])) if parts[0][1] else None
+    chunk = cut(window, version, offset, limit, base=int(pieces[0][0]), size=size, decoded=first)
+    served_end = size if chunk.next_offset is None else chunk.next_offset
+    for (start, text, sealed), (data, whole) in zip(pieces, parts, strict=True):
+        if start >= served_end:
+            break  # none of its bytes is served
+        data = data if whole else text.encode("utf-8")
+        if hashlib.blake2b(data, digest_size=16).hexdigest() != sealed:
+            log.warning("a saved paper failed verification; it is treated as missing")
+            return None
+    return chunk
+
+
+def _reach(offset: int, limit: int) -> int:
+    """Where a chunk from `offset` may look up to: an offset inside a character moves on
+    to its end (3 bytes at most), and the cut may look one byte past the limit."""
+    return offset + limit + 4
 
 
 def store_pieces(
