@@ -89,11 +89,10 @@ from pwc_local.store.library_db import (
     unwritable_or_broken,
     unwritable_reason,
 )
-from pwc_local.store.library_schema import open_read_only, prepare
+from pwc_local.store.library_schema import open_read_only, prepare, reindex
 from pwc_local.store.markdown_chunks import LocalChunk, cut
 from pwc_local.store.passage_index import (
     check_index,
-    clear_index,
     fts_search,
     index_passages,
     like_search,
@@ -194,7 +193,7 @@ class Library:
         except sqlite3.DatabaseError as exc:
             raise unwritable_or_broken(path, exc) from None
         try:
-            has_fts = prepare(connection, reindex=_reindex, wait=SAVE_WAIT)
+            has_fts = prepare(connection, wait=SAVE_WAIT)
         except sqlite3.DatabaseError as exc:
             connection.close()
             raise unwritable_or_broken(path, exc) from None
@@ -714,7 +713,7 @@ class Library:
         verified chunks; anything that fails verification is dropped, not indexed.
         """
         with self._write() as db:
-            return _reindex(db, self.has_fts)
+            return reindex(db, self.has_fts)
 
     # -- internals ----------------------------------------------------------------------
 
@@ -812,45 +811,6 @@ class Library:
             (paper, version, title, int(saved), time.time()),
         )
         return int(cursor.lastrowid or 0)
-
-
-def _reindex(db: sqlite3.Connection, has_fts: bool) -> int:
-    """`Library.rebuild_index` inside the caller's transaction (also `prepare`'s reindex)."""
-    clear_index(db, has_fts)
-    count = 0
-    saved = db.execute(
-        "SELECT d.id, p.paper, p.title FROM documents d JOIN papers p ON p.paper = d.paper "
-        "WHERE d.saved = 1"
-    ).fetchall()
-    for doc, paper, title in saved:
-        found = verified(db, paper)
-        if found is None or found.size is None:
-            continue
-        pieces = [(0, found.whole)] if found.whole is not None else texts(db, paper)
-        headings: Headings = ()
-        for start, text in pieces or ():
-            split = split_passages(text, base=start, headings=headings, title=title)
-            index_passages(db, int(doc), split.passages)
-            count += len(split.passages)
-            headings = split.headings
-    for doc, title in db.execute("SELECT id, title FROM documents WHERE saved = 0").fetchall():
-        opened: Headings = ()
-        stop = None
-        for start, end, text, text_digest in db.execute(
-            "SELECT start, stop, text, digest FROM chunks WHERE doc = ? ORDER BY start",
-            (doc,),
-        ).fetchall():
-            if digest(text) != text_digest:
-                db.execute("DELETE FROM chunks WHERE doc = ? AND start = ?", (doc, start))
-                stop = None
-                continue
-            split = split_passages(
-                text, base=start, headings=opened if stop == start else (), title=title
-            )
-            index_passages(db, int(doc), split.passages)
-            count += len(split.passages)
-            opened, stop = split.headings, end
-    return count
 
 
 def _first_heading(text: str) -> str:

@@ -4,7 +4,8 @@ standing in for what a read-only one lacks.
 `prepare` runs when a writable library opens: in one transaction it creates what
 is missing (`_SCHEMA`, the FTS5 index of `passage_index`), adds the columns schema 2
 added, moves schema-1 rows into pieces (`saved_pieces.migrate_whole_rows`),
-re-cuts the passages when the schema version moves, and records `SCHEMA_VERSION`
+re-cuts the passages when the schema version moves (`reindex`, which
+`Library.rebuild_index` runs too), and records `SCHEMA_VERSION`
 (writing nothing when the library is up to date). `open_read_only` opens one that
 cannot be written, with empty temporary stand-ins for what an older library lacks,
 so every query still answers. `Library.open` chooses between them.
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from pwc_local.common.shelf import LibraryError
@@ -25,8 +25,9 @@ from pwc_local.store.library_db import (
     is_locked,
     transaction,
 )
-from pwc_local.store.passage_index import create_fts
-from pwc_local.store.saved_pieces import LAYOUT_WHOLE, migrate_whole_rows
+from pwc_local.store.passage_index import clear_index, create_fts, index_passages
+from pwc_local.store.passages import Headings, split_passages
+from pwc_local.store.saved_pieces import LAYOUT_WHOLE, digest, migrate_whole_rows, texts, verified
 
 SCHEMA_VERSION = 2  # 2: saved Markdown in `saved_pieces`; heading paths without the title
 OPEN_WAIT = 1.0  # seconds opening waits to bring an existing library's schema up to date
@@ -105,13 +106,11 @@ CREATE INDEX IF NOT EXISTS responses_by_paper ON responses(paper);
 """
 
 
-def prepare(
-    db: sqlite3.Connection, *, reindex: Callable[[sqlite3.Connection, bool], object], wait: float
-) -> bool:
+def prepare(db: sqlite3.Connection, *, wait: float) -> bool:
     """Create the library's schema on `db` or bring it up to date; whether it has FTS5.
 
-    `reindex(db, has_fts)` re-cuts every passage, inside the transaction, when the
-    library was written by an older schema. When another process holds the write
+    Every passage is re-cut (`reindex`) when the library was written by an older
+    schema. When another process holds the write
     lock for more than `OPEN_WAIT` (a long `library add`) and the library is up to
     date already, it opens as it is instead of waiting on: the writer has the
     schema in place. Otherwise it waits up to `wait` seconds, then the lock's error
@@ -176,6 +175,45 @@ def open_read_only(path: Path, reason: str, wait_ms: int) -> tuple[sqlite3.Conne
     raise LibraryError(
         f"cannot open the library database {path} ({reason}), not even to read it: {failure}"
     )
+
+
+def reindex(db: sqlite3.Connection, has_fts: bool) -> int:
+    """`Library.rebuild_index` inside the caller's transaction (`prepare`'s too)."""
+    clear_index(db, has_fts)
+    count = 0
+    saved = db.execute(
+        "SELECT d.id, p.paper, p.title FROM documents d JOIN papers p ON p.paper = d.paper "
+        "WHERE d.saved = 1"
+    ).fetchall()
+    for doc, paper, title in saved:
+        found = verified(db, paper)
+        if found is None or found.size is None:
+            continue
+        pieces = [(0, found.whole)] if found.whole is not None else texts(db, paper)
+        headings: Headings = ()
+        for start, text in pieces or ():
+            split = split_passages(text, base=start, headings=headings, title=title)
+            index_passages(db, int(doc), split.passages)
+            count += len(split.passages)
+            headings = split.headings
+    for doc, title in db.execute("SELECT id, title FROM documents WHERE saved = 0").fetchall():
+        opened: Headings = ()
+        stop = None
+        for start, end, text, text_digest in db.execute(
+            "SELECT start, stop, text, digest FROM chunks WHERE doc = ? ORDER BY start",
+            (doc,),
+        ).fetchall():
+            if digest(text) != text_digest:
+                db.execute("DELETE FROM chunks WHERE doc = ? AND start = ?", (doc, start))
+                stop = None
+                continue
+            split = split_passages(
+                text, base=start, headings=opened if stop == start else (), title=title
+            )
+            index_passages(db, int(doc), split.passages)
+            count += len(split.passages)
+            opened, stop = split.headings, end
+    return count
 
 
 def _is_up_to_date(db: sqlite3.Connection) -> bool:
