@@ -84,6 +84,7 @@ from typing import Any
 import diskcache
 
 from pwc_local.config import DEFAULT_CACHE_SIZE, Settings
+from pwc_local.store.private_files import make_private_dir
 
 log = logging.getLogger(__name__)
 
@@ -181,9 +182,7 @@ def ensure_directory(directory: Path) -> None:
     (a server, `doctor`, a cache command) makes it 0700; an existing one is left as the
     person set it up.
     """
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(FileExistsError):  # another process was first
-        os.mkdir(directory, 0o700)
+    make_private_dir(directory)  # another process may be first
 
 
 def cache_key(kind: str, parts: Sequence[Any]) -> str:

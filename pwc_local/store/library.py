@@ -11,8 +11,9 @@ app's platformdirs user *data* directory, on Linux `~/.local/share/pwc-mcp-local
   (with their text) only so that search can find them and point into them. At most
   `MAX_READ_DOCUMENTS` of them are kept; the least recently read go first.
 
-Both feed one FTS5 index of passages (`pwc_local.store.passages`): heading path,
-text, and the byte offset a `read_paper` cursor can continue from.
+Both feed one FTS5 index of passages (`pwc_local.store.passages` cuts them,
+`passage_index` holds and searches them): heading path, text, and the byte offset a
+`read_paper` cursor can continue from.
 
 Guarantees, and how they are kept:
 
@@ -33,11 +34,11 @@ Guarantees, and how they are kept:
 * *Never serve a corrupt entry.* A saved paper's Markdown is stored as the pieces it
   came in (the catalog's 64 KiB chunks), each with a BLAKE2b digest, and the paper's
   row is sealed by one digest over its metadata, version, size and the pieces'
-  digests. A read checks the seal (a few KiB of digests, whatever the paper's size)
-  and the digests of the one or two pieces it serves, so the byte offset `read_paper`
-  asks for is served without loading the rest of the document; a mismatch is
-  reported as missing. The seal is checked once per database state (a walk
-  through a long paper's chunks checks it once). A damaged search index (FTS5
+  digests (`saved_pieces`). A read checks the seal (a few KiB of digests, whatever
+  the paper's size) and the digests of the one or two pieces it serves, so the byte
+  offset `read_paper` asks for is served without loading the rest of the document; a
+  mismatch is reported as missing. The seal is checked once per database state (a
+  walk through a long paper's chunks checks it once). A damaged search index (FTS5
   reports corruption, or any `sqlite3.DatabaseError` on a query) is rebuilt from
   the stored Markdown and the query retried once; it is never served.
 * *Read even when it cannot be written.* On a full disk, a read-only mount or a
@@ -46,7 +47,7 @@ Guarantees, and how they are kept:
   the reason, and what reading would teach the index is skipped.
 * *Private.* The directory is created 0700 and the database 0600 (SQLite gives its
   `-wal`/`-shm` files the database's mode); a directory that other users can reach
-  is refused with the `chmod` that fixes it.
+  is refused with the `chmod` that fixes it (`library_db`, on `private_files`).
 
 Where SQLite was built without FTS5 (rare on current Python builds), the library
 still saves, lists and serves papers, and search falls back to a substring scan

@@ -1,7 +1,7 @@
 """The watch list: what the user watches, and what the catalog showed at the last look.
 
 Two tables in the library database (`library.sqlite3` in the user data directory,
-`pwc_local.store.library`), reached through connections of this module's own; the
+`pwc_local.store.library_db`), reached through connections of this module's own; the
 library's schema is untouched:
 
     watches             one row per watch: kind, canonical key (unique together),
