@@ -27,16 +27,7 @@ from pathlib import Path
 
 from pwc_local.common.shelf import LibraryError, LibraryFull, LibraryReadOnly
 from pwc_local.config import APP_NAME
-from pwc_local.store.private_files import (
-    FOREIGN,
-    LINK,
-    WRONG_TYPE,
-    Exposure,
-    NotPrivate,
-    exposure,
-    make_private_dir,
-    open_private,
-)
+from pwc_local.store import private_files as private
 
 DB_FILE_NAME = "library.sqlite3"
 WRITER_PRAGMAS = ("journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL")
@@ -163,18 +154,18 @@ def unwritable_or_broken(path: Path, exc: sqlite3.Error) -> LibraryError:
 def ensure_private_dir(directory: Path) -> None:
     """Create `directory` 0700 when missing; refuse one that is a link or open to others."""
     try:
-        make_private_dir(directory)
+        private.make_private_dir(directory)
         st = os.lstat(directory)
     except OSError as exc:
         raise LibraryError(
             f"cannot create the library directory {directory}: {exc.strerror or exc}"
         ) from None
-    found = exposure(st, directory=True)
+    found = private.exposure(st, directory=True)
     if found is None:
         return
-    if found.kind in (LINK, WRONG_TYPE):
+    if found.kind in (private.LINK, private.WRONG_TYPE):
         raise LibraryError(f"library directory {directory} is not a plain directory")
-    if found.kind == FOREIGN:
+    if found.kind == private.FOREIGN:
         raise LibraryError(f"library directory {directory} belongs to another user")
     raise LibraryError(
         f"library directory {directory} is accessible to other users; run: chmod 700 {directory}"
@@ -188,8 +179,8 @@ def ensure_private_file(path: Path) -> None:
     mount or file, a full disk), so the caller can fall back to reading it.
     """
     try:
-        fd = open_private(path, os.O_RDWR | os.O_CREAT)
-    except NotPrivate as exc:
+        fd = private.open_private(path, os.O_RDWR | os.O_CREAT)
+    except private.NotPrivate as exc:
         raise _refusal(path, exc.exposure) from None
     except OSError as exc:
         if exc.errno in _UNWRITABLE_ERRNOS:
@@ -208,18 +199,18 @@ def check_private_file(path: Path) -> None:
         raise LibraryError(
             f"cannot open the library database {path}: {exc.strerror or exc}"
         ) from None
-    found = exposure(st, directory=False)
+    found = private.exposure(st, directory=False)
     if found is not None:
         raise _refusal(path, found)
 
 
-def _refusal(path: Path, found: Exposure) -> LibraryError:
+def _refusal(path: Path, found: private.Exposure) -> LibraryError:
     """The `LibraryError` for a database file that is not private."""
-    if found.kind == LINK:
+    if found.kind == private.LINK:
         return LibraryError(f"library database {path} is a symbolic link")
-    if found.kind == WRONG_TYPE:
+    if found.kind == private.WRONG_TYPE:
         return LibraryError(f"library database {path} is not a regular file")
-    if found.kind == FOREIGN:
+    if found.kind == private.FOREIGN:
         return LibraryError(f"library database {path} belongs to another user")
     return LibraryError(
         f"library database {path} is accessible to other users; run: chmod 600 {path}"
