@@ -63,6 +63,27 @@ def test_files_are_private_and_a_shared_directory_is_refused(tmp_path: Path) -> 
         Library.open(tmp_path / "data")
 
 
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs and symbolic links as POSIX has them")
+def test_a_database_path_that_is_no_private_file_is_refused_at_once(tmp_path: Path) -> None:
+    """A FIFO (which would block an open) or a link at the database's path: a clear
+    refusal naming the file, never a hang or a database opened elsewhere."""
+    from pwc_local.store.library_db import DB_FILE_NAME
+
+    fifo_home, link_home = tmp_path / "fifo", tmp_path / "link"
+    for home in (fifo_home, link_home):
+        home.mkdir(mode=0o700)
+    os.mkfifo(fifo_home / DB_FILE_NAME, 0o600)
+    with pytest.raises(LibraryError, match="not a regular file"):
+        Library.open(fifo_home)
+    elsewhere = tmp_path / "elsewhere.sqlite3"
+    with Library.open(tmp_path / "real") as lib:
+        lib.save(paper())
+    os.rename(tmp_path / "real" / DB_FILE_NAME, elsewhere)
+    os.symlink(elsewhere, link_home / DB_FILE_NAME)
+    with pytest.raises(LibraryError, match="symbolic link"):
+        Library.open(link_home)
+
+
 def test_save_get_list_remove_by_any_alias(library: Library) -> None:
     library.save(paper())
     assert library.get("  attention is ALL you need ").paper == "1706.03762"  # type: ignore[union-attr]
