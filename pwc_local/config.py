@@ -238,10 +238,7 @@ def parse_timeout(raw: Any) -> float:
     The bound matters beyond the request itself: when a client closes stdin, requests
     still running may finish within one timeout before the server exits.
     """
-    value = _number(raw, "a number of seconds")
-    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
-        raise ConfigError(f"{raw!r} must be a number of seconds above 0 and at most 600")
-    return value
+    return _seconds(raw, MAX_TIMEOUT)
 
 
 def parse_log_level(raw: Any) -> str:
@@ -301,6 +298,14 @@ def parse_cursor_ttl(raw: Any) -> int:
     return int(value)
 
 
+def _seconds(raw: Any, most: float) -> float:
+    """A number of seconds above 0 and at most `most`."""
+    value = _number(raw, "a number of seconds")
+    if not math.isfinite(value) or not 0 < value <= most:
+        raise ConfigError(f"{raw!r} must be a number of seconds above 0 and at most {most:g}")
+    return value
+
+
 def _number(raw: Any, what: str) -> float:
     if isinstance(raw, bool):
         raise ConfigError(f"{raw!r} is not {what}")
@@ -318,10 +323,7 @@ def parse_outage_budget(raw: Any) -> float:
 
     Above 0 and at most 60; longer than the request timeout means the timeout rules.
     """
-    value = _number(raw, "a number of seconds")
-    if not math.isfinite(value) or not 0 < value <= MAX_OUTAGE_BUDGET:
-        raise ConfigError(f"{raw!r} must be a number of seconds above 0 and at most 60")
-    return value
+    return _seconds(raw, MAX_OUTAGE_BUDGET)
 
 
 def parse_result_text(raw: Any) -> str:

@@ -318,12 +318,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         text=(of_model(reading_results.citation_text),),
     ),
     # -- the watch list (local additions): what changed since the last look ------------------
-    #
-    # Both ask the live catalog on the web (open world) and write the local list, so
-    # neither is read-only. `watch` may delete (remove=true drops a watch and its baseline:
-    # destructive), and repeating a call changes nothing more (idempotent). `whats_new`
-    # only moves the "last look" marks (not destructive), but is not idempotent: a retry
-    # after a lost answer would find the changes already marked seen.
     _bind(
         "watch",
         query=watch.watch,
