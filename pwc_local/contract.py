@@ -40,34 +40,30 @@ WatchKind = Literal["benchmark", "task", "paper", "author", "query"]
 WATCH_KINDS: tuple[WatchKind, ...] = get_args(WatchKind)
 
 
-@dataclass(frozen=True)
-class Kind:
-    """A parameter type with its schema bounds (pydantic `Field` names) and description.
+# The schema bounds a `Kind` may state (pydantic `Field` keywords), in the order given to it.
+KIND_BOUNDS = ("ge", "le", "min_length", "max_length", "description")
 
-    `items` is the kind of a list's elements. `reference` marks a paper or entity
-    reference: a JSON number sent there (`paper: 1706.03762`) is read as the text it
-    stands for (`pwc_local.server.lenient`).
+
+class Kind:
+    """A parameter type with its schema bounds and description: `Kind(int, ge=1, le=25)`.
+
+    `bounds` holds the `KIND_BOUNDS` keywords given. `items` is the kind of a list's
+    elements. `reference` marks a paper or entity reference: a JSON number sent there
+    (`paper: 1706.03762`) is read as the text it stands for (`pwc_local.server.lenient`).
     """
 
-    base: Any
-    ge: int | None = None
-    le: int | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-    description: str | None = None
-    items: Kind | None = None
-    reference: bool = False
+    __slots__ = ("base", "bounds", "items", "reference")
 
-    def bounds(self) -> dict[str, Any]:
-        """The `Field` keywords this kind sets, in a fixed order."""
-        named = {
-            "ge": self.ge,
-            "le": self.le,
-            "min_length": self.min_length,
-            "max_length": self.max_length,
-            "description": self.description,
-        }
-        return {key: value for key, value in named.items() if value is not None}
+    def __init__(
+        self, base: Any, *, items: Kind | None = None, reference: bool = False, **bounds: Any
+    ) -> None:
+        unknown = set(bounds) - set(KIND_BOUNDS)
+        if unknown:
+            raise TypeError(f"Kind takes no bound {', '.join(sorted(unknown))}")
+        self.base = base
+        self.bounds: Mapping[str, Any] = {key: bounds[key] for key in KIND_BOUNDS if key in bounds}
+        self.items = items
+        self.reference = reference
 
 
 class _Required:

@@ -435,3 +435,12 @@ def test_the_schema_refuses_what_the_query_layer_does_not_check(
     text = result.content[0].text
     assert text.startswith(f"Error executing tool {name}: invalid_argument: "), text
     assert expected in text
+
+
+def test_a_kind_takes_only_the_bounds_it_turns_into_schema() -> None:
+    """A misspelt bound must fail where it is declared, not vanish from the schema."""
+    from pwc_local.contract import Kind
+
+    assert dict(Kind(int, le=5, ge=1).bounds) == {"ge": 1, "le": 5}
+    with pytest.raises(TypeError, match="no bound maximum"):
+        Kind(int, maximum=5)

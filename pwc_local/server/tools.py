@@ -290,7 +290,7 @@ def schema_type(declared: Any) -> Any:
     if not isinstance(declared, Kind):
         return declared
     base = declared.base if declared.items is None else list[schema_type(declared.items)]  # type: ignore[misc]
-    return Annotated[base, Field(**declared.bounds())]
+    return Annotated[base, Field(**declared.bounds)]
 
 
 _CONTEXT = "mcp_context"  # no table parameter has this name (test_contract checks)
