@@ -2,19 +2,14 @@
 
 `HttpCatalog` sends read-only `GET` requests below the configured API base and
 returns parsed JSON or validated Markdown chunks. It owns every transport rule of
-the catalog contract: URL joining and path encoding, query encoding, headers, the
-per-request timeout, the streamed body cap and the redirect policy. Failures leave
-it as the typed errors of `pwc_local.upstream.errors`, never as httpx exceptions.
+the catalog contract: URL joining (paths and queries encoded by `source.segment` and
+`source.encode_query`), headers, the per-request timeout, the streamed body cap and
+the redirect policy. Failures leave it as the typed errors of
+`pwc_local.upstream.errors`, never as httpx exceptions.
 
-The query layer talks to the `CatalogSource` protocol (`pwc_local.upstream.source`)
-rather than to this class, so a caching source can stand in front of it without the
-queries noticing.
-
-Every JSON request names its shape check: `get_json(path, params, accept=check)`
-returns `check(document)`, where `check` returns the value the caller wants (the row
-list, the record) or raises `InvalidResponse`. The check runs where the document is
-fetched, so a caching source can store an answer only once it proved usable
-(`pwc_local.store.cached_catalog`), with nothing deferred to the caller.
+The query layer talks to the `CatalogSource` protocol (`pwc_local.upstream.source`,
+which also says how a request's shape check works) rather than to this class, so a
+caching source can stand in front of it without the queries noticing.
 """
 
 from __future__ import annotations

@@ -4,11 +4,14 @@
 -> `HttpCatalog`); `MarkdownChunk`, `Accept` (a shape check) and `QueryValue` are the
 types it speaks, and `segment` / `encode_query` the catalog's path and query
 encoding, which the queries and the caching layers use to name requests. No httpx
-here: the queries, the stores and the tool layer import this at start-up for free.
+here, so the queries, the stores and the tool layer import it without the client's
+weight.
 
 Every JSON request names its shape check: `get_json(path, params, accept=check)`
 returns `check(document)`, where `check` returns the value the caller wants (the row
-list, the record) or raises `InvalidResponse`.
+list, the record) or raises `InvalidResponse`. The check runs where the document is
+fetched, so a caching source can store an answer only once it proved usable
+(`pwc_local.store.cached_catalog`), with nothing deferred to the caller.
 """
 
 from __future__ import annotations
