@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from pwc_local.common.references import shown
 from pwc_local.config import ConfigError, Settings
+from pwc_local.present.hosted import QueryResult
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.safe_text import one_line
 from pwc_local.server.app import PwcServer, build_server
@@ -33,7 +34,6 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
-from pwc_local.server.models import QueryResult
 from pwc_local.store.cache import DiskCache
 from pwc_local.store.cached_catalog import CachingCatalog
 from pwc_local.upstream.errors import (

@@ -20,9 +20,9 @@ import anyio
 import pytest
 
 from pwc_local.config import ConfigError, Settings, load_settings
+from pwc_local.present.words import printable_json
 from pwc_local.safe_text import one_line
 from pwc_local.server.bindings import TOOLS
-from pwc_local.server.render import printable_json
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, PUBLIC_ARXIV_ID, FakeCatalog
 from tests.installed import InstalledServer
 
@@ -340,7 +340,7 @@ def test_call_prints_the_markdown_and_json_stays_the_structured_result(
 
 
 def test_table_cells_are_one_line_and_cannot_open_a_column() -> None:
-    from pwc_local.server.render import table
+    from pwc_local.present.words import table
 
     rendered = table(["Model", "Score"], [["a | b\n| forged | row |", 1], [None, "\x1b[31mred"]])
     assert rendered.splitlines() == [
@@ -352,8 +352,8 @@ def test_table_cells_are_one_line_and_cannot_open_a_column() -> None:
 
 
 def test_a_call_hint_spells_values_as_printable_json_or_describes_a_long_call() -> None:
+    from pwc_local.present.words import call_hint
     from pwc_local.server.bindings import BY_NAME
-    from pwc_local.server.render import call_hint
 
     spec = BY_NAME["search_papers"]
     hint = call_hint(spec.tool, {"query": 'a "b"\x1b\u2028', "limit": 10, "page": 1}, page=2)
@@ -365,7 +365,7 @@ def test_a_call_hint_spells_values_as_printable_json_or_describes_a_long_call() 
 def test_ages_in_words() -> None:
     from datetime import datetime, timedelta, timezone
 
-    from pwc_local.server.render import stale_line
+    from pwc_local.present.words import stale_line
 
     now = datetime(2026, 12, 2, 13, 40, tzinfo=timezone.utc)
     ages = [timedelta(seconds=30), timedelta(minutes=1), timedelta(hours=3), timedelta(days=3)]
@@ -380,9 +380,10 @@ def test_ages_in_words() -> None:
 
 
 def test_deep_catalog_json_is_cut_and_a_rendering_fault_sends_the_json() -> None:
+    from pwc_local.present.hosted import QueryResult
+    from pwc_local.present.words import compact_json
     from pwc_local.server.bindings import BY_NAME
-    from pwc_local.server.models import QueryResult
-    from pwc_local.server.render import Call, compact_json, text_block
+    from pwc_local.server.render import Call, text_block
     from pwc_local.server.render_generic import DEEPER
 
     deep: dict[str, Any] = {"name": "leaf"}

@@ -15,6 +15,7 @@ projects into typed models. Failures are the typed errors of
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -40,7 +41,13 @@ from pwc_local.upstream.envelopes import (
     rows_of,
     trending_results,
 )
-from pwc_local.upstream.errors import InvalidResponse, NotFound, UsageError, translate_404
+from pwc_local.upstream.errors import (
+    CatalogError,
+    InvalidResponse,
+    NotFound,
+    UsageError,
+    translate_404,
+)
 from pwc_local.upstream.source import CatalogSource, QueryValue, segment
 
 __all__ = [
@@ -76,6 +83,27 @@ _FULL_LIST_CUTOFF = 0.5
 
 
 # -- shared helpers --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AreaListing:
+    """A task or method listing: the catalog's document as it came (`payload`) and the
+    names of the research areas its rows name only by `area_id` (`areas`, ID -> name)."""
+
+    payload: Any
+    areas: dict[str, str] = field(default_factory=dict)
+
+
+async def area_names(catalog: CatalogSource) -> dict[str, str]:
+    """Research area names by ID, for showing a row's `area_id`; empty when unavailable.
+
+    `areas/` is one small cached page; a listing is still answered without it.
+    """
+    try:
+        rows = await fetch_areas(catalog)
+    except CatalogError:
+        return {}
+    return {str(row["id"]): str(row["name"]) for row in rows if "id" in row and "name" in row}
 
 
 async def gather(*calls: Callable[[], Awaitable[Any]]) -> list[Any]:
@@ -302,7 +330,7 @@ async def list_tasks(
     order_direction: str,
     page: int,
     limit: int | None,
-) -> dict[str, Any]:
+) -> AreaListing:
     """List research tasks, flat and paged, or grouped by area.
 
     Flat (default): `area` is resolved to its ID first (`Area not found` lists the real
@@ -324,7 +352,7 @@ async def list_tasks(
                 "group_by_area returns the whole taxonomy in one response, so page, limit "
                 "and level cannot be combined with it; drop them or set group_by_area to false"
             )
-        return await _grouped_tasks(catalog, area, order_by, order_direction == "desc")
+        return AreaListing(await _grouped_tasks(catalog, area, order_by, order_direction == "desc"))
 
     params: dict[str, QueryValue] = {"page": page, "page_size": limit or DEFAULT_LIMIT}
     params["q"] = optional_text(search)
@@ -333,7 +361,11 @@ async def list_tasks(
     params["level"] = level
     params["visible_only"] = visible_only
     params["ordering"] = ordering
-    return await catalog.get_json("tasks/", params, accept=payload_of("task list"))
+    payload, areas = await gather(
+        lambda: catalog.get_json("tasks/", params, accept=payload_of("task list")),
+        lambda: area_names(catalog),
+    )
+    return AreaListing(payload, areas)
 
 
 async def _grouped_tasks(
@@ -404,7 +436,7 @@ async def list_methods(
     order_direction: str,
     page: int,
     limit: int,
-) -> dict[str, Any]:
+) -> AreaListing:
     """One page of `methods/`, optionally searched, in one area, or from one year.
 
     `area` is resolved like in `list_tasks`. The payload is the catalog's page
@@ -418,7 +450,11 @@ async def list_methods(
         params["area_id"], _ = await resolve_area(catalog, area)
     params["introduced_year"] = introduced_year
     params["ordering"] = ordering
-    return await catalog.get_json("methods/", params, accept=payload_of("method list"))
+    payload, areas = await gather(
+        lambda: catalog.get_json("methods/", params, accept=payload_of("method list")),
+        lambda: area_names(catalog),
+    )
+    return AreaListing(payload, areas)
 
 
 # -- conferences and organizations -----------------------------------------------------
