@@ -352,26 +352,27 @@ def parse_outage_budget(raw: Any) -> float:
     return _seconds(raw, MAX_OUTAGE_BUDGET)
 
 
+def _one_of(raw: Any, choices: tuple[str, ...], meanings: str) -> str:
+    """`raw` as one of `choices` (any case); `meanings` says what each does, for the error."""
+    value = str(raw).strip().lower()
+    if value not in choices:
+        raise ConfigError(f"{str(raw)[:64]!r} is not one of {', '.join(choices)} ({meanings})")
+    return value
+
+
 def parse_result_text(raw: Any) -> str:
     """What the text block of a tool result holds: `markdown`, `summary` or `json`."""
-    value = str(raw).strip().lower()
-    if value not in RESULT_TEXTS:
-        raise ConfigError(
-            f"{str(raw)[:64]!r} is not one of {', '.join(RESULT_TEXTS)} (markdown: the data as "
-            "Markdown; summary: the hosted server's short text; json: the structured result)"
-        )
-    return value
+    meanings = (
+        "markdown: the data as Markdown; summary: the hosted server's short text; "
+        "json: the structured result"
+    )
+    return _one_of(raw, RESULT_TEXTS, meanings)
 
 
 def parse_structured(raw: Any) -> str:
     """The shape of `structuredContent`: `compact` or `hosted`."""
-    value = str(raw).strip().lower()
-    if value not in STRUCTURED:
-        raise ConfigError(
-            f"{str(raw)[:64]!r} is not one of compact, hosted (compact: each fact once; "
-            "hosted: the hosted server's shapes)"
-        )
-    return value
+    meanings = "compact: each fact once; hosted: the hosted server's shapes"
+    return _one_of(raw, STRUCTURED, meanings)
 
 
 def parse_read_chunk(raw: Any) -> int:

@@ -159,3 +159,56 @@ def test_every_hosted_tool_has_a_compact_record() -> None:
     hosted = [spec.name for spec in BY_NAME.values() if spec.group == "hosted"]
     assert len(hosted) == 21
     assert all(BY_NAME[name].compact is not None for name in hosted)
+
+
+@pytest.mark.e2e
+def test_a_stale_answer_says_so_first_in_both_halves(
+    tmp_path: Path, fake_catalog: FakeCatalog
+) -> None:
+    from tests.test_offline_e2e import age_cache
+
+    home = InstalledServer(tmp_path, api_url=fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT="5")
+    home.env["PWC_MCP_LOCAL_STRUCTURED"] = "compact"
+
+    async def scenario() -> None:
+        async with home.session() as online:
+            fresh = await online.call_tool("get_task", {"task": "image-classification"})
+        assert "stale" not in (fresh.structured_content or {})
+        age_cache(tmp_path / "cache", 3 * 3600 + 60)
+        fake_catalog.stop()
+        async with home.session() as offline:
+            stale = await offline.call_tool("get_task", {"task": "image-classification"})
+        structured = stale.structured_content or {}
+        assert (
+            next(iter(structured)) == "stale" and "." not in structured["stale"]
+        )  # no microseconds
+        first, _, rest = stale.content[0].text.partition("\n\n")
+        assert first.startswith("From the local cache, 3 hours old (saved ")
+        assert first.endswith("UTC): the catalog could not be reached.")
+        assert rest == fresh.content[0].text
+
+    anyio.run(scenario)
+
+
+def test_the_profile_and_chunk_settings_are_validated_like_the_others(tmp_path: Path) -> None:
+    from pwc_local.clients.entry import server_env_problems
+    from pwc_local.config import ConfigError, load_settings
+
+    assert (load_settings(environ={}).profile, load_settings(environ={}).chunk_bytes) == (
+        "compact",
+        8192,
+    )
+    hosted = load_settings(environ={"PWC_MCP_LOCAL_TOOLS": "hosted"})
+    assert (hosted.profile, hosted.chunk_bytes) == ("hosted", 65536)
+    config = tmp_path / "mcp-local.toml"
+    config.write_text('structured = "HOSTED"\nread_chunk = 4096\n')
+    mixed = load_settings(environ={}, config_file=config)
+    assert (mixed.profile, mixed.chunk_bytes) == ("hosted", 4096)
+    with pytest.raises(ConfigError, match=r"structured .* not one of compact, hosted"):
+        load_settings(environ={"PWC_MCP_LOCAL_STRUCTURED": "full"})
+    for bad in ("512", "70000", "8k", "true"):
+        with pytest.raises(ConfigError, match=r"read_chunk .* from 1024 to 65536"):
+            load_settings(environ={"PWC_MCP_LOCAL_READ_CHUNK": bad})
+    assert server_env_problems({"PWC_MCP_LOCAL_READ_CHUNK": "16384"}) == []
+    [problem] = server_env_problems({"PWC_MCP_LOCAL_STRUCTURED": "full"})
+    assert "PWC_MCP_LOCAL_STRUCTURED" in problem

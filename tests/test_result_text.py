@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -306,9 +307,9 @@ def test_a_stale_answer_says_so_in_its_first_line(
         assert not stale.is_error
         cached_at = (stale.structured_content or {})["cache"]["cached_at"]
         first, _, rest = stale.content[0].text.partition("\n\n")
+        saved = datetime.fromisoformat(cached_at).strftime("%Y-%m-%d %H:%M UTC")
         assert first == (
-            "From the local cache, 3 hours old, because the catalog could not be reached "
-            f"({cached_at})."
+            f"From the local cache, 3 hours old (saved {saved}): the catalog could not be reached."
         )
         assert rest == fresh.content[0].text
 

@@ -187,7 +187,5 @@ def stale_line(cached_at: datetime, now: datetime | None = None) -> str:
     """The first line of a stale answer: where it comes from, how old, and why."""
     now = now or datetime.now(timezone.utc)
     old = age((now - cached_at).total_seconds())
-    return (
-        f"From the local cache, {old} old, because the catalog could not be reached "
-        f"({cached_at.isoformat()})."
-    )
+    saved = cached_at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"From the local cache, {old} old (saved {saved}): the catalog could not be reached."
