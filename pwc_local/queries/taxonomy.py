@@ -94,16 +94,33 @@ class AreaListing:
     areas: dict[str, str] = field(default_factory=dict)
 
 
-async def area_names(catalog: CatalogSource) -> dict[str, str]:
-    """Research area names by ID, for showing a row's `area_id`; empty when unavailable.
+async def _with_area_names(
+    catalog: CatalogSource,
+    path: str,
+    params: dict[str, QueryValue],
+    what: str,
+    areas: list[dict[str, Any]] | None,
+) -> AreaListing:
+    """One listing page, with the names of the areas its rows name by ID.
 
-    `areas/` is one small cached page; a listing is still answered without it.
+    `areas` are the rows the area filter was resolved with; without a filter they are
+    fetched beside the page (`areas/`, one small cached page). A listing is still
+    answered without them.
     """
-    try:
-        rows = await fetch_areas(catalog)
-    except CatalogError:
-        return {}
-    return {str(row["id"]): str(row["name"]) for row in rows if "id" in row and "name" in row}
+
+    async def names() -> list[dict[str, Any]]:
+        if areas is not None:
+            return areas
+        try:
+            return await fetch_areas(catalog)
+        except CatalogError:
+            return []
+
+    payload, rows = await gather(
+        lambda: catalog.get_json(path, params, accept=payload_of(what)), names
+    )
+    named = {str(row["id"]): str(row["name"]) for row in rows if "id" in row and "name" in row}
+    return AreaListing(payload, named)
 
 
 async def gather(*calls: Callable[[], Awaitable[Any]]) -> list[Any]:
@@ -356,16 +373,13 @@ async def list_tasks(
 
     params: dict[str, QueryValue] = {"page": page, "page_size": limit or DEFAULT_LIMIT}
     params["q"] = optional_text(search)
+    rows = None
     if area is not None:
-        params["area_id"], _ = await resolve_area(catalog, area)
+        params["area_id"], rows = await resolve_area(catalog, area)
     params["level"] = level
     params["visible_only"] = visible_only
     params["ordering"] = ordering
-    payload, areas = await gather(
-        lambda: catalog.get_json("tasks/", params, accept=payload_of("task list")),
-        lambda: area_names(catalog),
-    )
-    return AreaListing(payload, areas)
+    return await _with_area_names(catalog, "tasks/", params, "task list", rows)
 
 
 async def _grouped_tasks(
@@ -446,15 +460,12 @@ async def list_methods(
     params: dict[str, QueryValue] = {"page": page, "page_size": limit}
     params["q"] = optional_text(search)
     area = optional_text(area)
+    rows = None
     if area is not None:
-        params["area_id"], _ = await resolve_area(catalog, area)
+        params["area_id"], rows = await resolve_area(catalog, area)
     params["introduced_year"] = introduced_year
     params["ordering"] = ordering
-    payload, areas = await gather(
-        lambda: catalog.get_json("methods/", params, accept=payload_of("method list")),
-        lambda: area_names(catalog),
-    )
-    return AreaListing(payload, areas)
+    return await _with_area_names(catalog, "methods/", params, "method list", rows)
 
 
 # -- conferences and organizations -----------------------------------------------------
