@@ -484,7 +484,8 @@ TOOLS: tuple[Tool, ...] = (
         ),
         Param("paper", LocalReference),
         Param("section", SectionName),
-        Param("max_bytes", Kind(int, ge=1024, le=CHUNK_BYTES), 16384),
+        # 8 KiB: what every client tried hands the model whole (docs/benchmarks.md).
+        Param("max_bytes", Kind(int, ge=1024, le=CHUNK_BYTES), 8192),
         hints=LOCAL_READ,
     ),
     local(
