@@ -119,6 +119,7 @@ def load_settings(
     config_file: Path | None = None,
     *,
     problems: list[str] | None = None,
+    env_origin: str = "environment",
 ) -> Settings:
     """Resolve every setting from flags, environment, config file and defaults.
 
@@ -129,7 +130,8 @@ def load_settings(
     With a `problems` list, nothing is raised: each bad value (or an unreadable file)
     is appended there as the message `ConfigError` would carry, and that setting
     falls back to the next source. `doctor` uses this to go on probing the catalog
-    URL the user set while another setting is wrong.
+    URL the user set while another setting is wrong. `env_origin` is how messages
+    name where `environ` came from (`install` checks its `--env` values this way).
     """
     env = os.environ if environ is None else environ
     given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
@@ -149,7 +151,7 @@ def load_settings(
         if name in given_flags:
             candidates.append((given_flags[name], "command line"))
         if env.get(env_name, "") != "":
-            candidates.append((env[env_name], f"environment {env_name}"))
+            candidates.append((env[env_name], f"{env_origin} {env_name}"))
         if name in file_values:
             candidates.append((file_values[name], f"config file {path}"))
         sources[name] = "default"
@@ -215,6 +217,13 @@ def parse_api_url(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise ConfigError("expected an http:// or https:// URL")
     url = raw.strip().rstrip("/")
+    # What httpx would refuse as `InvalidURL` at every call (control characters, an
+    # over-long URL, a malformed IPv4 address) is refused here, at start-up, naming
+    # the setting; importing httpx for the check would cost start-up 80 ms.
+    if not url.isprintable():
+        raise ConfigError(f"{raw!r} has a control character; it is not a valid URL")
+    if len(url) > MAX_URL_CHARS:
+        raise ConfigError(f"the URL is over {MAX_URL_CHARS} characters long")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a malformed port
@@ -224,9 +233,27 @@ def parse_api_url(raw: Any) -> str:
         raise ConfigError(f"{raw!r} must start with http:// or https://")
     if not parts.hostname:
         raise ConfigError(f"{raw!r} has no host name")
+    if any(char.isspace() for char in url):
+        raise ConfigError(f"{raw!r} has a space; it is not a valid URL")
+    if _IPV4_STYLE.fullmatch(parts.hostname) and not _is_ipv4(parts.hostname):
+        raise ConfigError(f"{raw!r} has a malformed IPv4 address")
     if parts.query or parts.fragment:
         raise ConfigError(f"{raw!r} must not carry a query or fragment")
     return url
+
+
+MAX_URL_CHARS = 65536  # httpx's bound
+_IPV4_STYLE = re.compile(r"[0-9.]+")
+
+
+def _is_ipv4(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
 
 
 MAX_TIMEOUT = 600.0

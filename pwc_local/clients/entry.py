@@ -89,12 +89,10 @@ def server_env_problems(env: Mapping[str, str]) -> list[str]:
     if not ours:
         return problems
     found: list[str] = []
-    load_settings(environ=ours, problems=found)
+    load_settings(environ=ours, problems=found, env_origin="--env")
     config = ours.get(ENV_CONFIG_FILE)
     problems += [
-        message
-        for message in found
-        if " from environment " in message or (config and config in message)
+        message for message in found if " from --env " in message or (config and config in message)
     ]
     return problems
 
