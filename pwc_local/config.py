@@ -135,7 +135,7 @@ def load_settings(
     """
     env = os.environ if environ is None else environ
     given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
-    path, required = _config_path(config_file, env)
+    path, required = config_file_path(config_file, env)
     try:
         file_values = _read_config_file(path, required=required)
     except ConfigError as exc:
@@ -169,7 +169,8 @@ def load_settings(
     return Settings(**values, config_file=path if file_values else None, sources=sources)
 
 
-def _config_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, bool]:
+def config_file_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, bool]:
+    """The settings file to read, and whether it must exist (named, not the default)."""
     if explicit is not None:
         return Path(explicit).expanduser(), True
     if env.get(ENV_CONFIG_FILE):
@@ -177,15 +178,30 @@ def _config_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, b
     return pwc_config_dir(env) / CONFIG_FILE_NAME, False
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
+    """The settings in `path`, refused when another user could have written them.
+
+    The file steers the server (the catalog URL, the log file), so one that others
+    can write, or in a directory they can write, is not honoured
+    (`private_files.read_trusted`): the message names the file and the fix.
+    """
+    from pwc_local import private_files
+
     try:
-        data = path.read_bytes()
+        data = private_files.read_trusted(path, MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         if required:
             raise ConfigError(f"config file {path} does not exist") from None
         return {}
+    except private_files.NotPrivate as exc:
+        raise ConfigError(str(private_files.refusal("settings file", path, exc.exposure))) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {path} is over 1 MiB; it cannot be a settings file")
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
