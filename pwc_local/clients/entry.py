@@ -97,6 +97,23 @@ def server_env_problems(env: Mapping[str, str]) -> list[str]:
     return problems
 
 
+# Words that make an environment variable's name a secret's (split at `_`).
+_SECRET_WORDS = frozenset(
+    {"KEY", "APIKEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "CREDENTIALS"}
+)
+_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@")
+
+
+def secret_names(env: Mapping[str, str]) -> list[str]:
+    """The variables of `env` that look like secrets: a name with a word such as KEY,
+    TOKEN or PASSWORD in it (`PWC_MCP_CURSOR_KEY_CURRENT`), or a URL with a password."""
+    return [
+        key
+        for key, value in env.items()
+        if _SECRET_WORDS & set(key.upper().split("_")) or _URL_PASSWORD.search(value)
+    ]
+
+
 def entry_program(entry: Any) -> str | None:
     """The program a client entry runs, in any client's shape (None when it has none)."""
     if not isinstance(entry, dict):
