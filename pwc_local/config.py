@@ -253,6 +253,8 @@ def parse_api_url(raw: Any) -> str:
         raise ConfigError(f"{raw!r} has a space; it is not a valid URL")
     if _IPV4_STYLE.fullmatch(parts.hostname) and not _is_ipv4(parts.hostname):
         raise ConfigError(f"{raw!r} has a malformed IPv4 address")
+    if not parts.hostname.isascii() and not _is_idna(parts.hostname):
+        raise ConfigError(f"{raw!r} has a host name that is not a valid international name")
     if parts.query or parts.fragment:
         raise ConfigError(f"{raw!r} must not carry a query or fragment")
     return url
@@ -268,6 +270,17 @@ def _is_ipv4(host: str) -> bool:
     try:
         ipaddress.IPv4Address(host)
     except ValueError:
+        return False
+    return True
+
+
+def _is_idna(host: str) -> bool:
+    """Whether httpx can encode the non-ASCII `host` (with `idna`, which httpx requires)."""
+    import idna
+
+    try:
+        idna.encode(host)
+    except idna.IDNAError:
         return False
     return True
 

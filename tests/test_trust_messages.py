@@ -63,7 +63,14 @@ def test_coded_text_strips_escapes_from_any_error_sentence() -> None:
 
 @pytest.mark.parametrize(
     "url",
-    [BAD_URL, "http://example.com/a\tb", "http://exa\x7fmple.com/", "http://a b.example/"],
+    [
+        BAD_URL,
+        "http://example.com/a\tb",
+        "http://exa\x7fmple.com/",
+        "http://a b.example/",
+        "http://1.2.3.999/",
+        "http://\u2764.example/",
+    ],
 )
 def test_an_api_url_httpx_refuses_fails_the_settings_check(url: str) -> None:
     import httpx
