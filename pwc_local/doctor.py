@@ -163,7 +163,7 @@ def check_settings_file(explicit: Path | None, environ: Mapping[str, str]) -> Ch
     except FileNotFoundError:
         if required:
             return Check(name, "fail", f"{path} does not exist", "create it, or unset it", details)
-        return Check(name, "skip", f"none at {path}", details=details)
+        return Check(name, "skip", "none (see the configuration line)", details=details)
     except private_files.NotPrivate as exc:
         refused = private_files.refusal(name, path, exc.exposure)
         details["refusal"] = str(refused)

@@ -205,7 +205,7 @@ def ensure_directory(directory: Path, *, ours: bool = False, create: bool = True
         )
     except OSError as exc:
         raise CacheError(
-            f"cannot create the cache directory {directory}: {exc.strerror or exc}",
+            f"cannot use the cache directory {directory}: {exc.strerror or exc}",
             _write_problem(exc)[0],
         ) from None
     if found is not None:
