@@ -215,14 +215,24 @@ def read_trusted(path: Path, limit: int) -> bytes:
     """
     fd = os.open(path, os.O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     try:
-        found = trust_exposure(os.fstat(fd), directory=False)
+        st = os.fstat(fd)
+        found = trust_exposure(st, directory=False)
         if found is not None:
             raise NotPrivate(_about(found, path))
-        for folder in dict.fromkeys([path.parent, Path(os.path.realpath(path)).parent]):
+        folders = [path.parent]
+        if os.path.islink(path):
+            folders.append(Path(os.path.realpath(path)).parent)
+        for folder in folders:
             found = trust_exposure(os.stat(folder), directory=True)
             if found is not None:
                 raise NotPrivate(_about(found, folder))
-        return os.read(fd, limit)
+        data = b""
+        while len(data) < limit:  # in the file's size, not `limit`, per read
+            chunk = os.read(fd, min(limit - len(data), st.st_size + 4096))
+            if not chunk:
+                break
+            data += chunk
+        return data
     finally:
         os.close(fd)
 
