@@ -195,3 +195,18 @@ def test_a_tools_list_snapshot_planted_in_a_shared_directory_is_not_served(
     assert _mode(path) == 0o600 and load_snapshot(path) == [{"name": "search_papers"}]
     path.parent.chmod(0o777)  # anyone could now have replaced it
     assert load_snapshot(path) is None
+
+
+def test_a_linked_settings_file_is_judged_where_it_really_lives(tmp_path: Path) -> None:
+    from pwc_local.config import ConfigError, load_settings
+
+    dotfiles = _open_dir(tmp_path / "dotfiles", 0o755)
+    real = dotfiles / "mcp-local.toml"
+    real.write_text("timeout = 7\n")
+    real.chmod(0o644)
+    link = _open_dir(tmp_path / "config", 0o755) / "mcp-local.toml"
+    link.symlink_to(real)
+    assert load_settings(environ={}, config_file=link).timeout == 7  # a dotfile manager's
+    dotfiles.chmod(0o777)  # now anyone could replace the file the link leads to
+    with pytest.raises(ConfigError, match=f"its directory {dotfiles} is writable"):
+        load_settings(environ={}, config_file=link)
