@@ -104,7 +104,8 @@ def iter_checks(
     trusted = check_settings_file(settings_file, host.environ)
     if trusted.status == "fail" and config_error is not None:  # said once, on its own line
         config_error = config_error.replace(trusted.details.get("refusal", ""), "").strip("; ")
-    yield check_configuration(settings, config_error or None, host.environ)
+    refused = trusted.status == "fail"
+    yield check_configuration(settings, config_error or None, host.environ, refused=refused)
     yield trusted
     yield check_executable(command)
     yield check_cache(settings)
@@ -123,9 +124,14 @@ def iter_checks(
 
 
 def check_configuration(
-    settings: Settings, error: str | None = None, environ: Mapping[str, str] | None = None
+    settings: Settings,
+    error: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    refused: bool = False,
 ) -> Check:
-    """The resolved settings and the origin of each (flag, environment, file, default)."""
+    """The resolved settings and the origin of each (flag, environment, file, default);
+    `refused`: the settings file is refused (`check_settings_file` says why)."""
     if error is not None:
         return Check(
             "configuration",
@@ -144,6 +150,8 @@ def check_configuration(
         }
     if settings.config_file is not None:
         summary = f"settings file {settings.config_file} in use"
+    elif refused:
+        summary = "defaults and environment (the settings file is refused: see below)"
     else:
         default_file = pwc_config_dir(environ) / CONFIG_FILE_NAME
         summary = f"defaults and environment (no settings file at {default_file})"
@@ -246,11 +254,10 @@ def check_cache(settings: Settings) -> Check:
         # configured one refused when others may use it.
         ensure_directory(directory, ours=settings.cache_dir is None)
     except CacheError as exc:
-        if exc.condition != "unsafe":
+        if exc.refusal is None:
             return Check("cache", "fail", str(exc), fix, details)
-        return Check(
-            "cache", "fail", f"{exc} (the cache is not used)", f"that, or {elsewhere}", details
-        )
+        problem, remedy = exc.refusal.problem, exc.refusal.fix
+        return Check("cache", "fail", f"{problem}: not used", f"{remedy}, or {elsewhere}", details)
     try:
         fd, probe = tempfile.mkstemp(prefix=".doctor-", dir=directory)
         os.close(fd)

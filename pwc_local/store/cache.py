@@ -87,6 +87,7 @@ from pwc_local.config import DEFAULT_CACHE_SIZE, Settings
 from pwc_local.private_files import (
     WRONG_TYPE,
     NotPrivate,
+    Refusal,
     exposure,
     make_private_dir,
     narrow_private_dir,
@@ -161,12 +162,16 @@ class CacheError(Exception):
 
     `condition` names the kind of trouble for the once-per-condition log: `busy`
     (another process's lock), `full`, `read-only`, `unusable`, `damaged`, `failed`,
-    `unsafe` (the directory or database is not private: see `ensure_directory`).
+    `unsafe` (the directory or database is not private: see `ensure_directory`), whose
+    `refusal` holds the problem and its fix apart.
     """
 
-    def __init__(self, message: str, condition: str = "failed") -> None:
+    def __init__(
+        self, message: str, condition: str = "failed", refusal: Refusal | None = None
+    ) -> None:
         super().__init__(message)
         self.condition = condition
+        self.refusal = refusal
 
 
 class WouldBlock(Exception):
@@ -211,7 +216,7 @@ def ensure_directory(directory: Path, *, ours: bool = False, create: bool = True
     if found is not None:
         condition = "unusable" if found.kind == WRONG_TYPE else "unsafe"
         refused = refusal("cache directory", directory, found, directory=True)
-        raise CacheError(str(refused), condition)
+        raise CacheError(str(refused), condition, refused)
     for name in (diskcache.core.DBNAME, *_DATABASE_SIDE_FILES):
         path = directory / name
         try:
@@ -225,7 +230,8 @@ def ensure_directory(directory: Path, *, ours: bool = False, create: bool = True
                 f"cannot check {path}: {exc.strerror or exc}", _write_problem(exc)[0]
             ) from None
         if found is not None:
-            raise CacheError(str(refusal("cache database", path, found)), "unsafe")
+            refused = refusal("cache database", path, found)
+            raise CacheError(str(refused), "unsafe", refused)
 
 
 def _create_private(path: Path) -> None:
