@@ -214,3 +214,25 @@ def test_a_linked_settings_file_is_judged_where_it_really_lives(tmp_path: Path) 
     dotfiles.chmod(0o777)  # now anyone could replace the file the link leads to
     with pytest.raises(ConfigError, match=f"its directory {dotfiles} is writable"):
         load_settings(environ={}, config_file=link)
+
+
+@pytest.mark.parametrize(
+    ("members", "trusted"), [([], True), (["me"], True), (["me", "mallory"], False)]
+)
+def test_group_write_is_trusted_only_in_the_users_private_group(
+    monkeypatch: pytest.MonkeyPatch, members: list[str], trusted: bool
+) -> None:
+    """Many systems give each user a group of their own and umask 002 (files 0664)."""
+    import grp
+    import pwd
+    from types import SimpleNamespace
+
+    from pwc_local.private_files import WRITABLE, trust_exposure
+
+    monkeypatch.setattr(grp, "getgrgid", lambda gid: SimpleNamespace(gr_name="me", gr_mem=members))
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: SimpleNamespace(pw_name="me"))
+    st = os.stat_result((stat.S_IFREG | 0o664, 0, 0, 1, os.geteuid(), 1000, 0, 0, 0, 0))
+    found = trust_exposure(st, directory=False)
+    assert (found is None) is trusted
+    if not trusted:
+        assert found is not None and found.kind == WRITABLE
