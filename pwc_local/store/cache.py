@@ -84,7 +84,17 @@ from typing import Any
 import diskcache
 
 from pwc_local.config import DEFAULT_CACHE_SIZE, Settings
-from pwc_local.store.private_files import make_private_dir
+from pwc_local.private_files import (
+    WRONG_TYPE,
+    NotPrivate,
+    Refusal,
+    exposure,
+    make_private_dir,
+    narrow_private_dir,
+    narrow_private_file,
+    open_private,
+    refusal,
+)
 
 log = logging.getLogger(__name__)
 
@@ -151,12 +161,17 @@ class CacheError(Exception):
     """The cache directory or database cannot be used; the message says which and why.
 
     `condition` names the kind of trouble for the once-per-condition log: `busy`
-    (another process's lock), `full`, `read-only`, `unusable`, `damaged`, `failed`.
+    (another process's lock), `full`, `read-only`, `unusable`, `damaged`, `failed`,
+    `unsafe` (the directory or database is not private: see `ensure_directory`), whose
+    `refusal` holds the problem and its fix apart.
     """
 
-    def __init__(self, message: str, condition: str = "failed") -> None:
+    def __init__(
+        self, message: str, condition: str = "failed", refusal: Refusal | None = None
+    ) -> None:
         super().__init__(message)
         self.condition = condition
+        self.refusal = refusal
 
 
 class WouldBlock(Exception):
@@ -175,14 +190,63 @@ def response_ttl(path: str) -> int:
     return REST_TTL
 
 
-def ensure_directory(directory: Path) -> None:
-    """Create the cache directory, readable by its owner only, unless it exists already.
+def ensure_directory(directory: Path, *, ours: bool = False, create: bool = True) -> None:
+    """Create the cache directory 0700 unless it exists; refuse one others may use.
 
-    The cache reveals what was read and searched, so whoever makes the directory first
-    (a server, `doctor`, a cache command) makes it 0700; an existing one is left as the
-    person set it up.
+    The cache reveals what was read and searched, and what it holds is served as
+    answers, so it follows the key's and the library's rules (`private_files`): a
+    directory another user owns or may enter (who could plant resealed entries) is
+    refused with a `CacheError` naming the path and the fix, and so is a database
+    file (`cache.db`, `-wal`, `-shm`) that is not private. The default directory
+    (`ours`) is this app's own, so one whose mode drifted is narrowed to 0700 instead,
+    as a database file of ours in a private directory is narrowed to 0600 (older
+    versions let SQLite make it 0644). `create=False` only checks (the read path).
     """
-    make_private_dir(directory)  # another process may be first
+    try:
+        if create:
+            make_private_dir(directory)  # another process may be first
+        found = (
+            narrow_private_dir(directory) if ours else exposure(os.lstat(directory), directory=True)
+        )
+    except OSError as exc:
+        raise CacheError(
+            f"cannot use the cache directory {directory}: {exc.strerror or exc}",
+            _write_problem(exc)[0],
+        ) from None
+    if found is not None:
+        condition = "unusable" if found.kind == WRONG_TYPE else "unsafe"
+        refused = refusal("cache directory", directory, found, directory=True)
+        raise CacheError(str(refused), condition, refused)
+    for name in (diskcache.core.DBNAME, *_DATABASE_SIDE_FILES):
+        path = directory / name
+        try:
+            found = narrow_private_file(path)  # not opened: see narrow_private_file
+        except FileNotFoundError:
+            if create and name == diskcache.core.DBNAME:
+                _create_private(path)
+            continue
+        except OSError as exc:
+            raise CacheError(
+                f"cannot check {path}: {exc.strerror or exc}", _write_problem(exc)[0]
+            ) from None
+        if found is not None:
+            refused = refusal("cache database", path, found)
+            raise CacheError(str(refused), "unsafe", refused)
+
+
+def _create_private(path: Path) -> None:
+    """Create the empty database file 0600, so SQLite (which keeps the mode of an
+    existing file, and gives it to `-wal` and `-shm`) never makes it readable."""
+    try:
+        os.close(open_private(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return  # another process (or thread) was first; the next check covers it
+    except (OSError, NotPrivate) as exc:
+        raise CacheError(f"cannot create {path}: {exc}", "failed") from None
+
+
+# SQLite's files beside the database; it gives them the database file's mode.
+_DATABASE_SIDE_FILES = tuple(diskcache.core.DBNAME + suffix for suffix in ("-wal", "-shm"))
 
 
 def cache_key(kind: str, parts: Sequence[Any]) -> str:
@@ -347,10 +411,14 @@ class DiskCache:
         size_limit: int = DEFAULT_CACHE_SIZE,
         clock: Callable[[], float] = time.time,
         lock_timeout: float = LOCK_TIMEOUT,
+        own_directory: bool = False,
     ) -> None:
         # Absolute, so a relative setting can still be opened as an SQLite URI.
         self.directory = Path(os.path.abspath(directory))
         self.size_limit = size_limit
+        # The platform's default directory is ours to narrow; a configured one is not
+        # (`ensure_directory`).
+        self.own_directory = own_directory
         self.clock = clock
         self._lock_timeout = lock_timeout
         self._cache: diskcache.Cache | None = None
@@ -366,7 +434,11 @@ class DiskCache:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DiskCache:
-        return cls(settings.resolved_cache_dir(), size_limit=settings.cache_size)
+        return cls(
+            settings.resolved_cache_dir(),
+            size_limit=settings.cache_size,
+            own_directory=settings.cache_dir is None,
+        )
 
     # -- the serving path: never raises -------------------------------------------------
 
@@ -640,6 +712,14 @@ class DiskCache:
         path = self.directory / diskcache.core.DBNAME
         if not path.is_file():
             return None
+        try:
+            ensure_directory(self.directory, ours=self.own_directory, create=False)
+        except CacheError as exc:
+            # Nothing from a cache others could have written is served.
+            self._conditions.report(
+                "read", exc.condition, f"cache not used: {exc}; answering from the catalog"
+            )
+            return None
         db = _open_reader(path)
         timeout = int(self._lock_timeout * 1000) if wait else 0
         db.execute(f"PRAGMA busy_timeout = {timeout}")
@@ -863,11 +943,7 @@ class DiskCache:
         with self._open_lock:
             if self._cache is None:
                 try:
-                    ensure_directory(self.directory)
-                    if not self.directory.is_dir():
-                        raise CacheError(
-                            f"{self.directory} exists but is not a directory", "unusable"
-                        )
+                    ensure_directory(self.directory, ours=self.own_directory)
                     self._cache = self._open_shared()
                 except sqlite3.OperationalError as exc:  # locked, unreadable, no space ...
                     raise CacheError(

@@ -25,9 +25,9 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from pwc_local import private_files as private
 from pwc_local.common.shelf import LibraryError, LibraryFull, LibraryReadOnly
 from pwc_local.config import APP_NAME
-from pwc_local.store import private_files as private
 
 DB_FILE_NAME = "library.sqlite3"
 WRITER_PRAGMAS = ("journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL")
