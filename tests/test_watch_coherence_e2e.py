@@ -1,0 +1,56 @@
+"""End to end: what a look at the watch list learns, the other answers know (issue 27).
+
+Each test spawns the installed server with a home of its own against a loopback
+fake of its own, and checks one bullet of the issue's "Why":
+
+* **False unreachable**: right after the catalog came back, one slow request of a
+  look that got its other answers is not cut by the outage budget.
+* **Contradictions**: after `whats_new` reports a change, `get_benchmark`,
+  `search_papers`, `read_paper` and the library agree with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_types import CallToolResult
+
+from tests.fake_catalog import NewResult
+from tests.installed import LiveSession, serve_module
+
+pytestmark = pytest.mark.e2e
+
+NEW_LEADER = NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1})
+ATTENTION = "1706.03762"
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveSession]:
+    with serve_module(tmp_path, LiveSession, PWC_MCP_LOCAL_TIMEOUT="10") as session:
+        yield session
+
+
+def _ok(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def test_one_slow_answer_after_the_catalog_returned_is_not_a_false_unreachable(
+    live: LiveSession,
+) -> None:
+    _ok(live.call("watch", kind="paper", target=ATTENTION))
+    live.fake.faults.refuse_connections()
+    (down,) = _ok(live.call("whats_new", mark_seen=False))["watches"]
+    assert down["status"] == "not_checked"  # the server now remembers an outage
+    live.fake.faults.reset()
+    # Back, but one request of the paper's look (its Markdown version) answers only
+    # after more than the outage budget (1 s), as a fresh connection whose first
+    # packet was lost does; the look's other requests answer at once.
+    live.fake.faults.slow(prefix=f"research/papers/{ATTENTION}/read", seconds=2.5, times=1)
+    (back,) = _ok(live.call("whats_new", mark_seen=False))["watches"]
+    assert (back["status"], back["reason"]) == ("unchanged", None)
+    assert live.fake.faults.blocked == 0
