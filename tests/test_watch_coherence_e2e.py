@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from mcp_types import CallToolResult
 
-from tests.fake_catalog import NewResult
+from tests.fake_catalog import NEW_PAPER, NewPaper, NewResult
 from tests.installed import LiveSession, serve_module
 
 pytestmark = pytest.mark.e2e
@@ -54,3 +54,32 @@ def test_one_slow_answer_after_the_catalog_returned_is_not_a_false_unreachable(
     (back,) = _ok(live.call("whats_new", mark_seen=False))["watches"]
     assert (back["status"], back["reason"]) == ("unchanged", None)
     assert live.fake.faults.blocked == 0
+
+
+def _leader(live: LiveSession) -> str:
+    board = _ok(live.call("get_benchmark", benchmark="ImageNet-1k", limit=3))
+    assert board["cache"] is None  # a current answer, not a stale one
+    return board["evaluations"][0]["model_name"]
+
+
+def _hits(live: LiveSession) -> list[str]:
+    found = _ok(live.call("search_papers", query="vision transformer", limit=5))
+    return [row["id"] for row in found["data"]["results"]]
+
+
+def test_after_whats_new_reports_a_change_the_cached_answers_agree_with_it(
+    live: LiveSession,
+) -> None:
+    assert _leader(live) == "ViT-H/14"  # cached now, for 5 minutes
+    before = _hits(live)  # cached now, for a minute
+    _ok(live.call("watch", kind="benchmark", target="ImageNet-1k"))
+    _ok(live.call("watch", kind="query", target="vision transformer"))
+    live.fake.apply(NEW_LEADER)
+    live.fake.apply(NewPaper(NEW_PAPER))
+    board, search = _ok(live.call("whats_new"))["watches"]
+    assert ("new_leader", "ViT-G/14") in [(c["type"], c.get("model")) for c in board["changes"]]
+    assert [c["paper"]["id"] for c in search["changes"]] == [NEW_PAPER.id]
+    # The answers a model asks for next agree with the report, well within the
+    # lifetimes of the entries cached before.
+    assert NEW_PAPER.id in _hits(live) and NEW_PAPER.id not in before
+    assert _leader(live) == "ViT-G/14"

@@ -85,10 +85,8 @@ async def _library(runtime: Runtime, freshness: Freshness) -> Shelf:
 
 async def _live(runtime: Runtime, freshness: Freshness) -> Any:
     # The watch list compares with what the catalog has now: the outage guard over
-    # HTTP, below the cache and the library.
-    if runtime.outage is None:
-        raise RuntimeError("this runtime has no live catalog for the watch list")
-    return runtime.outage
+    # HTTP, below the cache and the library (and writing through to the cache).
+    return runtime.live_catalog()
 
 
 async def _watchlist(runtime: Runtime, freshness: Freshness) -> WatchStore:
