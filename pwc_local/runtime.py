@@ -153,7 +153,8 @@ def _build_catalog(
         return cached, cached.live()
     from pwc_local.store.library_catalog import LibraryCatalog
 
-    return LibraryCatalog(cached, library, namespace=settings.api_url), cached.live()
+    catalog = LibraryCatalog(cached, library, namespace=settings.api_url, versions=cached)
+    return catalog, cached.live()
 
 
 def _open_library() -> Library | None:

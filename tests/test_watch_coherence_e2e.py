@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from mcp_types import CallToolResult
 
-from tests.fake_catalog import NEW_PAPER, NewPaper, NewResult
+from tests.fake_catalog import NEW_PAPER, NewPaper, NewResult, NewVersion
 from tests.installed import LiveSession, serve_module
 
 pytestmark = pytest.mark.e2e
@@ -83,3 +83,38 @@ def test_after_whats_new_reports_a_change_the_cached_answers_agree_with_it(
     # lifetimes of the entries cached before.
     assert NEW_PAPER.id in _hits(live) and NEW_PAPER.id not in before
     assert _leader(live) == "ViT-G/14"
+
+
+REVISED = "# Attention Is All You Need, revised\n\nThe zebracorn layer replaces attention.\n"
+
+
+def _passages(live: LiveSession, words: str) -> list[str]:
+    found = _ok(live.call("search_library", query=words))
+    return [hit["paper"] for hit in found["results"]]
+
+
+def test_a_saved_paper_with_a_newer_catalog_version_is_labelled_then_refreshed(
+    live: LiveSession,
+) -> None:
+    assert live.command("library", "add", ATTENTION).returncode == 0
+    _ok(live.call("watch", kind="paper", target=ATTENTION))
+    live.fake.apply(NewVersion(ATTENTION, REVISED))
+    (report,) = _ok(live.call("whats_new"))["watches"]
+    assert [change["type"] for change in report["changes"]] == ["new_version"]
+
+    # The saved copy is still what the library serves, and says it is behind.
+    old = live.call("read_paper", paper=ATTENTION)
+    answer = _ok(old)
+    assert "zebracorn" not in answer["markdown"]
+    assert answer["cache"]["stale"] is False and answer["cache"]["newer_version_seen"]
+    assert "newer version" in old.content[0].text.splitlines()[0]
+    assert _passages(live, "zebracorn") == []
+
+    added = live.command("library", "add", ATTENTION)
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.startswith(f"refreshed {ATTENTION}"), added.stdout
+    new = _ok(live.call("read_paper", paper=ATTENTION))
+    assert "zebracorn" in new["markdown"] and new["cache"] is None
+    assert _passages(live, "zebracorn") == [ATTENTION]
+    # Up to date now: adding again keeps it.
+    assert live.command("library", "add", ATTENTION).stdout.startswith(f"kept      {ATTENTION}")

@@ -212,6 +212,7 @@ async def _save_one(
     if outcome.error is not None:
         return FAILED, f"failed    {shown(reference)}: {one_line(error_message(outcome.error))}"
     label = "saved    " if outcome.status == SAVED else "kept     "
+    label = "refreshed" if outcome.refreshed else label
     size = format_size(outcome.size) if outcome.size else "no Markdown"
     return outcome.status, f"{label} {shown(outcome.paper or '')}  {shown(outcome.title)} ({size})"
 

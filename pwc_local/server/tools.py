@@ -195,10 +195,22 @@ def tool_result(
     if freshness.stale and freshness.cached_at is not None:
         stale_since = freshness.cached_at
         model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
+    behind = None
+    if freshness.saved_at is not None and freshness.newer_seen is not None:
+        from pwc_local.server.text import behind_notice
+
+        saved_at, newer_seen = freshness.saved_at.isoformat(), freshness.newer_seen.isoformat()
+        cached_at = model.cache.cached_at if model.cache is not None else saved_at
+        model.cache = CacheStatus(
+            stale=model.cache is not None, cached_at=cached_at, newer_version_seen=newer_seen
+        )
+        behind = behind_notice(saved_at, newer_seen)
     summary = spec.summary(model, answer) if spec.summary and mode == "summary" else None
     structured = model.model_dump(mode="json")
     call = render.Call(spec.tool, spec.text, model, answer, arguments, structured)
     text = render.text_block(call, mode, summary, stale_since)
+    if behind is not None and mode != "json":
+        text = f"{behind}\n\n{text}"
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=call.structured
     )

@@ -345,10 +345,12 @@ class CachingCatalog:
         if seen is None or seen.value != version:
             await _blocking(self.cache.put, KIND_VERSION, parts, version, ttl=None)
 
-    async def latest_version(self, paper: str) -> Entry | None:
-        """The entry `note_latest_version` stored for `paper` (no request), if any."""
+    async def latest_version(self, paper: str) -> tuple[str, float] | None:
+        """`(version, when seen)` as `note_latest_version` stored it for `paper` (no request)."""
         seen = await _lookup(self.cache, KIND_VERSION, [self.namespace, paper, "latest"])
-        return seen if seen is not None and isinstance(seen.value, str) else None
+        if seen is None or not isinstance(seen.value, str):
+            return None
+        return seen.value, seen.cached_at
 
     async def _cached_chunk(
         self, paper: str, version: str, offset: int, limit: int
