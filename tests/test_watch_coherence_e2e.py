@@ -118,3 +118,18 @@ def test_a_saved_paper_with_a_newer_catalog_version_is_labelled_then_refreshed(
     assert _passages(live, "zebracorn") == [ATTENTION]
     # Up to date now: adding again keeps it.
     assert live.command("library", "add", ATTENTION).stdout.startswith(f"kept      {ATTENTION}")
+
+    # `library refresh` asks the catalog itself, watched or not.
+    live.fake.apply(NewVersion(ATTENTION, REVISED.replace("zebracorn", "okapiform")))
+    refreshed = live.command("library", "refresh", "--all")
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert refreshed.stdout.splitlines() == [
+        f"refreshed {ATTENTION}  Attention Is All You Need",
+        "1 papers: 1 refreshed, 0 up to date, 0 failed.",
+    ]
+    assert _passages(live, "okapiform") == [ATTENTION] and _passages(live, "zebracorn") == []
+    current = live.command("library", "refresh", ATTENTION)
+    assert current.stdout.startswith(f"current   {ATTENTION}  Attention Is All You Need\n")
+    missing = live.command("library", "refresh", "2010.11929")
+    assert missing.returncode == 1
+    assert missing.stdout.startswith("failed    2010.11929: not_found: Paper not found in the")

@@ -33,6 +33,13 @@ into the `cache` label (`pwc_local.store.freshness`). With nothing cached, the
 upstream error stands. Other failures (404, 409, 429 ...) always stand: they are
 answers, not outages.
 
+What a watch-list look saw live (`LiveCatalog`, the source `whats_new` gets) is
+written through: each answer replaces the stored answer to the same request, and
+a changed one stores a "seen live" mark for its path; a fresh entry of that path
+stored before the mark counts as expired. The watch reads 100 rows a page where
+`get_benchmark` asks for 20, so only the path ties the two entries together; the
+mark costs each cached JSON hit one more read-only lookup (~35 us).
+
 Lookups run on the event loop when that is cheap (`DiskCache.get_nowait`: one
 read-only SELECT, no lock, a small value) and in a worker thread otherwise (a
 large value, another process's lock in the way, a damaged entry to delete).
