@@ -85,6 +85,18 @@ def test_after_whats_new_reports_a_change_the_cached_answers_agree_with_it(
     assert _leader(live) == "ViT-G/14"
 
 
+def test_the_whats_new_command_tells_a_running_server_through_the_shared_cache(
+    live: LiveSession,
+) -> None:
+    assert _leader(live) == "ViT-H/14"
+    added = live.command("watch", "add", "benchmark", "ImageNet-1k")
+    assert added.returncode == 0, added.stderr
+    live.fake.apply(NEW_LEADER)
+    looked = live.command("whats-new")
+    assert looked.returncode == 0 and "ViT-G/14" in looked.stdout, looked.stderr
+    assert _leader(live) == "ViT-G/14"
+
+
 REVISED = "# Attention Is All You Need, revised\n\nThe zebracorn layer replaces attention.\n"
 
 
