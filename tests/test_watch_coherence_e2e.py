@@ -67,11 +67,18 @@ def _hits(live: LiveSession) -> list[str]:
     return [row["id"] for row in found["data"]["results"]]
 
 
+def _models_of(live: LiveSession, paper: str) -> list[str]:
+    info = _ok(live.call("get_paper_info", paper=paper, include_evaluations=True))
+    assert info["cache"] is None
+    return [row["model_name"] for row in info["evaluations"]]
+
+
 def test_after_whats_new_reports_a_change_the_cached_answers_agree_with_it(
     live: LiveSession,
 ) -> None:
     assert _leader(live) == "ViT-H/14"  # cached now, for 5 minutes
     before = _hits(live)  # cached now, for a minute
+    assert "ViT-G/14" not in _models_of(live, "2432")  # the new leader's paper, cached
     _ok(live.call("watch", kind="benchmark", target="ImageNet-1k"))
     _ok(live.call("watch", kind="query", target="vision transformer"))
     live.fake.apply(NEW_LEADER)
@@ -83,6 +90,7 @@ def test_after_whats_new_reports_a_change_the_cached_answers_agree_with_it(
     # lifetimes of the entries cached before.
     assert NEW_PAPER.id in _hits(live) and NEW_PAPER.id not in before
     assert _leader(live) == "ViT-G/14"
+    assert "ViT-G/14" in _models_of(live, "2432")  # its evaluations are those rows too
 
 
 def test_the_whats_new_command_tells_a_running_server_through_the_shared_cache(

@@ -199,8 +199,9 @@ class CachingCatalog:
         if live:
             before = await _lookup(self.cache, kind, parts)
             if before is None or before.value != document:
-                marker = self._seen_live_parts(path)
-                await _blocking(self.cache.put, kind, marker, True, ttl=response_ttl(path))
+                for changed in _related_paths(path):
+                    marker = self._seen_live_parts(changed)
+                    await _blocking(self.cache.put, kind, marker, True, ttl=response_ttl(changed))
         await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
         await self._note_first_page(kind, path, params)
 
@@ -429,6 +430,16 @@ class LiveCatalog:
     async def aclose(self) -> None:
         """Closes the caching catalog (a command's own); the server closes its catalog itself."""
         await self.caching.aclose()
+
+
+def _related_paths(path: str) -> list[str]:
+    """`path` and the paths whose answers change with it: a leaderboard's rows are also
+    the `evaluations/` rows of their papers (`get_paper_info`) and of size-filtered
+    boards (`get_benchmark max_parameters`)."""
+    parts = path.strip("/").split("/")
+    if len(parts) == 3 and parts[0] == "datasets" and parts[2] == "evaluations":
+        return [path, "evaluations/"]
+    return [path]
 
 
 def _first_page(
