@@ -279,6 +279,7 @@ class Library:
         """
         saved_at = paper.saved_at or time.time()
         aliases = {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}
+        cited = paper.citation
         with self._write() as db:
             if verified(db, paper.paper) is not None:
                 if not replace:
@@ -289,6 +290,8 @@ class Library:
                     return False
                 rows = db.execute("SELECT alias FROM aliases WHERE paper = ?", (paper.paper,))
                 aliases.update(str(row[0]) for row in rows)
+                old = db.execute("SELECT citation FROM papers WHERE paper = ?", (paper.paper,))
+                cited = _with_source_of(old.fetchone()[0], cited)
             self._forget_saved(db, paper.paper)
             for key, document in (responses or {}).items():
                 text = json.dumps(document, ensure_ascii=False)
@@ -308,7 +311,7 @@ class Library:
             if paper.markdown is not None:
                 size, digests = store_pieces(db, paper.paper, doc, paper.markdown, paper.title)
             metadata = json.dumps(paper.metadata, ensure_ascii=False)
-            citation = json.dumps(paper.citation, ensure_ascii=False)
+            citation = json.dumps(cited, ensure_ascii=False)
             db.execute(
                 "INSERT INTO papers(paper, title, in_catalog, metadata, citation, markdown, "
                 "content_version, digest, saved_at, layout, size) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -840,6 +843,23 @@ class Library:
             (paper, version, title, int(saved), time.time()),
         )
         return int(cursor.lastrowid or 0)
+
+
+# What a user's BibTeX entry added to a citation (`queries.citations.SourceCitation`).
+_SOURCE_FIELDS = ("entry_type", "source_venue")
+
+
+def _with_source_of(old: str, new: dict[str, Any]) -> dict[str, Any]:
+    """`new` keeping what the user's BibTeX entry said in the `old` citation (JSON), if
+    `new` says nothing of it: a refresh comes from the catalog alone."""
+    try:
+        before = json.loads(old)
+    except (TypeError, ValueError):
+        return new
+    if not isinstance(before, dict):
+        return new
+    kept = {name: before[name] for name in _SOURCE_FIELDS if before.get(name) and not new.get(name)}
+    return {**new, **kept}
 
 
 def _first_heading(text: str) -> str:
