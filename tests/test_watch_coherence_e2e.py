@@ -150,6 +150,11 @@ def test_a_saved_paper_with_a_newer_catalog_version_is_labelled_then_refreshed(
     assert _passages(live, "okapiform") == [ATTENTION] and _passages(live, "zebracorn") == []
     current = live.command("library", "refresh", ATTENTION)
     assert current.stdout.startswith(f"current   {ATTENTION}  Attention Is All You Need\n")
+    # The tool a model is pointed to by the label refreshes too.
+    live.fake.apply(NewVersion(ATTENTION, REVISED.replace("zebracorn", "quokkaform")))
+    tool = _ok(live.call("save_papers", papers=[ATTENTION]))
+    assert (tool["saved"], tool["already_saved"]) == (1, 0)
+    assert _passages(live, "quokkaform") == [ATTENTION]
     missing = live.command("library", "refresh", "2010.11929")
     assert missing.returncode == 1
     assert missing.stdout.startswith("failed    2010.11929: not_found: Paper not found in the")
