@@ -5,12 +5,18 @@ fake of its own, and checks one bullet of the issue's "Why":
 
 * **False unreachable**: right after the catalog came back, one slow request of a
   look that got its other answers is not cut by the outage budget.
-* **Contradictions**: after `whats_new` reports a change, `get_benchmark`,
-  `search_papers`, `read_paper` and the library agree with it.
+* **Contradictions**: after `whats_new` (or `whats-new`) reports a change,
+  `get_benchmark`, `search_papers`, `get_paper_info` agree with it; a saved paper
+  with a newer version is labelled when read, and `library add`, `save_papers` and
+  `library refresh` (a bar on a terminal) save it again, passages re-indexed.
 """
 
 from __future__ import annotations
 
+import os
+import pty
+import select
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +25,7 @@ import pytest
 from mcp_types import CallToolResult
 
 from tests.fake_catalog import NEW_PAPER, NewPaper, NewResult, NewVersion
-from tests.installed import LiveSession, serve_module
+from tests.installed import EXECUTABLE, LiveSession, serve_module
 
 pytestmark = pytest.mark.e2e
 
@@ -158,3 +164,39 @@ def test_a_saved_paper_with_a_newer_catalog_version_is_labelled_then_refreshed(
     missing = live.command("library", "refresh", "2010.11929")
     assert missing.returncode == 1
     assert missing.stdout.startswith("failed    2010.11929: not_found: Paper not found in the")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal as POSIX has it")
+def test_library_refresh_shows_a_bar_on_a_terminal_and_clean_lines_on_stdout(
+    live: LiveSession,
+) -> None:
+    # stderr a terminal, which the fixtures' pipes are not: the bar goes there.
+    assert live.command("library", "add", ATTENTION).returncode == 0
+    leader, follower = pty.openpty()
+    try:
+        process = subprocess.run(
+            [str(EXECUTABLE), "library", "refresh", "--all"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            env=live.env,
+            timeout=60,
+        )
+    finally:
+        os.close(follower)
+    terminal = b""
+    while select.select([leader], [], [], 0)[0]:
+        try:
+            piece = os.read(leader, 4096)
+        except OSError:  # the terminal's other end is closed: all was read
+            break
+        if not piece:
+            break
+        terminal += piece
+    os.close(leader)
+    assert process.returncode == 0
+    assert b"Refreshing" in terminal
+    assert process.stdout.decode().splitlines() == [
+        f"current   {ATTENTION}  Attention Is All You Need",
+        "1 papers: 0 refreshed, 1 up to date, 0 failed.",
+    ]
