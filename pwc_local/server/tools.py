@@ -189,7 +189,8 @@ def tool_result(
     """`structuredContent` = the model; one text block in the `result_text` `mode`.
 
     When stale cache entries were used, the model's `cache` says so and so does the
-    text (`render.text_block`).
+    text (`render.text_block`); so it does for a saved copy the catalog has a newer
+    version of (`newer_version_seen`, the text's first line).
     """
     stale_since = None
     if freshness.stale and freshness.cached_at is not None:
@@ -200,9 +201,10 @@ def tool_result(
         from pwc_local.server.text import behind_notice
 
         saved_at, newer_seen = freshness.saved_at.isoformat(), freshness.newer_seen.isoformat()
-        cached_at = model.cache.cached_at if model.cache is not None else saved_at
         model.cache = CacheStatus(
-            stale=model.cache is not None, cached_at=cached_at, newer_version_seen=newer_seen
+            stale=stale_since is not None,
+            cached_at=saved_at if stale_since is None else stale_since.isoformat(),
+            newer_version_seen=newer_seen,
         )
         behind = behind_notice(saved_at, newer_seen)
     summary = spec.summary(model, answer) if spec.summary and mode == "summary" else None
