@@ -1,4 +1,4 @@
-"""`pwc-mcp-local library add | list | remove | export | search | reindex`: the reading library.
+"""`pwc-mcp-local library add | refresh | list | remove | export | search | reindex`: the library.
 
 Saved papers live in the user data directory (`pwc_local.store.library`), apart
 from the cache: `cache clear` and the cache's size bound never touch them.
@@ -7,8 +7,9 @@ from the cache: `cache clear` and the cache's size bound never touch them.
 each paper in one transaction once all of it has arrived. It prints one outcome
 line per reference on stdout (a progress bar goes to stderr when that is a
 terminal), then a summary; the exit status is 1 when any reference failed. It can
-be interrupted at any point and simply run again: papers already saved are
-skipped without a request.
+be interrupted at any point and simply run again: papers already saved are not
+fetched again unless the catalog has a newer version (one small request each
+says), which replaces the copy; `library refresh` does that for saved papers.
 
 Every reference, title, heading and quote a line shows comes from a file, the
 catalog or the command line, so it goes through `safe_text` first (`shown`: one
@@ -212,8 +213,78 @@ async def _save_one(
     if outcome.error is not None:
         return FAILED, f"failed    {shown(reference)}: {one_line(error_message(outcome.error))}"
     label = "saved    " if outcome.status == SAVED else "kept     "
+    label = "refreshed" if outcome.refreshed else label
     size = format_size(outcome.size) if outcome.size else "no Markdown"
     return outcome.status, f"{label} {shown(outcome.paper or '')}  {shown(outcome.title)} ({size})"
+
+
+@library.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("references", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every saved paper.")
+@click.pass_context
+def refresh(ctx: click.Context, references: tuple[str, ...], every: bool) -> None:
+    """Save papers again whose catalog version is newer than the saved copy.
+
+    One small request per paper says whether it changed; a changed one is fetched
+    again and replaces its copy (passages re-indexed). Exits 1 when any failed.
+    """
+    wanted = list(dict.fromkeys(r.strip() for r in references if r.strip()))
+    if every == bool(wanted):
+        raise click.UsageError("name saved papers, or --all")
+    settings = _settings(ctx)
+    with _opened() as opened:
+        if every:
+            wanted = [entry.paper for entry in opened.entries()]
+        import anyio
+
+        try:
+            refreshed, current, failed = anyio.run(_refresh_all, settings, opened, wanted)
+        except KeyboardInterrupt:  # each paper is replaced whole or not at all
+            click.echo(
+                "pwc-mcp-local: interrupted; the papers refreshed so far are kept.", err=True
+            )
+            sys.exit(130)
+    click.echo(
+        f"{len(wanted)} papers: {refreshed} refreshed, {current} up to date, {failed} failed."
+    )
+    if failed:
+        sys.exit(1)
+
+
+async def _refresh_all(
+    settings: Settings, opened: Library, wanted: list[str]
+) -> tuple[int, int, int]:
+    """`refresh_paper` for each of `wanted`, one line each, a bar on a terminal's stderr."""
+    from pwc_local.queries.saving import FAILED, refresh_paper
+    from pwc_local.runtime import build_runtime
+    from pwc_local.server.errors import error_message
+
+    runtime = build_runtime(settings)
+    counts = [0, 0, 0]
+    show_bar = sys.stderr.isatty()
+    try:
+        with click.progressbar(
+            length=len(wanted), label="Refreshing", file=sys.stderr if show_bar else io.StringIO()
+        ) as bar:
+            for reference in wanted:
+                outcome = await refresh_paper(
+                    runtime.catalog, opened, reference, namespace=settings.api_url
+                )
+                if outcome.status == FAILED:
+                    counts[2] += 1
+                    why = one_line(error_message(outcome.error or Exception()))
+                    line = f"failed    {shown(reference)}: {why}"
+                else:
+                    counts[0 if outcome.refreshed else 1] += 1
+                    label = "refreshed" if outcome.refreshed else "current  "
+                    line = f"{label} {shown(outcome.paper or '')}  {shown(outcome.title)}"
+                if show_bar:
+                    click.echo("", err=True)  # keep the outcome line off the bar's line
+                click.echo(line)
+                bar.update(1)
+    finally:
+        await runtime.aclose()
+    return counts[0], counts[1], counts[2]
 
 
 @library.command(name="list", context_settings=CONTEXT_SETTINGS)

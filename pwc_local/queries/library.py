@@ -70,7 +70,8 @@ async def save_papers(
     for done, reference in enumerate(wanted, 1):
         outcome = await save_paper(catalog, library, reference, namespace=catalog.namespace)
         outcomes.append(outcome)
-        await progress(done, len(wanted), f"{outcome.status}: {outcome.paper or '?'}")
+        status = "refreshed" if outcome.refreshed else outcome.status
+        await progress(done, len(wanted), f"{status}: {outcome.paper or '?'}")
     return outcomes
 
 

@@ -124,6 +124,11 @@ MAX_KNOWN_ALIASES = 50_000
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
 
 
+# Per library file: the papers `Library.saving` holds (see `Library.__init__`).
+_SAVING: dict[str, set[str]] = {}
+_SAVING_LOCK = threading.Lock()
+
+
 @dataclass(frozen=True)
 class SavedRead:
     """What a read of a saved paper's Markdown found (`Library.read`).
@@ -135,6 +140,7 @@ class SavedRead:
     in_catalog: bool
     has_markdown: bool
     chunk: LocalChunk | None
+    saved_at: float = 0.0
 
 
 def alias_key(text: str) -> str:
@@ -161,7 +167,10 @@ class Library:
         # Saved papers whose seal was checked, and the database state then: a read of
         # the next chunk of one needs no second check until something is committed.
         self._sealed: dict[str, tuple[tuple[int, int], SavedRow]] = {}
-        self._saving: set[str] = set()  # papers being fetched to be saved (`saving`)
+        # Papers being fetched to be saved (`saving`), shared by every `Library` of this
+        # file in the process: `library add` saves through one and reads through the
+        # runtime's.
+        self._saving = _SAVING.setdefault(str(path), set())
         self._busy_until = 0.0  # monotonic; see `_write`
 
     # -- opening -------------------------------------------------------------------------
@@ -248,13 +257,21 @@ class Library:
 
     # -- saved papers --------------------------------------------------------------------
 
-    def save(self, paper: SavedPaper, responses: Mapping[str, Any] | None = None) -> bool:
+    def save(
+        self,
+        paper: SavedPaper,
+        responses: Mapping[str, Any] | None = None,
+        *,
+        replace: bool = False,
+    ) -> bool:
         """Store `paper` completely unless it is saved already, in one transaction.
 
         Returns whether it was stored. A paper saved before (and still verified) is
         kept as it is and learns `paper.aliases` as further spellings: the check and
         the write are one transaction, so two processes saving one paper under two
-        spellings keep both. A saved copy that fails verification is replaced.
+        spellings keep both. A saved copy that fails verification is replaced, and
+        with `replace` (a refresh: the catalog has a newer version) any copy is:
+        its spellings stay, its pieces, answers and passages are those of `paper`.
 
         `responses` maps `response_key(...)` to the catalog JSON documents fetched
         while saving (the paper record, a title search, a public record), so the
@@ -262,13 +279,19 @@ class Library:
         """
         saved_at = paper.saved_at or time.time()
         aliases = {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}
+        cited = paper.citation
         with self._write() as db:
             if verified(db, paper.paper) is not None:
-                db.executemany(
-                    "INSERT OR IGNORE INTO aliases(alias, paper) VALUES (?, ?)",
-                    [(alias, paper.paper) for alias in aliases],
-                )
-                return False
+                if not replace:
+                    db.executemany(
+                        "INSERT OR IGNORE INTO aliases(alias, paper) VALUES (?, ?)",
+                        [(alias, paper.paper) for alias in aliases],
+                    )
+                    return False
+                rows = db.execute("SELECT alias FROM aliases WHERE paper = ?", (paper.paper,))
+                aliases.update(str(row[0]) for row in rows)
+                old = db.execute("SELECT citation FROM papers WHERE paper = ?", (paper.paper,))
+                cited = _with_source_of(old.fetchone()[0], cited)
             self._forget_saved(db, paper.paper)
             for key, document in (responses or {}).items():
                 text = json.dumps(document, ensure_ascii=False)
@@ -288,7 +311,7 @@ class Library:
             if paper.markdown is not None:
                 size, digests = store_pieces(db, paper.paper, doc, paper.markdown, paper.title)
             metadata = json.dumps(paper.metadata, ensure_ascii=False)
-            citation = json.dumps(paper.citation, ensure_ascii=False)
+            citation = json.dumps(cited, ensure_ascii=False)
             db.execute(
                 "INSERT INTO papers(paper, title, in_catalog, metadata, citation, markdown, "
                 "content_version, digest, saved_at, layout, size) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -310,19 +333,25 @@ class Library:
 
     @contextlib.contextmanager
     def saving(self, paper: str) -> Iterator[None]:
-        """While `paper` is fetched to be saved, its chunks are not indexed as read.
+        """While `paper` is fetched to be saved, its chunks are not indexed as read,
+        and no saved copy of it answers reads (`is_saving`: a refresh reads the catalog).
 
         `save` indexes it once, from its pieces; indexing each chunk as it passes
         too would write the whole paper twice (chunks, passages and their index),
         only for `save` to delete the first copy.
         """
-        with self._lock:
+        with _SAVING_LOCK:
             self._saving.add(paper)
         try:
             yield
         finally:
-            with self._lock:
+            with _SAVING_LOCK:
                 self._saving.discard(paper)
+
+    def is_saving(self, paper: str) -> bool:
+        """Whether `paper` is being fetched to be saved (`saving`): its reads go to the
+        catalog then, not to a saved copy being refreshed."""
+        return paper in self._saving  # one set lookup: no lock, so never a wait
 
     def get(self, reference: str) -> SavedPaper | None:
         """The saved paper `reference` names (canonical ID or alias), verified, or `None`.
@@ -377,6 +406,7 @@ class Library:
             has_markdown=row.size is not None,
             size=row.size or 0,
             saved_at=row.saved_at,
+            content_version=row.content_version,
         )
 
     def stored_response(self, key: str) -> tuple[bool, Any]:
@@ -564,17 +594,18 @@ class Library:
                 return None
             version = row.content_version
             if row.size is None or version is None:
-                return SavedRead(row.in_catalog, row.size is not None, None)
+                return SavedRead(row.in_catalog, row.size is not None, None, row.saved_at)
             if content_version is not None and content_version != version:
-                return SavedRead(row.in_catalog, True, None)
+                return SavedRead(row.in_catalog, True, None, row.saved_at)
             if row.whole is not None:
                 chunk = cut(row.whole.encode("utf-8"), version, offset, limit)
-                return SavedRead(row.in_catalog, True, chunk)
+                return SavedRead(row.in_catalog, True, chunk, row.saved_at)
             if offset >= row.size:
-                return SavedRead(row.in_catalog, True, LocalChunk("", version, False, None))
+                end = LocalChunk("", version, False, None)
+                return SavedRead(row.in_catalog, True, end, row.saved_at)
             pieces = pieces_around(self._db, paper, offset, limit)
         served = chunk_of(pieces, version, offset, limit, row.size)
-        return None if served is None else SavedRead(row.in_catalog, True, served)
+        return None if served is None else SavedRead(row.in_catalog, True, served, row.saved_at)
 
     # -- the index of read papers --------------------------------------------------------
 
@@ -812,6 +843,23 @@ class Library:
             (paper, version, title, int(saved), time.time()),
         )
         return int(cursor.lastrowid or 0)
+
+
+# What a user's BibTeX entry added to a citation (`queries.citations.SourceCitation`).
+_SOURCE_FIELDS = ("entry_type", "source_venue")
+
+
+def _with_source_of(old: str, new: dict[str, Any]) -> dict[str, Any]:
+    """`new` keeping what the user's BibTeX entry said in the `old` citation (JSON), if
+    `new` says nothing of it: a refresh comes from the catalog alone."""
+    try:
+        before = json.loads(old)
+    except (TypeError, ValueError):
+        return new
+    if not isinstance(before, dict):
+        return new
+    kept = {name: before[name] for name in _SOURCE_FIELDS if before.get(name) and not new.get(name)}
+    return {**new, **kept}
 
 
 def _first_heading(text: str) -> str:
