@@ -62,6 +62,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -73,10 +74,12 @@ from typing import Any
 from pwc_local.common.shelf import (
     LibraryBusy,
     LibraryEntry,
+    LibraryFull,
     RawHit,
     SavedPaper,
     shown_title,
 )
+from pwc_local.config import format_size
 from pwc_local.store.library_db import (
     DB_FILE_NAME,
     WRITER_PRAGMAS,
@@ -97,6 +100,7 @@ from pwc_local.store.passage_index import (
     fts_search,
     index_passages,
     like_search,
+    search_terms,
 )
 from pwc_local.store.passages import Headings, split_passages
 from pwc_local.store.saved_pieces import (
@@ -122,6 +126,11 @@ BUSY_MEMORY = 30.0  # seconds after a save gave up during which writes try only 
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
+# Free disk a save needs per byte of Markdown, measured: the text is stored twice (the
+# pieces, and the passages the index points into) plus the index, about 3.2 bytes a
+# byte, written to the WAL first and then into the database file.
+SAVE_SPACE_FACTOR = 7
+SAVE_SPACE_MARGIN = 1 << 20  # the WAL's own index and the first pages of a new library
 
 
 @dataclass(frozen=True)
@@ -260,6 +269,15 @@ class Library:
         while saving (the paper record, a title search, a public record), so the
         same requests can be answered offline later (`stored_response`).
         """
+        try:
+            return self._save(paper, responses)
+        except LibraryFull:
+            # What the failed transaction wrote stays in the WAL until a checkpoint:
+            # give the space back now, and say how much a save needs.
+            self._shrink_wal()
+            raise LibraryFull(self._full_message(_markdown_size(paper))) from None
+
+    def _save(self, paper: SavedPaper, responses: Mapping[str, Any] | None) -> bool:
         saved_at = paper.saved_at or time.time()
         aliases = {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}
         with self._write() as db:
@@ -660,7 +678,9 @@ class Library:
     # -- search ----------------------------------------------------------------------------
 
     def search(self, words: Sequence[str], *, limit: int, paper: str | None = None) -> list[RawHit]:
-        """Passages matching every word (else any word), best first; see `_fts_search`.
+        """Passages matching every word (else any word), best first; see `fts_search`.
+
+        Words in `passage_index.STOP_WORDS` ("and", "the") rank but do not match.
 
         A damaged index is rebuilt from the stored Markdown and the query asked once
         more; if it still fails, the error is raised rather than a result served.
@@ -676,13 +696,16 @@ class Library:
 
     def _search_once(self, words: Sequence[str], limit: int, paper: str | None) -> list[RawHit]:
         search = fts_search if self.has_fts else like_search
+        terms = search_terms(words)  # stop words rank but do not match (passage_index)
+        if not terms:
+            return []
 
         def ask(every: bool) -> list[RawHit]:
             with self._lock:
-                return search(self._db, words, limit, paper, every=every)
+                return search(self._db, words, limit, paper, every=every, terms=terms)
 
         hits = ask(True)
-        if not hits and len(words) > 1:
+        if not hits and len(terms) > 1:
             hits = ask(False)
         return hits
 
@@ -777,6 +800,29 @@ class Library:
         if self.read_only is not None:
             raise unwritable_error(self.read_only, self._unwritable_message(self.read_only))
 
+    def _shrink_wal(self) -> None:
+        """Cut the WAL back to nothing when no one reads it (`wal_checkpoint(TRUNCATE)`);
+        best effort: another process reading, or a checkpoint that itself needs space,
+        leaves it for a later checkpoint."""
+        if self.read_only is not None:
+            return
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    def _full_message(self, markdown_bytes: int) -> str:
+        """Why a save failed on a full disk, with the space it needs and the space there is."""
+        needed = SAVE_SPACE_FACTOR * markdown_bytes + SAVE_SPACE_MARGIN
+        try:
+            disk = os.statvfs(self.path.parent)
+            free = f", {format_size(disk.f_bavail * disk.f_frsize)} is free now"
+        except (OSError, AttributeError):  # no statvfs on Windows
+            free = ""
+        return (
+            f"the disk holding the library {self.path.parent} is full: saving this paper "
+            f"needs about {format_size(needed)} free there{free}; free some space, then "
+            "save it again (saved papers can still be listed, searched and read)"
+        )
+
     def _unwritable_message(self, reason: str) -> str:
         return (
             f"the library {self.path} cannot be written ({reason}); saved papers can still "
@@ -812,6 +858,12 @@ class Library:
             (paper, version, title, int(saved), time.time()),
         )
         return int(cursor.lastrowid or 0)
+
+
+def _markdown_size(paper: SavedPaper) -> int:
+    if isinstance(paper.markdown, str):
+        return len(paper.markdown.encode("utf-8"))
+    return sum(len(piece) for piece in paper.markdown or ())
 
 
 def _first_heading(text: str) -> str:
