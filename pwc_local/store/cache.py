@@ -79,14 +79,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import diskcache
 
-from pwc_local.config import DEFAULT_CACHE_SIZE, Settings
+from pwc_local.config import DEFAULT_CACHE_SIZE, ConfigError, Settings
+from pwc_local.store.library_db import is_full, unwritable_os_reason, unwritable_reason
 from pwc_local.store.private_files import make_private_dir
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 KIND_RESPONSE = "response"
 KIND_PUBLIC = "public"
@@ -147,16 +150,24 @@ _SEALED = _HEADER.size - 16
 _MAGIC = b"pwc\x01"
 
 
-class CacheError(Exception):
+class CacheError(ConfigError):
     """The cache directory or database cannot be used; the message says which and why.
 
     `condition` names the kind of trouble for the once-per-condition log: `busy`
     (another process's lock), `full`, `read-only`, `unusable`, `damaged`, `failed`.
+    The maintenance commands show it as `config_error: <message>` (`CacheFull`:
+    `disk_full:`), the message naming the directory and the fix.
     """
 
     def __init__(self, message: str, condition: str = "failed") -> None:
         super().__init__(message)
         self.condition = condition
+
+
+class CacheFull(CacheError):
+    """The disk holding the cache is full (a maintenance command could not write)."""
+
+    code = "disk_full"
 
 
 class WouldBlock(Exception):
@@ -426,19 +437,29 @@ class DiskCache:
         One grouped scan of the index table (no value is read): about a second
         for 100,000 entries.
         """
-        cache = self._maintenance_cache()
+        path = self.directory / diskcache.core.DBNAME
+        if not path.is_file():
+            self._maintenance("read", lambda: self._maintenance_cache())  # a new, empty cache
         kinds = {kind: KindStats() for kind in KINDS}
         try:
-            # diskcache keeps small values inline (size 0) and large ones in files.
-            with _read_only(self.directory / diskcache.core.DBNAME) as db:
+            # Read only: a full disk or a read-only directory still has its figures.
+            db = _last_resort_reader(path)
+            try:
+                # diskcache keeps small values inline (size 0) and large ones in files.
                 rows = db.execute(
                     "SELECT tag, COUNT(*),"
                     " SUM(CASE WHEN filename IS NULL THEN length(value) ELSE size END),"
                     " MIN(store_time), MAX(store_time) FROM Cache GROUP BY tag"
                 ).fetchall()
-            volume = cache.volume()
+                # diskcache's `volume()`: the database's pages and its files' bytes.
+                pages = db.execute("PRAGMA page_count").fetchone()[0]
+                page_size = db.execute("PRAGMA page_size").fetchone()[0]
+                stored = db.execute("SELECT value FROM Settings WHERE key = 'size'").fetchone()
+            finally:
+                db.close()
+            volume = pages * page_size + int(stored[0] if stored else 0)
         except (sqlite3.Error, OSError) as exc:
-            raise CacheError(f"cannot read the cache in {self.directory}: {exc}") from None
+            raise self._maintenance_error(exc, "read") from None
         for tag, count, size, oldest, newest in rows:
             if tag in kinds:
                 kinds[tag] = KindStats(int(count), int(size or 0), oldest, newest)
@@ -446,13 +467,23 @@ class DiskCache:
 
     def clear(self, kinds: Iterable[str] | None = None) -> int:
         """Remove every entry, or those of the given kinds; returns how many went."""
-        cache = self._maintenance_cache()
-        try:
-            if kinds is None:
+        chosen = None if kinds is None else [_checked_kind(kind) for kind in kinds]
+
+        def clear() -> int:
+            cache = self._maintenance_cache()
+            if chosen is None:
                 return int(cache.clear(retry=True))
-            return sum(int(cache.evict(_checked_kind(kind), retry=True)) for kind in kinds)
-        except (sqlite3.Error, OSError) as exc:
-            raise CacheError(f"cannot clear the cache in {self.directory}: {exc}") from None
+            return sum(int(cache.evict(kind, retry=True)) for kind in chosen)
+
+        try:
+            return self._maintenance("clear", clear)
+        except CacheFull:
+            # Deleting needs room in SQLite's log; the value files of the entries
+            # going anyway give it (their rows read as misses meanwhile).
+            if not self._free_value_files(chosen):
+                raise
+            self.close()
+            return self._maintenance("clear", clear)
 
     def prune(self) -> PruneResult:
         """Remove entries past their lifetime, and any that fail to verify on the way.
@@ -478,6 +509,9 @@ class DiskCache:
         and page cache, took 4.1 s of CPU and 3.7-5.6 s); most of it is SQLite's
         deletions (four indexes and two triggers per row).
         """
+        return self._maintenance("prune", self._prune)
+
+    def _prune(self) -> PruneResult:
         cache = self._maintenance_cache()
         now = self.clock()
         gone = {"expired": 0, "corrupt": 0}
@@ -490,40 +524,103 @@ class DiskCache:
             "SELECT rowid, key, store_time, mode, filename, value FROM Cache"
             f" WHERE rowid < ? AND raw = 1 AND +tag IN ({marks}) ORDER BY rowid DESC LIMIT ?"
         )
-        try:
-            with self._bulk_writer() as db:
-                below = 2**63 - 1
-                raw_mode, unpack, header_size = (
-                    diskcache.core.MODE_RAW,
-                    _HEADER.unpack_from,
-                    _HEADER.size,
-                )
-                while rows := db.execute(window, (below, *PRUNED_KINDS, PRUNE_BATCH)).fetchall():
-                    below = rows[-1][0]
-                    for rowid, key, stored, mode, filename, value in rows:
-                        if not (isinstance(key, str) and key.startswith(prefixes)):
-                            continue
-                        # The common case inline (a third of prune's time is this loop):
-                        # a row kept in the database whose header says it expired.
-                        if (
-                            mode == raw_mode
-                            and type(value) is bytes
-                            and len(value) >= header_size
-                            and value[:4] == _MAGIC
-                            and unpack(value)[2] <= now
-                        ):
-                            doomed.append((rowid, stored, filename, "expired"))
-                            continue
-                        why = self._prune_reason(mode, filename, value, now)
-                        if why is not None:
-                            doomed.append((rowid, stored, filename, why))
-                    if len(doomed) >= PRUNE_BATCH:
-                        self._delete_rows(cache, db, doomed, gone)
-                        doomed = []
-                self._delete_rows(cache, db, doomed, gone)
-        except (sqlite3.Error, OSError) as exc:
-            raise CacheError(f"cannot prune the cache in {self.directory}: {exc}") from None
+        with self._bulk_writer() as db:
+            below = 2**63 - 1
+            raw_mode, unpack, header_size = (
+                diskcache.core.MODE_RAW,
+                _HEADER.unpack_from,
+                _HEADER.size,
+            )
+            while rows := db.execute(window, (below, *PRUNED_KINDS, PRUNE_BATCH)).fetchall():
+                below = rows[-1][0]
+                for rowid, key, stored, mode, filename, value in rows:
+                    if not (isinstance(key, str) and key.startswith(prefixes)):
+                        continue
+                    # The common case inline (a third of prune's time is this loop):
+                    # a row kept in the database whose header says it expired.
+                    if (
+                        mode == raw_mode
+                        and type(value) is bytes
+                        and len(value) >= header_size
+                        and value[:4] == _MAGIC
+                        and unpack(value)[2] <= now
+                    ):
+                        doomed.append((rowid, stored, filename, "expired"))
+                        continue
+                    why = self._prune_reason(mode, filename, value, now)
+                    if why is not None:
+                        doomed.append((rowid, stored, filename, why))
+                if len(doomed) >= PRUNE_BATCH:
+                    self._delete_rows(cache, db, doomed, gone)
+                    doomed = []
+            self._delete_rows(cache, db, doomed, gone)
         return PruneResult(expired=gone["expired"], corrupt=gone["corrupt"])
+
+    def _maintenance(self, doing: str, action: Callable[[], T]) -> T:
+        """`action()`, its failures as the `CacheError` that says why and what to do."""
+        try:
+            return action()
+        except CacheError as exc:
+            if exc.condition in ("damaged", "unusable"):
+                raise
+            raise self._maintenance_error(exc.__context__ or exc, doing) from None
+        except (sqlite3.Error, OSError, diskcache.Timeout) as exc:
+            raise self._maintenance_error(exc, doing) from None
+
+    def _maintenance_error(self, exc: BaseException, doing: str) -> CacheError:
+        """The `CacheError` a maintenance command shows for `exc`: which directory, why, the fix."""
+        where = self.directory
+        reason: str | None = None
+        if isinstance(exc, sqlite3.Error):
+            reason = unwritable_reason(exc, where / diskcache.core.DBNAME)
+        elif isinstance(exc, OSError):
+            reason = unwritable_os_reason(exc)
+        if reason is None and isinstance(exc, CacheError):
+            reason = {"full": "the disk is full", "read-only": "it is read-only"}.get(exc.condition)
+        if reason is not None and is_full(reason):
+            return CacheFull(
+                f"cannot {doing} the cache in {where}: {reason}; free some space on that disk "
+                "(`cache clear` frees the cache's own), then run it again",
+                "full",
+            )
+        if reason is not None and not reason.startswith("SQLite"):
+            return CacheError(
+                f"cannot {doing} the cache in {where}: {reason}; make the "
+                "directory writable, or set PWC_MCP_LOCAL_CACHE_DIR to one that is",
+                "read-only",
+            )
+        condition, meaning = _write_problem(exc)
+        if condition == "busy":
+            return CacheError(f"cannot {doing} the cache in {where}: {meaning}; try again", "busy")
+        return CacheError(f"cannot {doing} the cache in {where}: {meaning}", condition)
+
+    def _free_value_files(self, kinds: Sequence[str] | None) -> bool:
+        """Delete the value files of the entries of `kinds` (all: `None`); whether any went.
+
+        For `clear` on a full disk: the files are found through a read-only connection
+        (which needs no space) and removed before their rows, which then read as misses.
+        """
+        path = self.directory / diskcache.core.DBNAME
+        sql = "SELECT filename FROM Cache WHERE filename IS NOT NULL"
+        if kinds is not None:
+            sql += f" AND tag IN ({','.join('?' * len(kinds))})"
+        try:
+            db = _last_resort_reader(path)
+            try:
+                names = [row[0] for row in db.execute(sql, tuple(kinds or ()))]
+            finally:
+                db.close()
+        except (sqlite3.Error, OSError):
+            return False
+        freed = False
+        for name in names:
+            relative = Path(str(name))
+            if relative.is_absolute() or ".." in relative.parts:
+                continue  # diskcache never writes such a name: not ours to delete
+            with contextlib.suppress(OSError):
+                (self.directory / relative).unlink()
+                freed = True
+        return freed
 
     def close(self) -> None:
         """Write pending access times, close every connection; a later call reopens."""
@@ -988,6 +1085,17 @@ def _open_reader(path: Path) -> sqlite3.Connection:
             if "unable to open" not in str(exc) and "readonly" not in str(exc):
                 raise
     raise sqlite3.OperationalError(f"cannot open {path} for reading")
+
+
+def _last_resort_reader(path: Path) -> sqlite3.Connection:
+    """`_open_reader`, or where even that fails (a full disk has no room for the `-shm`
+    file) the file as it is, `immutable=1`: for the maintenance commands only, which
+    read once and may miss what the WAL holds, never for serving."""
+    try:
+        return _open_reader(path)
+    except sqlite3.OperationalError:
+        uri = f"{path.as_uri()}?mode=ro&immutable=1"
+        return sqlite3.connect(uri, uri=True, isolation_level=None)
 
 
 def _is_busy(exc: BaseException) -> bool:
