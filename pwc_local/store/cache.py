@@ -571,6 +571,12 @@ class DiskCache:
         """The `CacheError` a maintenance command shows for `exc`: which directory, why, the fix."""
         where = self.directory
         reason: str | None = None
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+            return CacheError(
+                f"the cache database in {where} is damaged ({exc}); "
+                "delete that directory to start a new cache",
+                "damaged",
+            )
         if isinstance(exc, sqlite3.Error):
             reason = unwritable_reason(exc, where / diskcache.core.DBNAME)
         elif isinstance(exc, OSError):
@@ -1123,16 +1129,3 @@ def _checked_kind(kind: str) -> str:
     if kind not in KINDS:
         raise CacheError(f"unknown cache kind {kind!r} (known: {', '.join(KINDS)})")
     return kind
-
-
-class _read_only:
-    """A short-lived query-only SQLite connection, closed on exit."""
-
-    def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT)
-
-    def __enter__(self) -> sqlite3.Connection:
-        return self._db
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._db.close()
