@@ -146,8 +146,19 @@ def test_a_save_failing_on_a_full_disk_says_so_once_and_leaves_no_large_wal(
         wal = wal / "pwc-mcp-local" / "library.sqlite3-wal"
         left = wal.stat().st_size if wal.exists() else 0
         assert left < 64 * 1024, f"{left} bytes of WAL left behind"
+        # Reading BIG indexes its chunks on the side, until the disk is full again.
+        arguments: dict[str, str] = {"paper": BIG}
+        for _chunk in range(10):
+            read = peer.request("tools/call", {"name": "read_paper", "arguments": arguments})
+            assert not read["result"].get("isError"), read
+            cursor = read["result"]["structuredContent"].get("next_cursor")
+            if not cursor:
+                break
+            arguments = {"paper": BIG, "cursor": cursor}
         assert peer.finish() == 0
     assert "LibraryFull" not in peer.stderr, peer.stderr
+    said = [line for line in peer.stderr.splitlines() if "the disk is full" in line]
+    assert len(said) <= 1, said
 
 
 def test_saving_a_paper_needs_a_few_times_its_size_not_ten(
