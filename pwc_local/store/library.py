@@ -75,6 +75,7 @@ from pwc_local.common.shelf import (
     LibraryBusy,
     LibraryEntry,
     LibraryFull,
+    LibraryReadOnly,
     RawHit,
     SavedPaper,
     shown_title,
@@ -173,6 +174,7 @@ class Library:
         self._sealed: dict[str, tuple[tuple[int, int], SavedRow]] = {}
         self._saving: set[str] = set()  # papers being fetched to be saved (`saving`)
         self._busy_until = 0.0  # monotonic; see `_write`
+        self._unlearnt: str | None = None  # why learning was last skipped (`_not_learnt`)
 
     # -- opening -------------------------------------------------------------------------
 
@@ -437,12 +439,15 @@ class Library:
             }
         if keys <= known:
             return
-        with self._write(LEARN_WAIT) as db:
-            db.executemany(
-                "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
-                [(key, paper) for key in keys - known],
-            )
-            _bound_rows(db, "known_aliases", MAX_KNOWN_ALIASES)
+        try:
+            with self._write(LEARN_WAIT) as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
+                    [(key, paper) for key in keys - known],
+                )
+                _bound_rows(db, "known_aliases", MAX_KNOWN_ALIASES)
+        except LibraryReadOnly as exc:  # learnt on the side: never a failure
+            self._not_learnt(exc)
 
     def learn_query(self, key: str, params: str) -> None:
         """Remember the exact parameters last sent for a request of normalised `key`."""
@@ -450,11 +455,14 @@ class Library:
             return  # a read-only library learns nothing, quietly
         if self.known_query(key) == params:
             return
-        with self._write(LEARN_WAIT) as db:
-            db.execute(
-                "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
-            )
-            _bound_rows(db, "query_aliases", MAX_KNOWN_ALIASES)
+        try:
+            with self._write(LEARN_WAIT) as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
+                )
+                _bound_rows(db, "query_aliases", MAX_KNOWN_ALIASES)
+        except LibraryReadOnly as exc:  # learnt on the side: never a failure
+            self._not_learnt(exc)
 
     def known_query(self, key: str) -> str | None:
         """The exact parameters (JSON) last sent for normalised `key`, or `None`."""
@@ -619,37 +627,40 @@ class Library:
             ).fetchone()
         if known is not None and (known[0] or known[1] is not None):
             return
-        with self._write(LEARN_WAIT) as db:
-            row = db.execute(
-                "SELECT id, version, saved, title FROM documents WHERE paper = ?", (paper,)
-            ).fetchone()
-            if row is not None and row[2]:
-                return  # saved papers are indexed from their stored Markdown
-            if row is None or row[1] != version:
-                doc = self._replace_document(db, paper, version, title, saved=False)
-            else:
-                doc = int(row[0])
-                title = title or str(row[3])
-                db.execute("UPDATE documents SET touched_at = ? WHERE id = ?", (now, doc))
-                if title:
-                    db.execute("UPDATE documents SET title = ? WHERE id = ?", (title, doc))
-                if db.execute(
-                    "SELECT 1 FROM chunks WHERE doc = ? AND start = ?", (doc, start)
-                ).fetchone():
-                    return
-            previous = db.execute(
-                "SELECT headings FROM chunks WHERE doc = ? AND stop = ?", (doc, start)
-            ).fetchone()
-            opened: Headings = _headings_from(previous[0]) if previous else ()
-            split = split_passages(text, base=start, headings=opened, title=title)
-            stop = start + len(text.encode("utf-8"))
-            db.execute(
-                "INSERT INTO chunks(doc, start, stop, final, text, digest, headings) "
-                "VALUES (?,?,?,?,?,?,?)",
-                (doc, start, stop, int(final), text, digest(text), json.dumps(split.headings)),
-            )
-            index_passages(db, doc, split.passages)
-            _bound_rows(db, "documents", MAX_READ_DOCUMENTS, where="saved = 0", by="touched_at")
+        try:
+            with self._write(LEARN_WAIT) as db:
+                row = db.execute(
+                    "SELECT id, version, saved, title FROM documents WHERE paper = ?", (paper,)
+                ).fetchone()
+                if row is not None and row[2]:
+                    return  # saved papers are indexed from their stored Markdown
+                if row is None or row[1] != version:
+                    doc = self._replace_document(db, paper, version, title, saved=False)
+                else:
+                    doc = int(row[0])
+                    title = title or str(row[3])
+                    db.execute("UPDATE documents SET touched_at = ? WHERE id = ?", (now, doc))
+                    if title:
+                        db.execute("UPDATE documents SET title = ? WHERE id = ?", (title, doc))
+                    if db.execute(
+                        "SELECT 1 FROM chunks WHERE doc = ? AND start = ?", (doc, start)
+                    ).fetchone():
+                        return
+                previous = db.execute(
+                    "SELECT headings FROM chunks WHERE doc = ? AND stop = ?", (doc, start)
+                ).fetchone()
+                opened: Headings = _headings_from(previous[0]) if previous else ()
+                split = split_passages(text, base=start, headings=opened, title=title)
+                stop = start + len(text.encode("utf-8"))
+                db.execute(
+                    "INSERT INTO chunks(doc, start, stop, final, text, digest, headings) "
+                    "VALUES (?,?,?,?,?,?,?)",
+                    (doc, start, stop, int(final), text, digest(text), json.dumps(split.headings)),
+                )
+                index_passages(db, doc, split.passages)
+                _bound_rows(db, "documents", MAX_READ_DOCUMENTS, where="saved = 0", by="touched_at")
+        except LibraryReadOnly as exc:  # learnt on the side: never a failure
+            self._not_learnt(exc)
 
     def read_indexed(
         self, paper: str, *, offset: int, limit: int, content_version: str
@@ -800,6 +811,20 @@ class Library:
         """Raise the `LibraryError` a write would, without trying one, when read-only."""
         if self.read_only is not None:
             raise unwritable_error(self.read_only, self._unwritable_message(self.read_only))
+
+    def _not_learnt(self, exc: LibraryReadOnly) -> None:
+        """What a call only teaches the library on the side (aliases, passages of a paper
+        read) was not written, because the library turned out unwritable: logged once
+        per reason, in words; the call itself goes on."""
+        reason = "the disk is full" if isinstance(exc, LibraryFull) else "it is read-only"
+        if self._unlearnt != reason:
+            log.warning(
+                "the library %s cannot be written (%s): papers read are not indexed for "
+                "search_library until it can; reading goes on",
+                self.path.parent,
+                reason,
+            )
+        self._unlearnt = reason
 
     def _shrink_wal(self) -> None:
         """Cut the WAL back to nothing when no one reads it (`wal_checkpoint(TRUNCATE)`);
