@@ -597,7 +597,10 @@ class DiskCache:
             )
         condition, meaning = _write_problem(exc)
         if condition == "busy":
-            return CacheError(f"cannot {doing} the cache in {where}: {meaning}; try again", "busy")
+            meaning = "another process (a server, a `library add`) holds its write lock"
+            return CacheError(
+                f"cannot {doing} the cache in {where}: {meaning}; try again in a moment", "busy"
+            )
         return CacheError(f"cannot {doing} the cache in {where}: {meaning}", condition)
 
     def _free_value_files(self, kinds: Sequence[str] | None) -> bool:
