@@ -59,7 +59,10 @@ and once when it clears, not per call. `get_nowait()` is `get()` for the event
 loop: it answers only when that needs no waiting (a small row, no lock, nothing to
 delete) and raises `WouldBlock` otherwise, so the caller can retry in a thread.
 The maintenance calls (`stats`, `clear`, `prune`) raise `CacheError` instead, so the
-command line can say what went wrong.
+command line can say what went wrong, where, and the fix (`CacheFull` for a full disk).
+`stats` only reads, so it answers on a full disk or a read-only mount too; `clear` on a
+full disk first deletes the value files of what it removes, which gives SQLite the
+room its deletions need.
 """
 
 from __future__ import annotations
@@ -439,7 +442,7 @@ class DiskCache:
         """
         path = self.directory / diskcache.core.DBNAME
         if not path.is_file():
-            self._maintenance("read", lambda: self._maintenance_cache())  # a new, empty cache
+            self._maintenance("read", self._maintenance_cache)  # a new, empty cache
         kinds = {kind: KindStats() for kind in KINDS}
         try:
             # Read only: a full disk or a read-only directory still has its figures.
@@ -509,10 +512,7 @@ class DiskCache:
         and page cache, took 4.1 s of CPU and 3.7-5.6 s); most of it is SQLite's
         deletions (four indexes and two triggers per row).
         """
-        return self._maintenance("prune", self._prune)
-
-    def _prune(self) -> PruneResult:
-        cache = self._maintenance_cache()
+        cache = self._maintenance("prune", self._maintenance_cache)
         now = self.clock()
         gone = {"expired": 0, "corrupt": 0}
         doomed: list[tuple[int, float, str | None, str]] = []
@@ -524,36 +524,39 @@ class DiskCache:
             "SELECT rowid, key, store_time, mode, filename, value FROM Cache"
             f" WHERE rowid < ? AND raw = 1 AND +tag IN ({marks}) ORDER BY rowid DESC LIMIT ?"
         )
-        with self._bulk_writer() as db:
-            below = 2**63 - 1
-            raw_mode, unpack, header_size = (
-                diskcache.core.MODE_RAW,
-                _HEADER.unpack_from,
-                _HEADER.size,
-            )
-            while rows := db.execute(window, (below, *PRUNED_KINDS, PRUNE_BATCH)).fetchall():
-                below = rows[-1][0]
-                for rowid, key, stored, mode, filename, value in rows:
-                    if not (isinstance(key, str) and key.startswith(prefixes)):
-                        continue
-                    # The common case inline (a third of prune's time is this loop):
-                    # a row kept in the database whose header says it expired.
-                    if (
-                        mode == raw_mode
-                        and type(value) is bytes
-                        and len(value) >= header_size
-                        and value[:4] == _MAGIC
-                        and unpack(value)[2] <= now
-                    ):
-                        doomed.append((rowid, stored, filename, "expired"))
-                        continue
-                    why = self._prune_reason(mode, filename, value, now)
-                    if why is not None:
-                        doomed.append((rowid, stored, filename, why))
-                if len(doomed) >= PRUNE_BATCH:
-                    self._delete_rows(cache, db, doomed, gone)
-                    doomed = []
-            self._delete_rows(cache, db, doomed, gone)
+        try:
+            with self._bulk_writer() as db:
+                below = 2**63 - 1
+                raw_mode, unpack, header_size = (
+                    diskcache.core.MODE_RAW,
+                    _HEADER.unpack_from,
+                    _HEADER.size,
+                )
+                while rows := db.execute(window, (below, *PRUNED_KINDS, PRUNE_BATCH)).fetchall():
+                    below = rows[-1][0]
+                    for rowid, key, stored, mode, filename, value in rows:
+                        if not (isinstance(key, str) and key.startswith(prefixes)):
+                            continue
+                        # The common case inline (a third of prune's time is this loop):
+                        # a row kept in the database whose header says it expired.
+                        if (
+                            mode == raw_mode
+                            and type(value) is bytes
+                            and len(value) >= header_size
+                            and value[:4] == _MAGIC
+                            and unpack(value)[2] <= now
+                        ):
+                            doomed.append((rowid, stored, filename, "expired"))
+                            continue
+                        why = self._prune_reason(mode, filename, value, now)
+                        if why is not None:
+                            doomed.append((rowid, stored, filename, why))
+                    if len(doomed) >= PRUNE_BATCH:
+                        self._delete_rows(cache, db, doomed, gone)
+                        doomed = []
+                self._delete_rows(cache, db, doomed, gone)
+        except (sqlite3.Error, OSError) as exc:
+            raise self._maintenance_error(exc, "prune") from None
         return PruneResult(expired=gone["expired"], corrupt=gone["corrupt"])
 
     def _maintenance(self, doing: str, action: Callable[[], T]) -> T:
