@@ -10,8 +10,10 @@ opens connections of its own through this module, so all three agree on:
   of `private_files` worded for the library;
 * how a connection is made (`connect`, the pragmas) and a write transaction taken
   (`transaction`), and what another process's lock looks like (`is_locked`);
-* why it cannot be written, in words (`unwritable_reason`), and the error that says
-  so (`unwritable_error`: `LibraryFull` or `LibraryReadOnly`).
+* why it cannot be written, in words (`unwritable_reason`; `unwritable_os_reason` for
+  a file operation; `is_full`), and the error that says so (`unwritable_error`:
+  `LibraryFull` or `LibraryReadOnly`). The cache's maintenance commands use the same
+  words (`store.cache`).
 
 The library's own tables are in `library_schema`.
 """
