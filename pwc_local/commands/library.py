@@ -94,21 +94,26 @@ def add(ctx: click.Context, references: tuple[str, ...], from_file: Path | None)
     """
     wanted = [r.strip() for r in references if r.strip()]
     sources: dict[str, SourceCitation] = {}
+    unusable: list[str] = []  # outcome lines of entries that name no paper: each a failure
     if from_file is not None:
         listed = _read_list(from_file)
         for key in listed.skipped:
-            click.echo(f"skipped   BibTeX entry {shown(key)}: no arXiv ID, DOI or URL", err=True)
+            unusable.append(f"failed    BibTeX entry {shown(key)}: no arXiv ID, DOI or URL")
         for broken in listed.broken:
             entry = f"BibTeX entry {shown(broken.key)}" if broken.key else "a BibTeX entry"
-            click.echo(
-                f"skipped   {shown(str(from_file))}, line {broken.line}: {entry} cannot be read "
-                f"({shown(broken.reason)}); the entries after it were read",
-                err=True,
+            unusable.append(
+                f"failed    {shown(str(from_file))}, line {broken.line}: {entry} cannot be read "
+                f"({shown(broken.reason)}); the entries after it were read"
             )
         wanted += listed.references
         sources = listed.sources
     wanted = list(dict.fromkeys(wanted))
+    for line in unusable:
+        click.echo(line)
     if not wanted:
+        if unusable:
+            click.echo(_summary(len(unusable), 0, 0, len(unusable)))
+            sys.exit(1)
         raise click.UsageError("name at least one paper, or a file with --from")
     settings = _settings(ctx)
     with _opened() as opened:
@@ -125,11 +130,16 @@ def add(ctx: click.Context, references: tuple[str, ...], from_file: Path | None)
             )
             sys.exit(130)
     saved, already, failed = counts
-    click.echo(
-        f"{len(wanted)} papers: {saved} saved, {already} already in the library, {failed} failed."
-    )
+    failed += len(unusable)
+    click.echo(_summary(len(wanted) + len(unusable), saved, already, failed))
     if failed:
         sys.exit(1)
+
+
+def _summary(total: int, saved: int, already: int, failed: int) -> str:
+    """`library add`'s last line: `1 paper: 1 saved, 0 already in the library, 0 failed.`"""
+    noun = "paper" if total == 1 else "papers"
+    return f"{total} {noun}: {saved} saved, {already} already in the library, {failed} failed."
 
 
 def _read_list(path: Path) -> ReadingList:
@@ -169,6 +179,10 @@ async def _add_all(
     from pwc_local.runtime import build_runtime
 
     runtime = build_runtime(settings)
+    # Save into the library the runtime's catalog reads through: it is told which paper
+    # is being saved (`Shelf.saving`), so the chunks are not also indexed as read on the
+    # way, which wrote every paper twice and needed twice the disk space.
+    shelf = runtime.library if runtime.library is not None else opened
     counts = {SAVED: 0, ALREADY: 0, FAILED: 0}
     show_bar = sys.stderr.isatty()
     try:
@@ -176,9 +190,7 @@ async def _add_all(
             length=len(wanted), label="Saving", file=sys.stderr if show_bar else io.StringIO()
         ) as bar:
             for reference in wanted:
-                status, line = await _save_one(
-                    runtime.catalog, opened, reference, settings, sources
-                )
+                status, line = await _save_one(runtime.catalog, shelf, reference, settings, sources)
                 counts[status] += 1
                 if show_bar:
                     click.echo("", err=True)  # keep the outcome line off the bar's line
@@ -363,6 +375,14 @@ def export(fmt: str, output: Path | None, force: bool) -> None:
     from pwc_local.queries.citations import CitationFields, format_citations
 
     name = shown(str(output))
+    if output is not None and not output.parent.is_dir():
+        # Never made here: a mistyped directory would swallow the export unseen.
+        click.echo(
+            f"pwc-mcp-local: cannot write {name}: the directory {shown(str(output.parent))} "
+            "does not exist; create it first or choose another --output. Nothing was written.",
+            err=True,
+        )
+        sys.exit(1)
     existed = output is not None and output.exists()
     if existed and not force:
         click.echo(

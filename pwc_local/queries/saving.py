@@ -184,8 +184,10 @@ async def save_paper(
         saved = paper.saved
         if not await _blocking(library.save, saved, paper.responses):
             # Saved before under another spelling: that copy stays, this spelling joins it.
+            kept = await _blocking(library.entry, saved.paper)
+            size = kept.size if kept is not None and kept.has_markdown else 0
             title = shown_title(saved.title)
-            return SaveOutcome(text, ALREADY, saved.paper, title, saved.in_catalog)
+            return SaveOutcome(text, ALREADY, saved.paper, title, saved.in_catalog, size)
         return SaveOutcome(
             text, SAVED, saved.paper, shown_title(saved.title), saved.in_catalog, _size(saved)
         )
