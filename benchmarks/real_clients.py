@@ -1,0 +1,261 @@
+"""What a model in each real MCP client receives from pwc-mcp-local, tool by tool.
+
+    python benchmarks/real_clients.py [--clients-dir DIR] [--server COMMAND]
+        [--clients claude-code,gemini,codex,opencode] [--timeout 420] [--write-docs]
+
+Installs Claude Code, Gemini CLI, Codex and opencode from the npm registry into
+`--clients-dir` (`npm install --prefix`; kept between runs, installed only when
+missing), points each at a scripted model API on 127.0.0.1
+(`real_clients_api.py`), registers `--server` with it (`real_clients_setup.py`),
+and lets the script (`real_clients_script.py`) ask for every default tool once,
+then read a three-chunk paper to its end by following the cursor the model was
+given. The server serves the loopback fake catalog (tests/fake_catalog), with its
+cache and library in each client's scratch home.
+
+The same script runs first over a raw stdio client (`benchmarks/peer.py`), which
+sees both halves of every result exactly as the server sent them: the text block
+and `structuredContent`. Each result a client handed its model is compared with
+them (`real_clients_report.py`): its bytes, which half it carries (or both), whether
+it is whole or cut, and for reading whether the cursor survived. The paper read
+has Markdown 2.5 times the first chunk the server hands out, so it takes three
+chunks whatever the server's chunk size.
+
+Each client run is bounded by `--timeout` and a failing client is reported as such;
+the others still run. Nothing leaves the machine: the clients' proxy variables
+point at the scripted API, which refuses every host but loopback and lists the
+hosts it refused. It is a benchmark, not a test: it prints figures, asserts none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the fake catalog lives in tests/
+
+from benchmarks.peer import Peer  # noqa: E402
+from benchmarks.real_clients_api import ScriptedApi  # noqa: E402
+from benchmarks.real_clients_report import (  # noqa: E402
+    ClientRun,
+    Reference,
+    docs_section,
+    render_table,
+    replace_section,
+)
+from benchmarks.real_clients_script import READ_PAPER, ScriptedModel, find_cursor  # noqa: E402
+from benchmarks.real_clients_setup import BY_KEY, CLIENTS, Scratch, install_clients  # noqa: E402
+from tests.fake_catalog.server import FakeCatalog  # noqa: E402
+
+DEFAULT_CLIENTS_DIR = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pwc-real-clients"
+)
+DOCS = ROOT / "docs" / "benchmarks.md"
+BIG_PAPER = "1911.02116"  # the fake's large multi-byte paper: its first chunk gives the size
+
+
+def default_server() -> str:
+    beside = Path(sys.executable).parent / "pwc-mcp-local"
+    return str(beside) if beside.exists() else "pwc-mcp-local"
+
+
+def three_chunk_markdown(chunk_bytes: int) -> str:
+    """Markdown of about 2.5 chunks: headed sections of plain and multi-byte lines."""
+    lines = ["# Pre-training of Deep Bidirectional Transformers (three-chunk copy)", ""]
+    size, section = 0, 0
+    while size < chunk_bytes * 5 // 2:
+        section += 1
+        block = [f"## Section {section}", ""]
+        block += [
+            f"Line {section}.{n}: masked language modelling predicts hidden tokens; "
+            "Ελληνικά, 中文, 日本語 stay whole across every cut."
+            for n in range(12)
+        ]
+        block.append("")
+        lines += block
+        size += len("\n".join(block).encode())
+    lines.append("## End of paper")
+    return "\n".join(lines) + "\n"
+
+
+def reference_run(server: str, env: dict[str, str], fake: FakeCatalog) -> Reference:
+    """The script over a raw stdio client: both halves of every result. Also sizes
+    and installs the three-chunk paper."""
+    peer = Peer([server], env)
+    try:
+        peer.handshake()
+        first = _call(peer, "read_paper", {"paper": BIG_PAPER})
+        chunk = first.get("structuredContent", {}).get("markdown") or first["content"][0]["text"]
+        chunk_bytes = len(chunk.encode())
+        fake.set_markdown(READ_PAPER, three_chunk_markdown(chunk_bytes))
+        model = ScriptedModel()
+        reference = Reference(chunk_bytes=chunk_bytes)
+        done = 0
+        while (call := model.next_call(done)) is not None:
+            result = _call(peer, call.tool, call.arguments)
+            reference.add(call, result)
+            structured = result.get("structuredContent") or {}
+            # The reference follows the cursor the server sent, wherever it is.
+            cursor = structured.get("next_cursor") or find_cursor(_text(result))
+            payload = json.dumps({"next_cursor": cursor}) if cursor else _text(result)
+            model.receive(call.step, payload if call.read is not None else _text(result), result)
+            done += 1
+        return reference
+    finally:
+        peer.close()
+
+
+def _call(peer: Peer, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    answer = peer.request("tools/call", {"name": tool, "arguments": arguments})
+    return dict(answer["result"])
+
+
+def _text(result: dict[str, Any]) -> str:
+    return "\n".join(
+        b.get("text", "") for b in result.get("content", []) if b.get("type") == "text"
+    )
+
+
+@dataclass
+class Outcome:
+    exit_code: int | None = None
+    seconds: float = 0.0
+    timed_out: bool = False
+    error: str = ""
+    log: list[str] = field(default_factory=list)
+
+
+def run_client(
+    key: str, prefix: Path, api: ScriptedApi, scratch: Scratch, timeout: float
+) -> tuple[ScriptedModel, Outcome]:
+    """One client through the whole script, bounded by `timeout`; never raises."""
+    client = BY_KEY[key]
+    model = ScriptedModel()
+    api.serve(model, scratch.root / "requests")
+    outcome = Outcome()
+    scratch.work.mkdir(parents=True, exist_ok=True)
+    binary = prefix / "node_modules" / ".bin" / client.command
+    try:
+        argv, env = client.prepare(scratch)
+    except Exception as error:  # a failed setup is this client's result, not the run's end
+        outcome.error = f"setup failed: {error}"
+        return model, outcome
+    stdout = scratch.root / "client.out"
+    started = time.monotonic()
+    with open(stdout, "wb") as out:
+        proc = subprocess.Popen(
+            [str(binary), *argv],
+            cwd=scratch.work,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: a timeout ends it and its servers
+        )
+        try:
+            outcome.exit_code = proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            outcome.timed_out = True
+            _end_group(proc)
+    outcome.seconds = time.monotonic() - started
+    outcome.log = stdout.read_text(errors="replace").splitlines()[-15:]
+    if outcome.exit_code not in (0, None) and not model.received:
+        outcome.error = f"exit {outcome.exit_code}: " + " | ".join(outcome.log[-3:])[-300:]
+    return model, outcome
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(5)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--clients-dir", type=Path, default=DEFAULT_CLIENTS_DIR, help="npm prefix, kept"
+    )
+    parser.add_argument("--server", default=default_server(), help="the pwc-mcp-local command")
+    parser.add_argument(
+        "--clients", default=",".join(c.key for c in CLIENTS), help="comma-separated"
+    )
+    parser.add_argument("--timeout", type=float, default=420.0, help="seconds per client run")
+    parser.add_argument("--write-docs", action="store_true", help=f"put the table in {DOCS.name}")
+    parser.add_argument("--keep", type=Path, help="keep each client's scratch directory under DIR")
+    args = parser.parse_args()
+    keys = [k.strip() for k in args.clients.split(",") if k.strip()]
+    unknown = [k for k in keys if k not in BY_KEY]
+    if unknown:
+        parser.error(f"unknown clients {unknown}; known: {sorted(BY_KEY)}")
+    chosen = tuple(BY_KEY[k] for k in keys)
+    versions = install_clients(args.clients_dir, chosen)
+    server_version = subprocess.run(
+        [args.server, "--version"], capture_output=True, text=True, timeout=60
+    ).stdout.strip()
+    fake = FakeCatalog().start()
+    runs: list[ClientRun] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="pwc-real-clients-") as temp, ScriptedApi() as api:
+            base = args.keep or Path(temp)
+            ref_scratch = Scratch(base / "reference", api.url, fake.api_url, args.server)
+            ref_env = dict(ref_scratch.base_env(), PWC_API_URL=fake.api_url)
+            reference = reference_run(args.server, ref_env, fake)
+            for key in keys:
+                scratch = Scratch(base / key, api.url, fake.api_url, args.server)
+                print(f"running {key} ...", file=sys.stderr, flush=True)
+                model, outcome = run_client(key, args.clients_dir, api, scratch, args.timeout)
+                runs.append(
+                    ClientRun(
+                        key=key,
+                        title=BY_KEY[key].title,
+                        version=versions.get(key, ""),
+                        model=model,
+                        seconds=outcome.seconds,
+                        timed_out=outcome.timed_out,
+                        error=outcome.error,
+                        refused_hosts=sorted(api.refused_hosts),
+                        log_tail=outcome.log,
+                    )
+                )
+                print(
+                    f"  {key}: {len(model.received)} results in {outcome.seconds:.0f} s",
+                    file=sys.stderr,
+                )
+                if args.keep:  # what the model got, beside the client's requests, for reading
+                    received = {s: r.payload for s, r in sorted(model.received.items())}
+                    (scratch.root / "received.json").write_text(json.dumps(received, indent=1))
+            if args.keep:
+                sent = {s: [x.text, x.structured] for s, x in sorted(reference.sent.items())}
+                (base / "reference.json").write_text(json.dumps(sent, indent=1))
+    finally:
+        fake.stop()
+    table = render_table(reference, runs)
+    print(table)
+    if args.write_docs:
+        section = docs_section(
+            reference, runs, server_version, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        )
+        DOCS.write_text(
+            replace_section(DOCS.read_text(encoding="utf-8"), section), encoding="utf-8"
+        )
+        print(f"written to {DOCS}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
