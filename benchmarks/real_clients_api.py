@@ -121,6 +121,7 @@ class ScriptedApi:
         self.requests: list[str] = []  # "METHOD path" of every request, in order
         self.refused_hosts: set[str] = set()
         self.trace_dir: Path | None = None  # when set, every request body is kept there
+        self.wait_seconds = WAIT_SECONDS
         self._waits = 0
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self)
@@ -172,7 +173,7 @@ class ScriptedApi:
             waiting = [name for name in turn.offered if _WAIT.search(name)]
             if waiting and self._waits < MAX_WAITS:  # the client lets the model wait for them
                 self._waits += 1
-                time.sleep(WAIT_SECONDS)  # and the server time to start
+                time.sleep(self.wait_seconds)  # and the server time to start
                 return Call(-self._waits, waiting[0], {})
             return "ok"
         self.model.offered = turn.offered

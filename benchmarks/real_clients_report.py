@@ -23,6 +23,7 @@ from typing import Any
 from benchmarks.real_clients_script import Call, Received, ScriptedModel, find_cursor
 
 HEADING = "## Real clients"
+MIN_MATCH = 40  # characters of a half a payload must hold to count as (part of) it
 
 
 @dataclass
@@ -93,6 +94,7 @@ def _forms(value: Any) -> list[str]:
             compact(shape),
             json.dumps(shape, separators=(",", ":")),
             json.dumps(shape, ensure_ascii=False),
+            json.dumps(shape),
             json.dumps(shape, ensure_ascii=False, indent=2),
             json.dumps(shape, indent=2),
         ]
@@ -143,15 +145,14 @@ def judge(payload: str, sent: Sent) -> Verdict:
         return Verdict("text", True, 1.0)
     if has_structured:
         return Verdict("structured", True, 1.0)
-    text_kept = _kept(text, payload) / len(text) if text else 0.0
+    text_kept = _kept(text, payload)
     structured_kept = max((_kept(f, payload) / len(f) for f in forms), default=0.0)
-    if (
-        max(text_kept, structured_kept) * max(len(text), 1) < 40
-        and max(text_kept, structured_kept) < 0.5
-    ):
+    structured_chars = max((_kept(f, payload) for f in forms), default=0)
+    if max(text_kept, structured_chars) < MIN_MATCH:
         return Verdict("?", False, 0.0)
-    if text_kept >= structured_kept:
-        return Verdict("text", False, text_kept)
+    text_share = text_kept / len(text) if text else 0.0
+    if text_share >= structured_kept:
+        return Verdict("text", False, text_share)
     return Verdict("structured", False, structured_kept)
 
 
@@ -199,7 +200,7 @@ def reading_summary(run: ClientRun, reference: Reference) -> str:
     chunks` (whether or not each chunk reached it whole) or `stopped at 1 of 3`."""
     reads = [s for s in reference.sent.values() if s.call.read is not None]
     got = [r for r in run.model.received.values() if r.call.read is not None]
-    if got and len(got) == len(reads) and not find_cursor(got[-1].payload):
+    if got and len(got) == len(reads) and not reads[-1].has_cursor:
         return f"cursors to the end, {len(got)} of {len(reads)} chunks"
     return f"stopped at {len(got)} of {len(reads)} chunks"
 
