@@ -53,7 +53,13 @@ from benchmarks.real_clients_report import (  # noqa: E402
     replace_section,
 )
 from benchmarks.real_clients_script import READ_PAPER, ScriptedModel, find_cursor  # noqa: E402
-from benchmarks.real_clients_setup import BY_KEY, CLIENTS, Scratch, install_clients  # noqa: E402
+from benchmarks.real_clients_setup import (  # noqa: E402
+    BY_KEY,
+    CLIENTS,
+    Client,
+    Scratch,
+    install_clients,
+)
 from tests.fake_catalog.server import FakeCatalog  # noqa: E402
 
 DEFAULT_CLIENTS_DIR = (
@@ -135,15 +141,15 @@ class Outcome:
 
 
 def run_client(
-    key: str, prefix: Path, api: ScriptedApi, scratch: Scratch, timeout: float
+    client: Client, binary: Path, api: ScriptedApi, scratch: Scratch, timeout: float
 ) -> tuple[ScriptedModel, Outcome]:
-    """One client through the whole script, bounded by `timeout`; never raises."""
-    client = BY_KEY[key]
+    """One client through the whole script, bounded by `timeout`; never raises. The
+    client runs in a process group of its own, ended afterwards with whatever servers
+    it left behind."""
     model = ScriptedModel()
     api.serve(model, scratch.root / "requests")
     outcome = Outcome()
     scratch.work.mkdir(parents=True, exist_ok=True)
-    binary = prefix / "node_modules" / ".bin" / client.command
     try:
         argv, env = client.prepare(scratch)
     except Exception as error:  # a failed setup is this client's result, not the run's end
@@ -152,38 +158,46 @@ def run_client(
     stdout = scratch.root / "client.out"
     started = time.monotonic()
     with open(stdout, "wb") as out:
-        proc = subprocess.Popen(
-            [str(binary), *argv],
-            cwd=scratch.work,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: a timeout ends it and its servers
-        )
+        try:
+            proc = subprocess.Popen(
+                [str(binary), *argv],
+                cwd=scratch.work,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: a timeout ends it and its servers
+            )
+        except OSError as error:
+            outcome.error = f"could not start {binary.name}: {error}"
+            return model, outcome
         try:
             outcome.exit_code = proc.wait(timeout)
         except subprocess.TimeoutExpired:
             outcome.timed_out = True
-            _end_group(proc)
+        _end_group(proc)
     outcome.seconds = time.monotonic() - started
     outcome.log = stdout.read_text(errors="replace").splitlines()[-15:]
-    if outcome.exit_code not in (0, None) and not model.received:
+    if outcome.timed_out:
+        outcome.error = f"timed out after {timeout:g} s"
+    elif outcome.exit_code != 0 and not model.received:
         outcome.error = f"exit {outcome.exit_code}: " + " | ".join(outcome.log[-3:])[-300:]
     return model, outcome
 
 
 def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """End the client's process group: the client if still running, and its servers."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
+        except (ProcessLookupError, PermissionError):
+            return  # the group is empty
         try:
             proc.wait(5)
-            return
         except subprocess.TimeoutExpired:
             continue
+        if sig == signal.SIGTERM:
+            time.sleep(0.5)  # servers it left get a moment to end on SIGTERM; then SIGKILL
 
 
 def main() -> None:
@@ -197,6 +211,9 @@ def main() -> None:
     )
     parser.add_argument("--timeout", type=float, default=420.0, help="seconds per client run")
     parser.add_argument("--write-docs", action="store_true", help=f"put the table in {DOCS.name}")
+    parser.add_argument(
+        "--label", help="how docs/benchmarks.md names the server (default: its --version)"
+    )
     parser.add_argument("--keep", type=Path, help="keep each client's scratch directory under DIR")
     args = parser.parse_args()
     keys = [k.strip() for k in args.clients.split(",") if k.strip()]
@@ -205,21 +222,40 @@ def main() -> None:
         parser.error(f"unknown clients {unknown}; known: {sorted(BY_KEY)}")
     chosen = tuple(BY_KEY[k] for k in keys)
     versions = install_clients(args.clients_dir, chosen)
-    server_version = subprocess.run(
-        [args.server, "--version"], capture_output=True, text=True, timeout=60
-    ).stdout.strip()
+    label = (
+        args.label
+        or subprocess.run(
+            [args.server, "--version"], capture_output=True, text=True, timeout=60
+        ).stdout.strip()
+    )
+    with tempfile.TemporaryDirectory(prefix="pwc-real-clients-") as temp:
+        reference, runs = run_all(args, keys, versions, args.keep or Path(temp))
+    print(render_table(reference, runs))
+    if args.write_docs:
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        section = docs_section(reference, runs, label, when)
+        document = replace_section(DOCS.read_text(encoding="utf-8"), section)
+        DOCS.write_text(document, encoding="utf-8")
+        print(f"written to {DOCS}", file=sys.stderr)
+
+
+def run_all(
+    args: argparse.Namespace, keys: list[str], versions: dict[str, str], base: Path
+) -> tuple[Reference, list[ClientRun]]:
+    """The reference run, then each client in turn, on one fake catalog and one API."""
     fake = FakeCatalog().start()
     runs: list[ClientRun] = []
     try:
-        with tempfile.TemporaryDirectory(prefix="pwc-real-clients-") as temp, ScriptedApi() as api:
-            base = args.keep or Path(temp)
+        with ScriptedApi() as api:
             ref_scratch = Scratch(base / "reference", api.url, fake.api_url, args.server)
             ref_env = dict(ref_scratch.base_env(), PWC_API_URL=fake.api_url)
             reference = reference_run(args.server, ref_env, fake)
             for key in keys:
                 scratch = Scratch(base / key, api.url, fake.api_url, args.server)
                 print(f"running {key} ...", file=sys.stderr, flush=True)
-                model, outcome = run_client(key, args.clients_dir, api, scratch, args.timeout)
+                client = BY_KEY[key]
+                binary = args.clients_dir / "node_modules" / ".bin" / client.command
+                model, outcome = run_client(client, binary, api, scratch, args.timeout)
                 runs.append(
                     ClientRun(
                         key=key,
@@ -233,10 +269,8 @@ def main() -> None:
                         log_tail=outcome.log,
                     )
                 )
-                print(
-                    f"  {key}: {len(model.received)} results in {outcome.seconds:.0f} s",
-                    file=sys.stderr,
-                )
+                got = len(model.received)
+                print(f"  {key}: {got} results in {outcome.seconds:.0f} s", file=sys.stderr)
                 if args.keep:  # what the model got, beside the client's requests, for reading
                     received = {s: r.payload for s, r in sorted(model.received.items())}
                     (scratch.root / "received.json").write_text(json.dumps(received, indent=1))
@@ -245,16 +279,7 @@ def main() -> None:
                 (base / "reference.json").write_text(json.dumps(sent, indent=1))
     finally:
         fake.stop()
-    table = render_table(reference, runs)
-    print(table)
-    if args.write_docs:
-        section = docs_section(
-            reference, runs, server_version, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        )
-        DOCS.write_text(
-            replace_section(DOCS.read_text(encoding="utf-8"), section), encoding="utf-8"
-        )
-        print(f"written to {DOCS}", file=sys.stderr)
+    return reference, runs
 
 
 if __name__ == "__main__":

@@ -125,7 +125,8 @@ class ScriptedApi:
         self._waits = 0
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        serve = self._server.serve_forever
+        self._thread = threading.Thread(target=serve, args=(0.05,), daemon=True)
 
     @property
     def port(self) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -218,11 +219,7 @@ def rows(reference: Reference, runs: list[ClientRun]) -> list[list[str]]:
             f"{len(sent.structured_json.encode()):,}",
         ]
         for run in runs:
-            line.append(
-                run.error[:60]
-                if run.error and not run.model.received
-                else cell(run.model.received.get(step), sent)
-            )
+            line.append(cell(run.model.received.get(step), sent))
         table.append(line)
     table.append(["reading", "", ""] + [reading_summary(r, reference) for r in runs])
     table.append(["run", "", ""] + [_run_note(r) for r in runs])
@@ -233,6 +230,8 @@ def _run_note(run: ClientRun) -> str:
     note = f"{run.seconds:.0f} s"
     if run.timed_out:
         note += ", timed out"
+    if run.error:
+        note += f", failed: {run.error[:80]}"
     if run.refused_hosts:
         note += ", refused: " + " ".join(run.refused_hosts)
     return note
@@ -257,17 +256,24 @@ def docs_section(reference: Reference, runs: list[ClientRun], server: str, when:
             notes.append(f"- {run.title}: {text}.")
         if run.error:
             notes.append(f"- {run.title}: {run.error}.")
+    prose = (
+        "`python benchmarks/real_clients.py --write-docs` (how it works: its docstring): what "
+        "a model in each real client receives from each default tool, against the two halves "
+        "the server sent (bytes of the text block, and of `structuredContent` as compact JSON, "
+        "seen by a raw stdio client). A cell: the bytes the model got, which half they carry "
+        "(`text`, `structured`, `both`, `?` for neither), `whole` or `cut` with the share of "
+        "that half kept (head and tail), and for reading whether the cursor reached the model "
+        "(`end`: the last chunk, none to reach). Bytes above a whole half are the client's own "
+        "wrapping. The paper read has three chunks of the server's first chunk "
+        f"({reference.chunk_bytes:,} bytes); a client that cuts a chunk but keeps the cursor "
+        "still reads to the end, without having seen the middle. "
+        f"Latest run: {when}, server: {server}. Running it again replaces this section."
+    )
     return "\n".join(
         [
             HEADING,
             "",
-            "`python benchmarks/real_clients.py --write-docs`: what a model in each real client",
-            "receives from each default tool, against the two halves the server sent (bytes of",
-            "the text block and of `structuredContent` as compact JSON). A cell is the bytes the",
-            "model got, which half (`text`, `structured`, `both`), `whole` or `cut` with the share",
-            "kept, and for reading whether the cursor reached the model. The paper read takes",
-            f"three chunks of the server's first chunk ({reference.chunk_bytes:,} bytes).",
-            f"Latest run: {when}, server `{server}`.",
+            textwrap.fill(prose, width=88, break_on_hyphens=False),
             "",
             render_table(reference, runs),
             *(["", *notes] if notes else []),

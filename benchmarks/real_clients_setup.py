@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -255,9 +256,8 @@ def install_clients(prefix: Path, clients: tuple[Client, ...]) -> dict[str, str]
             done = subprocess.run(
                 [str(binary), "--version"], capture_output=True, text=True, timeout=60
             )
-            versions[client.key] = (
-                done.stdout.strip().splitlines()[0] if done.stdout.strip() else ""
-            )
+            found = re.search(r"\d+(\.\d+)+", done.stdout)
+            versions[client.key] = found.group(0) if found else "version unknown"
         except (OSError, subprocess.TimeoutExpired) as error:
             versions[client.key] = f"not installed ({error})"
     return versions

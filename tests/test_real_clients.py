@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from benchmarks.real_clients import three_chunk_markdown
+from benchmarks.real_clients import run_client, three_chunk_markdown
 from benchmarks.real_clients_api import ScriptedApi, filler
 from benchmarks.real_clients_report import (
     HEADING,
@@ -30,6 +33,7 @@ from benchmarks.real_clients_report import (
     replace_section,
 )
 from benchmarks.real_clients_script import CALLS, READ_PAPER, Call, ScriptedModel
+from benchmarks.real_clients_setup import Client, Scratch
 
 TOOLS = sorted({tool for tool, _ in CALLS} | {"read_paper"})
 CURSOR = "eyJvZmZzZXQiOjEwMjR9.c2lnbmF0dXJlLW9mLXRoZS1jdXJzb3I"  # shaped like a signed one
@@ -287,3 +291,36 @@ def test_the_table_and_its_docs_section() -> None:
 def test_the_paper_read_takes_three_chunks_of_any_size(chunk: int) -> None:
     size = len(three_chunk_markdown(chunk).encode())
     assert 2 * chunk < size <= 3 * chunk
+
+
+# Each client run is bounded and a failure is that client's result, not the run's end.
+def _client(prepare: Callable[[Scratch], tuple[list[str], dict[str, str]]]) -> Client:
+    return Client("fake", "Fake", "fake-package", "fake", prepare)
+
+
+@pytest.mark.e2e
+def test_a_client_that_hangs_is_ended_and_reported(api: ScriptedApi, tmp_path: Path) -> None:
+    # A process that never ends stands in for a client stuck on its model or server.
+    def prepare(scratch: Scratch) -> tuple[list[str], dict[str, str]]:
+        return ["-c", "import time; time.sleep(120)"], scratch.base_env()
+
+    scratch = Scratch(tmp_path, api.url, "http://127.0.0.1:9/api/v1", "pwc-mcp-local")
+    began = time.monotonic()
+    model, outcome = run_client(_client(prepare), Path(sys.executable), api, scratch, 1.0)
+    assert outcome.timed_out and outcome.error == "timed out after 1 s"
+    assert time.monotonic() - began < 30 and model.received == {}
+
+
+@pytest.mark.e2e
+def test_a_client_that_cannot_be_set_up_or_started_is_reported(
+    api: ScriptedApi, tmp_path: Path
+) -> None:
+    def broken(scratch: Scratch) -> tuple[list[str], dict[str, str]]:
+        raise RuntimeError("pwc-mcp-local install codex failed: no such target")
+
+    scratch = Scratch(tmp_path, api.url, "http://127.0.0.1:9/api/v1", "pwc-mcp-local")
+    _, outcome = run_client(_client(broken), Path(sys.executable), api, scratch, 5.0)
+    assert outcome.error == "setup failed: pwc-mcp-local install codex failed: no such target"
+    missing = tmp_path / "node_modules" / ".bin" / "fake"
+    _, outcome = run_client(_client(lambda s: ([], s.base_env())), missing, api, scratch, 5.0)
+    assert outcome.error.startswith("could not start fake:")
