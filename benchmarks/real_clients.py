@@ -1,7 +1,8 @@
 """What a model in each real MCP client receives from pwc-mcp-local, tool by tool.
 
-    python benchmarks/real_clients.py [--clients-dir DIR] [--server COMMAND]
-        [--clients claude-code,gemini,codex,opencode] [--timeout 420] [--write-docs]
+    python benchmarks/real_clients.py [--server COMMAND] [--label TEXT] [--write-docs]
+        [--clients claude-code,gemini,codex,opencode] [--clients-dir DIR]
+        [--timeout 420] [--keep DIR] [--no-isolate]
 
 Installs Claude Code, Gemini CLI, Codex and opencode from the npm registry into
 `--clients-dir` (`npm install --prefix`; kept between runs, installed only when
@@ -10,7 +11,9 @@ missing), points each at a scripted model API on 127.0.0.1
 and lets the script (`real_clients_script.py`) ask for every default tool once,
 then read a three-chunk paper to its end by following the cursor the model was
 given. The server serves the loopback fake catalog (tests/fake_catalog), with its
-cache and library in each client's scratch home.
+cache and library in each client's scratch home. `--server` names any installed
+`pwc-mcp-local` (default: the one beside this interpreter), so the same run can
+be repeated against another version; `--label` names it in docs/benchmarks.md.
 
 The same script runs first over a raw stdio client (`benchmarks/peer.py`), which
 sees both halves of every result exactly as the server sent them: the text block
@@ -21,9 +24,14 @@ has Markdown 2.5 times the first chunk the server hands out, so it takes three
 chunks whatever the server's chunk size.
 
 Each client run is bounded by `--timeout` and a failing client is reported as such;
-the others still run. Nothing leaves the machine: the clients' proxy variables
-point at the scripted API, which refuses every host but loopback and lists the
-hosts it refused. It is a benchmark, not a test: it prints figures, asserts none.
+the others still run. Nothing leaves the machine: after the npm install the
+measuring part runs again inside `unshare --net` with only loopback up (unless
+`--no-isolate`, or the machine allows no user namespace), and the clients' proxy
+variables point at the scripted API, which refuses every host but loopback and
+lists the hosts a client tried. `--keep DIR` keeps each client's scratch home, its
+output, every request it sent the model API and what its model received. It is a
+benchmark, not a test: it prints figures and asserts none; a run takes about a
+minute once the clients are installed.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -66,7 +75,27 @@ DEFAULT_CLIENTS_DIR = (
     Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pwc-real-clients"
 )
 DOCS = ROOT / "docs" / "benchmarks.md"
+ISOLATED = "PWC_REAL_CLIENTS_NETWORK"  # set inside the namespace: how the network is closed
 BIG_PAPER = "1911.02116"  # the fake's large multi-byte paper: its first chunk gives the size
+
+
+def isolation_wrapper() -> list[str] | None:
+    """`unshare` into a new network namespace with only loopback up, or None when this
+    machine does not allow it (no user namespaces, no `unshare` or `ip`)."""
+    unshare, ip = shutil.which("unshare"), shutil.which("ip")
+    if not unshare or not ip:
+        return None
+    wrapper = [
+        unshare,
+        "--net",
+        "--map-root-user",
+        "sh",
+        "-c",
+        f'"{ip}" link set lo up && exec "$@"',
+        "sh",
+    ]
+    probe = subprocess.run([*wrapper, "true"], capture_output=True, timeout=30, check=False)
+    return wrapper if probe.returncode == 0 else None
 
 
 def default_server() -> str:
@@ -212,6 +241,11 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=420.0, help="seconds per client run")
     parser.add_argument("--write-docs", action="store_true", help=f"put the table in {DOCS.name}")
     parser.add_argument(
+        "--no-isolate",
+        action="store_true",
+        help="measure without a network namespace (when `unshare -rn` is not allowed)",
+    )
+    parser.add_argument(
         "--label", help="how docs/benchmarks.md names the server (default: its --version)"
     )
     parser.add_argument("--keep", type=Path, help="keep each client's scratch directory under DIR")
@@ -222,6 +256,13 @@ def main() -> None:
         parser.error(f"unknown clients {unknown}; known: {sorted(BY_KEY)}")
     chosen = tuple(BY_KEY[k] for k in keys)
     versions = install_clients(args.clients_dir, chosen)
+    if not args.no_isolate and not os.environ.get(ISOLATED):
+        wrapper = isolation_wrapper()
+        if wrapper:  # the measuring part again, in a network namespace of its own
+            env = dict(os.environ, **{ISOLATED: "a namespace with loopback only (unshare)"})
+            argv = [*wrapper, sys.executable, *sys.argv]
+            sys.exit(subprocess.run(argv, env=env, check=False).returncode)
+        print("no network namespace here: proxy variables only", file=sys.stderr)
     label = (
         args.label
         or subprocess.run(
@@ -233,7 +274,8 @@ def main() -> None:
     print(render_table(reference, runs))
     if args.write_docs:
         when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        section = docs_section(reference, runs, label, when)
+        network = os.environ.get(ISOLATED) or "proxy variables only (no namespace)"
+        section = docs_section(reference, runs, label, when, network)
         document = replace_section(DOCS.read_text(encoding="utf-8"), section)
         DOCS.write_text(document, encoding="utf-8")
         print(f"written to {DOCS}", file=sys.stderr)

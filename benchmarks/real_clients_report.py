@@ -249,7 +249,9 @@ def render_table(reference: Reference, runs: list[ClientRun]) -> str:
     return "\n".join(lines)
 
 
-def docs_section(reference: Reference, runs: list[ClientRun], server: str, when: str) -> str:
+def docs_section(
+    reference: Reference, runs: list[ClientRun], server: str, when: str, network: str
+) -> str:
     notes = []
     for run in runs:
         for text in run.model.notes:
@@ -267,7 +269,8 @@ def docs_section(reference: Reference, runs: list[ClientRun], server: str, when:
         "wrapping. The paper read has three chunks of the server's first chunk "
         f"({reference.chunk_bytes:,} bytes); a client that cuts a chunk but keeps the cursor "
         "still reads to the end, without having seen the middle. "
-        f"Latest run: {when}, server: {server}. Running it again replaces this section."
+        f"Latest run: {when}, server: {server}, network: {network}. Running it again "
+        "replaces this section."
     )
     return "\n".join(
         [

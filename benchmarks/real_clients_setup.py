@@ -185,6 +185,9 @@ stream_max_retries = 0
 
 [analytics]
 enabled = false
+
+[features]
+plugins = false
 """
     _write(codex_home / "config.toml", config)
     scratch.install("codex", {"CODEX_HOME": str(codex_home)})
