@@ -86,7 +86,7 @@ class Scratch:
 
     def install(self, target: str, extra_env: dict[str, str] | None = None) -> str:
         """`SERVER install TARGET --env ...` in the scratch home; its output."""
-        argv = [self.server, "install", target]
+        argv = [self.server, "install", target, "--name", SERVER_NAME]
         for key, value in self.server_env().items():
             argv += ["--env", f"{key}={value}"]
         env = dict(self.base_env(), **(extra_env or {}))

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from benchmarks.real_clients import run_client, three_chunk_markdown
+from benchmarks.real_clients import default_server, run_client, three_chunk_markdown
 from benchmarks.real_clients_api import ScriptedApi, filler
 from benchmarks.real_clients_report import (
     HEADING,
@@ -32,8 +32,8 @@ from benchmarks.real_clients_report import (
     render_table,
     replace_section,
 )
-from benchmarks.real_clients_script import CALLS, READ_PAPER, Call, ScriptedModel
-from benchmarks.real_clients_setup import Client, Scratch
+from benchmarks.real_clients_script import CALLS, READ_PAPER, Call, ScriptedModel, find_cursor
+from benchmarks.real_clients_setup import BY_KEY, Client, Scratch
 
 TOOLS = sorted({tool for tool, _ in CALLS} | {"read_paper"})
 CURSOR = "eyJvZmZzZXQiOjEwMjR9.c2lnbmF0dXJlLW9mLXRoZS1jdXJzb3I"  # shaped like a signed one
@@ -324,3 +324,42 @@ def test_a_client_that_cannot_be_set_up_or_started_is_reported(
     missing = tmp_path / "node_modules" / ".bin" / "fake"
     _, outcome = run_client(_client(lambda s: ([], s.base_env())), missing, api, scratch, 5.0)
     assert outcome.error.startswith("could not start fake:")
+
+
+@pytest.mark.parametrize(
+    ("payload", "found"),
+    [
+        (f"[Truncated: call read_paper again with cursor {CURSOR} to read on.]", CURSOR),
+        (json.dumps({"markdown": "x", "next_cursor": CURSOR}), CURSOR),
+        (json.dumps({"next_cursor": CURSOR, "markdown": "x"}, indent=2), CURSOR),
+        (f"next_cursor: {CURSOR}\n\n# Title", CURSOR),
+        (json.dumps({"next_cursor": None, "markdown": "the end"}), None),
+        ("Output too large; saved to /tmp/result.txt", None),
+    ],
+)
+def test_the_cursor_is_found_wherever_a_half_puts_it(payload: str, found: str | None) -> None:
+    assert find_cursor(payload) == found
+
+
+@pytest.mark.e2e
+def test_each_client_is_configured_to_run_the_installed_server(tmp_path: Path) -> None:
+    """`install claude-code` / `install codex` where our installer has a target; the
+    `install print` entry in Gemini CLI's and opencode's own files; all with the
+    catalog's URL and the scratch home, which Codex would not pass on by itself."""
+    server = default_server()
+    catalog = "http://127.0.0.1:9/api/v1"
+    configs = {}
+    for key in ("claude-code", "gemini", "codex", "opencode"):
+        scratch = Scratch(tmp_path / key, "http://127.0.0.1:8", catalog, server)
+        _, env = BY_KEY[key].prepare(scratch)
+        assert env["HOME"] == str(scratch.home) and env["HTTPS_PROXY"] == scratch.api_url
+        configs[key] = scratch.home
+    claude = json.loads((configs["claude-code"] / ".claude.json").read_text())
+    gemini = json.loads((configs["gemini"] / ".gemini" / "settings.json").read_text())
+    opencode_file = configs["opencode"] / ".config" / "opencode" / "opencode.json"
+    opencode = json.loads(opencode_file.read_text())["mcp"]["pwc-local"]
+    codex = (configs["codex"] / ".codex" / "config.toml").read_text()
+    for entry in (claude["mcpServers"]["pwc-local"], gemini["mcpServers"]["pwc-local"]):
+        assert entry["command"] == server and entry["env"]["PWC_API_URL"] == catalog
+    assert opencode["command"][0] == server and opencode["environment"]["PWC_API_URL"] == catalog
+    assert f'PWC_API_URL = "{catalog}"' in codex and 'wire_api = "responses"' in codex
