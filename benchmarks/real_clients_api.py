@@ -176,6 +176,8 @@ class ScriptedApi:
                 self._waits += 1
                 time.sleep(self.wait_seconds)  # and the server time to start
                 return Call(-self._waits, waiting[0], {})
+            if turn.offered and not self.model.asked:
+                self.model.note(f"a request offered {len(turn.offered)} tools, none of ours")
             return "ok"
         self.model.offered = turn.offered
         for step, payload, raw, error in turn.results:

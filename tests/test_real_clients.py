@@ -363,3 +363,14 @@ def test_each_client_is_configured_to_run_the_installed_server(tmp_path: Path) -
         assert entry["command"] == server and entry["env"]["PWC_API_URL"] == catalog
     assert opencode["command"][0] == server and opencode["environment"]["PWC_API_URL"] == catalog
     assert f'PWC_API_URL = "{catalog}"' in codex and 'wire_api = "responses"' in codex
+
+
+def test_a_client_without_our_tools_is_noted(api: ScriptedApi) -> None:
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "go"}],
+        "tools": [{"name": "Read"}],
+    }
+    answer = httpx.post(f"{api.url}/v1/messages", json=body).json()
+    assert answer["content"][0]["type"] == "text"
+    assert api.model.notes == ["a request offered 1 tools, none of ours"]
