@@ -2,7 +2,7 @@
 
     python benchmarks/real_clients.py [--server COMMAND] [--label TEXT] [--write-docs]
         [--clients claude-code,gemini,codex,opencode] [--clients-dir DIR]
-        [--timeout 420] [--keep DIR] [--no-isolate]
+        [--timeout 300] [--keep DIR] [--no-isolate]
 
 Installs Claude Code, Gemini CLI, Codex and opencode from the npm registry into
 `--clients-dir` (`npm install --prefix`; kept between runs, installed only when
@@ -238,7 +238,7 @@ def main() -> None:
     parser.add_argument(
         "--clients", default=",".join(c.key for c in CLIENTS), help="comma-separated"
     )
-    parser.add_argument("--timeout", type=float, default=420.0, help="seconds per client run")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per client run")
     parser.add_argument("--write-docs", action="store_true", help=f"put the table in {DOCS.name}")
     parser.add_argument(
         "--no-isolate",
@@ -255,7 +255,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown clients {unknown}; known: {sorted(BY_KEY)}")
     chosen = tuple(BY_KEY[k] for k in keys)
-    versions = install_clients(args.clients_dir, chosen)
+    versions = install_clients(args.clients_dir, chosen, install=not os.environ.get(ISOLATED))
     if not args.no_isolate and not os.environ.get(ISOLATED):
         wrapper = isolation_wrapper()
         if wrapper:  # the measuring part again, in a network namespace of its own

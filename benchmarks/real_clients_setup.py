@@ -22,6 +22,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -244,14 +245,19 @@ CLIENTS: tuple[Client, ...] = (
 BY_KEY = {client.key: client for client in CLIENTS}
 
 
-def install_clients(prefix: Path, clients: tuple[Client, ...]) -> dict[str, str]:
-    """`npm install --prefix PREFIX` of the clients missing there; each one's version
-    (`--version`), or the reason it is missing."""
+def install_clients(
+    prefix: Path, clients: tuple[Client, ...], *, install: bool = True
+) -> dict[str, str]:
+    """`npm install --prefix PREFIX` of the clients missing there (when `install`);
+    each one's version (`--version`), or why there is none."""
     missing = [c for c in clients if not (prefix / "node_modules" / ".bin" / c.command).exists()]
-    if missing:
+    if missing and install:
         prefix.mkdir(parents=True, exist_ok=True)
         argv = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund"]
-        subprocess.run(argv + [c.package for c in missing], check=False, timeout=1800)
+        try:
+            subprocess.run(argv + [c.package for c in missing], check=False, timeout=1800)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            print(f"npm install failed: {error}", file=sys.stderr)
     versions = {}
     for client in clients:
         binary = prefix / "node_modules" / ".bin" / client.command
