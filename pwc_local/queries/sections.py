@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 
 from pwc_local.common.cursors import CursorCodec, CursorState, source_for
-from pwc_local.common.references import resolve_paper
+from pwc_local.common.references import paper_text, resolve_paper
 from pwc_local.contract import CHUNK_BYTES, MAX_REFERENCE_CHARS
 from pwc_local.queries.outline import Outline, Section, parse_outline
 from pwc_local.queries.public import catalog_or_public
@@ -269,9 +269,7 @@ def cut_point(body: bytes, budget: int) -> int:
 
 
 def _reference(paper: object) -> str:
-    reference = paper.strip() if isinstance(paper, str) else ""
-    if not reference:
-        raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
+    reference = paper_text(paper)
     if len(reference) > MAX_REFERENCE_CHARS:
         raise UsageError(f"paper must be at most {MAX_REFERENCE_CHARS} characters")
     return reference
