@@ -84,7 +84,7 @@ def test_a_failed_catalog_request_says_what_happened_and_what_to_do(
 ) -> None:
     getattr(session.fake.faults, fault)(prefix="papers/search")
     message = session.error("search_papers", query=f"messages {fault}", mode="keyword")
-    assert message.startswith("upstream_error: the Papers With Code catalog ")
+    assert message.startswith("upstream_error: the Papers With Code catalog")
     assert says in message
     assert "retry" in message or "ask for less" in message
     assert session.fake.api_url not in message
