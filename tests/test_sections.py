@@ -360,3 +360,14 @@ def test_a_heading_cut_short_in_an_answer_still_names_its_section() -> None:
     outline = parse_outline(f"# T\n\n## {heading}\n\nText.\n\n## Other\n\nMore.\n")
     [listed] = [s for s in listed_sections(outline)[0] if s.id == "s1.1"]
     assert listed.heading.endswith("…") and find_section(outline, listed.heading).id == "s1.1"
+
+
+def test_the_first_words_of_a_heading_name_its_section() -> None:
+    outline = parse_outline(
+        "# T\n\n## Appendix A: Proofs\n\nx\n\n## Appendix B — Multilingual results\n\ny\n\n"
+        "## Appendix Bx\n\nz\n"
+    )
+    assert find_section(outline, "Appendix B").id == "s1.2"  # whole words: not "Appendix Bx"
+    assert find_section(outline, "appendix b multilingual").id == "s1.2"
+    with pytest.raises(Ambiguous, match=r"s1\.1 .*s1\.2 .*s1\.3"):
+        find_section(outline, "Appendix")

@@ -124,6 +124,21 @@ class Outline:
             )
         ]
 
+    def by_start(self, name: str) -> list[Section]:
+        """Every section whose heading, as a person names it, starts with the words `name`.
+
+        "Appendix B" names "Appendix B — Multilingual results" (whole words only: not
+        "Appendix Bx"), as a person cites a long heading by its first words.
+        """
+        wanted = heading_name(name)
+        if not wanted:
+            return []
+        return [
+            s
+            for s in self.sections
+            if s.level > 0 and f"{heading_name(s.heading)} ".startswith(f"{wanted} ")
+        ]
+
     def closest(self, name: str, count: int) -> list[Section]:
         """Up to `count` sections whose headings are most like `name`, best first."""
         wanted = heading_name(name)[:MAX_COMPARED_CHARS]

@@ -210,13 +210,14 @@ def find_section(outline: Outline, wanted: str) -> Section:
 
     In that order, each a unique match or `Ambiguous`: the section ID (`s2.1`); the
     heading as written (case and spacing aside); the heading without its number and
-    punctuation (`outline.heading_name`: "Key ideas" finds "2 Key ideas"). A miss
-    lists the closest headings with their IDs.
+    punctuation (`outline.heading_name`: "Key ideas" finds "2 Key ideas"); the first
+    words of such a heading ("Appendix B" finds "Appendix B — Multilingual results").
+    A miss lists the closest headings with their IDs.
     """
     by_id = outline.by_id(wanted)
     if by_id is not None:
         return by_id
-    for matches in (outline.by_heading(wanted), outline.by_name(wanted)):
+    for matches in (outline.by_heading(wanted), outline.by_name(wanted), outline.by_start(wanted)):
         if len(matches) == 1:
             return matches[0]
         if matches:
