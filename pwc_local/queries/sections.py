@@ -97,24 +97,64 @@ class SectionRead:
     next_cursor: str | None
 
 
-async def get_paper_outline(catalog: CatalogSource, paper: str) -> PaperOutline:
-    """The section tree of `paper`'s Markdown (see `outline` for the rules)."""
+async def get_paper_outline(catalog: CatalogSource, paper: str, *, depth: int) -> PaperOutline:
+    """The section tree of `paper`'s Markdown (see `outline` for the rules), `depth`
+    levels below the title (`listed_sections`)."""
     document = await _document(catalog, _reference(paper))
     outline = parse_outline(document.text)
-    sections, note = listed_sections(outline)
+    sections, note = listed_sections(outline, depth)
     return PaperOutline(document.paper, document.version, outline, sections, note)
 
 
-def listed_sections(outline: Outline) -> tuple[tuple[Section, ...], str | None]:
+def section_depth(section: Section, titled: bool) -> int:
+    """How deep `section` sits: 1 for a chapter, 2 for its subsections ...
+
+    The title does not count as a level when it holds the whole paper (`titled`: the
+    only top-level heading), so "depth 2" means chapters and their subsections
+    whether or not the paper has a title heading. The title and preamble are 0.
+    """
+    return max(len(section.path) - (1 if titled else 0), 0)
+
+
+def listed_sections(
+    outline: Outline, depth: int | None = None
+) -> tuple[tuple[Section, ...], str | None]:
     """The sections an outline answer lists, and the note when some are left out.
 
-    At most `MAX_OUTLINE_SECTIONS`, deeper sections left out first: every section
-    down to the deepest level at which all fit, then the first ones (in document
-    order) of the level below, as many as still fit. So a paper whose title is its
-    only H1 still lists its chapters. Every section stays readable by ID or heading
-    with `read_paper_section`, whose text shows the headings under it.
+    First those at most `depth` levels deep (`section_depth`; `None`: all): a
+    compact outline of a long paper by default, the note saying how many deeper ones
+    were left out and which `depth` lists them. Then at most `MAX_OUTLINE_SECTIONS`, deeper sections
+    left out first (`_capped`). Every section stays readable by ID or heading with
+    `read_paper_section`, whose text shows the headings under it.
     """
-    every = outline.sections
+    titled = sum(s.level > 0 for s in outline.top_level()) == 1
+    within = tuple(
+        s for s in outline.sections if depth is None or section_depth(s, titled) <= depth
+    )
+    listed, note = _capped(within)
+    left_out = len(outline.sections) - len(within)
+    if left_out and depth is not None:
+        deepest = max(section_depth(s, titled) for s in outline.sections)
+        more = f"depth={depth + 1} lists one level more" + (
+            f", depth={deepest} all" if deepest > depth + 1 else ""
+        )
+        deeper = (
+            f"{left_out} deeper section{'s' if left_out > 1 else ''} left out "
+            f"({len(listed)} of {len(outline.sections)} listed, {depth} level"
+            f"{'s' if depth > 1 else ''} below the title); {more}, or read_paper_section "
+            "reads one with the headings under it."
+        )
+        note = deeper if note is None else f"{note} {deeper}"
+    return listed, note
+
+
+def _capped(every: tuple[Section, ...]) -> tuple[tuple[Section, ...], str | None]:
+    """At most `MAX_OUTLINE_SECTIONS` of `every`, and the note when some are left out.
+
+    Deeper sections are left out first: every section down to the deepest level at
+    which all fit, then the first ones (in document order) of the level below, as
+    many as still fit. So a paper whose title is its only H1 still lists its chapters.
+    """
     if len(every) <= MAX_OUTLINE_SECTIONS:
         return tuple(shown_section(s) for s in every), None
     depth = 0  # len(path): 0 for the preamble, 1 for a top-level section
