@@ -86,7 +86,9 @@ class SectionRead:
 
     `markdown` is the section's text from its start; `truncated` says it was cut at
     `max_bytes`, and then `next_cursor` continues with `read_paper` at byte
-    `offset + len(markdown in bytes)` of the paper.
+    `offset + len(markdown in bytes)` of the paper. `next_heading` is the heading
+    that ends the section (bounded), `None` when it runs to the end of the paper:
+    where a reader going on with `read_paper` has finished the section.
     """
 
     paper: str
@@ -95,6 +97,7 @@ class SectionRead:
     markdown: str
     truncated: bool
     next_cursor: str | None
+    next_heading: str | None = None
 
 
 async def get_paper_outline(catalog: CatalogSource, paper: str, *, depth: int) -> PaperOutline:
@@ -217,7 +220,8 @@ async def read_paper_section(
         raise UsageError(f"max_bytes must be from {MIN_SECTION_BYTES} to {CHUNK_BYTES}")
     instant = time.time() if now is None else now
     document = await _document(catalog, reference)
-    chosen = find_section(parse_outline(document.text), wanted)
+    outline = parse_outline(document.text)
+    chosen = find_section(outline, wanted)
     data = document.data
     body = data[chosen.offset : chosen.end]
     shown = shown_section(chosen)
@@ -235,6 +239,7 @@ async def read_paper_section(
         limit=CHUNK_BYTES,
         exp=codec.expiry_for_new_read(instant),
     )
+    following = next((s for s in outline.sections if s.level and s.offset == chosen.end), None)
     return SectionRead(
         document.paper,
         document.version,
@@ -242,6 +247,7 @@ async def read_paper_section(
         body[:cut].decode("utf-8"),
         True,
         codec.mint(state, now=instant),
+        None if following is None else one_line(following.heading, 80, cut=ELLIPSIS),
     )
 
 
