@@ -1,7 +1,8 @@
-"""`pwc-mcp-local completion bash|zsh|fish`: click's own completion script, reachable
-by a name, and working: the bash script is loaded into a real bash, which completes
-a subcommand, an option of `uninstall` and a client name by calling the installed
-command back, as a Tab press would."""
+"""`pwc-mcp-local completion bash|zsh|fish`: click's completion script (bash's with no
+space after `name=`), reachable by a name, and working: the bash script is loaded into
+a real bash, which completes a subcommand, an option of `uninstall`, a client name, tool
+names and parameters, saved papers and watch targets by calling the installed command
+back, as a Tab press would."""
 
 from __future__ import annotations
 

@@ -140,9 +140,13 @@ async def find_benchmark(
     match, rows = await catalog.get_json("datasets/", params, accept=search)
     if match is None:
         closest = closest_names(rows, reference, ("name",)) or await closest_known(
-            catalog, names, kind=BENCHMARK, reference=reference, path="datasets/",
+            catalog,
+            names,
+            kind=BENCHMARK,
+            reference=reference,
+            path="datasets/",
             params=_SEARCH_PAGE,
-        )  # fmt: skip
+        )
         raise not_found("Benchmark", reference, closest)
     return match
 

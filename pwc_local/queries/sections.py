@@ -126,9 +126,9 @@ def listed_sections(
 
     First those at most `depth` levels deep (`section_depth`; `None`: all): a
     compact outline of a long paper by default, the note saying how many deeper ones
-    were left out and which `depth` lists them. Then at most `MAX_OUTLINE_SECTIONS`, deeper sections
-    left out first (`_capped`). Every section stays readable by ID or heading with
-    `read_paper_section`, whose text shows the headings under it.
+    were left out and which `depth` lists them. Then at most `MAX_OUTLINE_SECTIONS`,
+    deeper sections left out first (`_capped`). Every section stays readable by ID or
+    heading with `read_paper_section`, whose text shows the headings under it.
     """
     titled = sum(s.level > 0 for s in outline.top_level()) == 1
     within = tuple(
