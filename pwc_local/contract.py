@@ -473,6 +473,7 @@ TOOLS: tuple[Tool, ...] = (
             "read_paper_section."
         ),
         Param("paper", LocalReference),
+        Param("depth", Kind(int, ge=1, le=6, description="heading levels below the title"), 2),
         hints=LOCAL_READ,
     ),
     local(

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from pwc_local.commands import completion
 from pwc_local.common.shelf import LibraryError
 from pwc_local.config import Settings, format_size
 from pwc_local.contract import CITATION_FORMATS, MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
@@ -334,7 +335,7 @@ def list_command(as_json: bool) -> None:
 
 
 @library.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("references", nargs=-1, required=True)
+@click.argument("references", nargs=-1, required=True, shell_complete=completion.saved_papers)
 def remove(references: tuple[str, ...]) -> None:
     """Remove saved papers (any spelling `add` takes, or the title). Exit 1 if one was not saved."""
     from pwc_local.common.references import spelled_identifier

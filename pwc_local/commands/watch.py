@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
+from pwc_local.commands import completion
 from pwc_local.commands.settings import settings_for
 from pwc_local.config import ConfigError, Settings
 from pwc_local.contract import WATCH_KINDS
@@ -94,7 +95,7 @@ def list_watches(ctx: click.Context, as_json: bool) -> None:
 
 @watch.command("remove", context_settings=CONTEXT_SETTINGS)
 @click.argument("kind", type=KIND)
-@click.argument("target", nargs=-1, required=True)
+@click.argument("target", nargs=-1, required=True, shell_complete=completion.watch_targets)
 @click.pass_context
 def remove(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
     """Stop watching TARGET (its name, the words it was added with, or its ID)."""

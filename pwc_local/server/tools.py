@@ -48,6 +48,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from pwc_local.common.names import KnownNames
 from pwc_local.common.shelf import Shelf
 from pwc_local.common.watches import WatchStore
 from pwc_local.config import Settings
@@ -100,6 +101,11 @@ async def _watchlist(runtime: Runtime, freshness: Freshness) -> WatchStore:
     return await anyio.to_thread.run_sync(runtime.open_watchlist)
 
 
+async def _names(runtime: Runtime, freshness: Freshness) -> KnownNames | None:
+    # The names tool answers showed (completions' vocabulary), for not-found suggestions.
+    return runtime.vocabulary
+
+
 async def _timeout(runtime: Runtime, freshness: Freshness) -> Any:
     # A bound for work of several requests (one watch's look): the `timeout` setting.
     return runtime.settings.timeout
@@ -125,6 +131,7 @@ SERVICES: dict[str, Callable[[Runtime, Freshness], Awaitable[Any]]] = {
     "library": _library,
     "live": _live,
     "watchlist": _watchlist,
+    "names": _names,
     "timeout": _timeout,
     "read_chunk": _read_chunk,
     PROGRESS: _silent,
