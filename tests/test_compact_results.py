@@ -36,6 +36,7 @@ FIRST = (
     "start",
     "end",
     "page",
+    "pages",
     "next_page",
     "total",
 )

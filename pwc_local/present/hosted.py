@@ -45,8 +45,11 @@ class CacheStatus(_Strict):
 
     stale: bool
     cached_at: str = Field(description="ISO-8601 time the cached data was saved")
+    # Left out unless set: a stale answer's `cache` stays the hosted server's two fields.
     newer_version_seen: str | None = Field(
-        default=None, description="a saved copy: when the catalog showed a newer version"
+        default=None,
+        description="a saved copy: when the catalog showed a newer version",
+        exclude_if=lambda value: value is None,
     )
 
 

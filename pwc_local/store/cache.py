@@ -513,8 +513,8 @@ class DiskCache:
         for 100,000 entries.
         """
         path = self.directory / diskcache.core.DBNAME
-        if not path.is_file():
-            self._maintenance("read", self._maintenance_cache)  # a new, empty cache
+        if not path.is_file() or path.stat().st_size == 0:  # a new cache: make its tables
+            self._maintenance("read", self._maintenance_cache)
         kinds = {kind: KindStats() for kind in KINDS}
         try:
             # Read only: a full disk or a read-only directory still has its figures.
