@@ -6,8 +6,8 @@ without a word, abandons running requests when stdin closes and writes `\\r\\n` 
 Windows. This module owns the wire instead and feeds the SDK's low-level server a pair
 of in-memory streams:
 
-    stdin ─ reader ─▶ guard ─▶ SDK server ─▶ forwarder ─▶ writer ─ stdout
-                        └──── protocol errors ───────────▶┘
+    stdin ─ reader ─▶ guard ─▶ feeder ─▶ SDK server ─▶ forwarder ─▶ writer ─ stdout
+                        └──── protocol errors, pings ───────────────▶┘
 
 * **The ends cost no thread hop where they can.** On POSIX, a stdin or stdout that
   is a pipe or socket (what every MCP client gives) is made non-blocking and waited
@@ -27,18 +27,23 @@ of in-memory streams:
   exception's text) leaves as -32603 "Internal error".
 * **Lines are capped** at `MAX_LINE_BYTES`. A longer line is skipped without being
   held in memory and answered with -32600; the session carries on.
-* **Request ids are tracked.** A request reusing the id of one still running is
-  refused (-32600) and the first one continues. When stdin closes, requests in flight
-  may finish (up to `drain_timeout` seconds), their answers are flushed, and only then
-  does the server stop.
-* **Back-pressure.** At most `MAX_IN_FLIGHT` (32) requests are admitted and not yet
-  written out; a request is "out" when the writer thread takes its answer for the
-  pipe, or when it is cancelled. The guard holds the next request until a slot frees
-  and reads no further line meanwhile, so the reader thread blocks and stdin fills:
-  a client that sends without reading answers stalls itself, and the process holds
-  at most 32 answers (each under the 2 MiB bound) whatever it sends. A cancellation
-  sent before the held request frees its slot at once; one sent after it is read
-  when a slot frees (every catalog request ends within the configured timeout).
+* **Requests are admitted in lanes** (`pwc_local.server.admission`). The guard reads
+  every line as it comes and answers `ping` itself. A request that may wait on the
+  catalog runs in the catalog lane, the rest (listings, completions, tools reading
+  only local data) in the local lane, each with `MAX_IN_FLIGHT` (32) slots; a slot
+  is held until the writer takes the answer for the pipe. Past that, requests wait
+  in a bounded room, and only once that is full does the guard stop reading: a
+  client that sends without reading answers stalls itself, and the process holds at
+  most 32 answers per lane (each under the 2 MiB bound) whatever it sends.
+* **Ids are the client's, exactly.** A request reusing the id of one in progress is
+  refused (-32600) and the first one continues; `5` and `"5"` are two ids. The SDK
+  sees a fresh integer per request (it would fold `"5"` into `5`), and each answer
+  leaves with the client's id. A cancel drops a waiting request, or frees a running
+  one's slot at once and stops its handler (its HTTP request is aborted); nothing is
+  answered for it.
+* **End of input.** When stdin closes, requests in progress get `drain_timeout`
+  (1.5 s) to be answered; then the rest are cancelled and answered with the SDK's
+  "Connection closed" error, everything is flushed, and the server stops.
 * **Answers are bounded.** An answer over `MAX_ANSWER_BYTES` (2 MiB, the hosted server's bound) is
   replaced by an `upstream_error:` of a few hundred bytes: a tool error for a tool
   call, -32603 otherwise. Rows are bounded long before (the HTTP client cuts a page
@@ -48,7 +53,8 @@ Typical use, from the command line entry point:
 
     from pwc_local.server import stdio
 
-    sys.exit(stdio.run(build_server(settings), drain_timeout=settings.timeout + 5))
+    server = build_server(settings)
+    sys.exit(stdio.run(server, local_tool=server.is_local_tool))
 
 `serve()` is the same loop as a coroutine, and accepts explicit binary streams, which
 is how the tests drive it in-process.
@@ -280,7 +286,7 @@ class _Session:
             elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
                 cancelled = (message.params or {}).get("requestId")
                 if not (is_request_id(cancelled) and self._admission.cancel(cancelled)):
-                    logger.debug("a cancel named no request in progress; ignored %r", cancelled)
+                    logger.debug("a cancel named no request in progress; ignored")
             else:
                 self._admission.pass_on(message)
             self._poke()
@@ -322,7 +328,7 @@ class _Session:
         if not self._paused_before:
             self._paused_before = True  # said once per session: it may recur often
             logger.info(
-                "%d requests in flight; not reading stdin until an answer is written",
+                "%d in flight, more waiting; not reading stdin until an answer is written",
                 self._admission.in_flight,
             )
         self._admit_waiting()
