@@ -678,6 +678,8 @@ def test_installed_server_in_the_modern_era(raw_peer: StdioPeer) -> None:
         listed = peer.request("tools/list", {"_meta": meta("2026-07-28")})["result"]
         assert len(listed["tools"]) == len(TOOLS)
         assert listed["resultType"] == "complete"
+        # The modern era has no ping; the transport answers pings in the handshake era only.
+        assert peer.request("ping", {"_meta": meta("2026-07-28")})["error"]["code"] == -32601
         refused = peer.request("tools/list", {"_meta": meta("2099-01-01")})["error"]
         assert refused["code"] == -32022
         assert refused["data"]["requested"] == "2099-01-01"

@@ -325,8 +325,21 @@ def encode_message(message: JSONRPCMessage) -> bytes:
     return data + b"\n"
 
 
+MODERN_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+
+def enveloped(params: dict[str, Any] | None) -> bool:
+    """Whether request params carry the 2026-07-28 envelope (its protocol-version key in `_meta`).
+
+    The client's first request decides a session's era: one so marked (other than
+    `initialize`) opens the modern era, anything else the handshake era.
+    """
+    meta = (params or {}).get("_meta")
+    return isinstance(meta, dict) and MODERN_VERSION_KEY in meta
+
+
 def pong(request_id: RequestId) -> bytes:
-    """The answer to a `ping`, as one line (the transport answers pings itself)."""
+    """The answer to a handshake-era `ping`, as one line (the transport answers it itself)."""
     body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": {}}
     return json.dumps(body, separators=(",", ":")).encode("ascii") + b"\n"
 

@@ -96,6 +96,7 @@ from pwc_local.server.framing import (
     answered_id,
     connection_closed,
     encode_message,
+    enveloped,
     inspect_line,
     invalid,
     is_request_id,
@@ -155,6 +156,9 @@ class _Session:
         self._drain_timeout = drain_timeout
         self._admission = Admission(local_tool or (lambda name: False))
         self._input_ended = False  # stdin closed and the drain is over: feed nothing more
+        # The era the client's first request opened (None before it): the transport
+        # answers `ping` only in the handshake era; the modern one has no ping.
+        self._handshake_era: bool | None = None
         self._changed = anyio.Event()  # set (and replaced) whenever the admission changes
         self._paused_before = False
         self._scope: anyio.CancelScope | None = None
@@ -278,7 +282,7 @@ class _Session:
             message = verdict.message
             if isinstance(message, JSONRPCRequest):
                 request_id = message.id
-                if message.method == "ping":
+                if self._answers_ping(message):
                     # Answered here: a liveness check must not wait for a slot.
                     await output.send((pong(message.id), None))
                     return
@@ -298,6 +302,14 @@ class _Session:
             if request_id is not None and not self._admission.knows(request_id):
                 failure = Rejected(INTERNAL_ERROR, "Internal error", request_id)
                 await output.send((failure.frame(), None))
+
+    def _answers_ping(self, request: JSONRPCRequest) -> bool:
+        """Whether this is a ping the transport answers itself (see `_handshake_era`)."""
+        if self._handshake_era is None:
+            # The first request goes to the SDK, whatever it is: it decides the era.
+            self._handshake_era = request.method == "initialize" or not enveloped(request.params)
+            return False
+        return self._handshake_era and request.method == "ping" and not enveloped(request.params)
 
     def _judge(self, line: bytes | LineTooLong) -> Accepted | Rejected | ToolRefusal | None:
         if isinstance(line, LineTooLong):
