@@ -28,10 +28,11 @@ of in-memory streams:
 * **Lines are capped** at `MAX_LINE_BYTES`. A longer line is skipped without being
   held in memory and answered with -32600; the session carries on.
 * **Requests are admitted in lanes** (`pwc_local.server.admission`). The guard reads
-  every line as it comes and answers `ping` itself. A request that may wait on the
-  catalog runs in the catalog lane, the rest (listings, completions, tools reading
-  only local data) in the local lane, each with `MAX_IN_FLIGHT` (32) slots; a slot
-  is held until the writer takes the answer for the pipe. Past that, requests wait
+  every line as it comes and answers `ping` itself (in the handshake era; the modern
+  one has none). A request that may wait on the catalog runs in the catalog lane,
+  the rest (listings, completions, tools reading only local data) in the local lane,
+  each with `MAX_IN_FLIGHT` (32) slots; a slot is held until the writer takes the
+  answer for the pipe. Past that, requests wait
   in a bounded room, and only once that is full does the guard stop reading: a
   client that sends without reading answers stalls itself, and the process holds at
   most 32 answers per lane (each under the 2 MiB bound) whatever it sends.
