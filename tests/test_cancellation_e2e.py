@@ -41,7 +41,7 @@ QUICK_BOUND = 5.0  # seconds for a local call; stuck behind the searches it woul
 @pytest.fixture
 def stalled(installed_server: InstalledServer, fake_catalog: FakeCatalog) -> Iterator[StdioPeer]:
     """An initialized session whose catalog holds every search until released."""
-    fake_catalog.faults.slow(prefix="papers/search")
+    fake_catalog.faults.slow(prefix="papers/search", notice_hang_up=True)
     with installed_server.set(
         PWC_MCP_LOCAL_TIMEOUT="120", PWC_MCP_LOCAL_LOG_LEVEL="info"
     ).peer() as peer:
@@ -120,7 +120,7 @@ def test_request_ids_are_matched_by_type_and_value(
     assert answered == {(int, number), (str, text)}
 
     # 5 and "5" are two requests at once; a cancel of "5" stops that one only.
-    fake_catalog.faults.slow(prefix="papers/search")
+    fake_catalog.faults.slow(prefix="papers/search", notice_hang_up=True)
     number, text = search(stalled, "by type c", 5), search(stalled, "by type d", "5")
     assert fake_catalog.faults.wait_until_blocked(2, timeout=REPLY_TIMEOUT)
     stalled.notify("notifications/cancelled", {"requestId": text})

@@ -65,6 +65,7 @@ class Fault:
     size: int = 0
     declared: int = 0
     release: threading.Event | None = None
+    notice_hang_up: bool = False
 
     def matches(self, path: str) -> bool:
         return path.startswith(self.prefix) and (self.remaining is None or self.remaining > 0)
@@ -153,16 +154,24 @@ class Faults:
         )
 
     def slow(
-        self, *, after_headers: bool = False, prefix: str = "", times: int | None = None
+        self,
+        *,
+        after_headers: bool = False,
+        notice_hang_up: bool = False,
+        prefix: str = "",
+        times: int | None = None,
     ) -> Fault:
         """Hold matching requests until `release()`, `reset()` or the server stops.
 
         By default nothing is sent at all; with `after_headers=True` the status line
         and headers go out first and the body is held (a stalled download). Once
         released the request is answered normally, in case its client still waits.
-        Use `wait_until_blocked()` to know a request has reached the switch.
+        Use `wait_until_blocked()` to know a request has reached the switch. With
+        `notice_hang_up=True` (nothing sent yet), a request whose client closes the
+        connection is let go unanswered and counted (`wait_until_hung_up()`).
         """
-        return self._add(Fault(SLOW, after_headers=after_headers), prefix, times)
+        fault = Fault(SLOW, after_headers=after_headers, notice_hang_up=notice_hang_up)
+        return self._add(fault, prefix, times)
 
     def invalid_json(self, *, prefix: str = "", times: int | None = None) -> Fault:
         """HTTP 200 with `Content-Type: application/json` and a body that is not JSON."""
@@ -323,18 +332,18 @@ class Faults:
     ) -> bool:
         """Block the calling handler thread until the rule's release event is set.
 
-        With `client`, the connection of the held request, the hold also ends when
-        the client hangs up (it aborted the request): False then, and the request is
-        counted in `hung_up`. `limit` only bounds a leaked thread if a test forgets
-        to reset; the normal release paths are `release()`, `reset()` and stopping
-        the server.
+        With `client`, the connection of the held request, and a rule that says
+        `notice_hang_up`, the hold also ends when the client hangs up (it aborted the
+        request): False then, and the request is counted in `hung_up`. `limit` only
+        bounds a leaked thread if a test forgets to reset; the normal release paths
+        are `release()`, `reset()` and stopping the server.
         """
         event = fault.release or self._release
         with self._lock:
             self._blocked += 1
             self._blocked_changed.notify_all()
         try:
-            if client is None:
+            if client is None or not fault.notice_hang_up:
                 event.wait(limit)
                 return True
             for _ in range(int(limit / _HANG_UP_CHECK)):
