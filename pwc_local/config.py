@@ -317,8 +317,8 @@ MAX_TIMEOUT = 600.0
 def parse_timeout(raw: Any) -> float:
     """Seconds per catalog request: more than 0, at most 600.
 
-    The bound matters beyond the request itself: when a client closes stdin, requests
-    still running may finish within one timeout before the server exits.
+    A request still running when the client closes stdin is not waited for this long:
+    the transport gives it 1.5 s (`stdio.DEFAULT_DRAIN_TIMEOUT`), then cancels it.
     """
     return _seconds(raw, MAX_TIMEOUT)
 

@@ -120,6 +120,17 @@ def prompt_arguments_message(name: str, expected: Iterable[str]) -> str:
     return coded_text(UsageError(f"prompt {name} takes exactly the {noun} {', '.join(names)}."))
 
 
+def unknown_arguments_message(unknown: Iterable[str], known: Iterable[str]) -> str:
+    """The error text for tool arguments the tool does not take: their names and the right ones."""
+    names = sorted(unknown)
+    shown = ", ".join(one_line(name, NAME_LIMIT, fold=False) for name in names[:3])
+    if len(names) > 3:
+        shown += f" and {len(names) - 3} more"
+    noun = "argument" if len(names) == 1 else "arguments"
+    valid = ", ".join(known) or "none"
+    return coded_text(UsageError(f"unknown {noun} {shown}; the tool takes {valid}."))
+
+
 # -- argument validation -----------------------------------------------------------------
 
 _TYPE_WORDS = {
