@@ -22,6 +22,7 @@ each repair in `answer.notes` (the rules are listed in `_normalise`).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +66,7 @@ __all__ = [
     "get_benchmark",
     "leaderboard_rows",
     "list_benchmarks",
+    "scan_leaderboard",
 ]
 
 DEFAULT_LIST_LIMIT = 25  # MCP rows-per-response default for the flat listing
@@ -74,6 +76,9 @@ SCAN_ROW_LIMIT = 1000  # a metric scan stops with an error rather than read more
 _MAX_PAGE = 100  # pages run 1-100: a scan never asks beyond, paging never offers beyond
 
 _BENCHMARK_FIELDS = ("name", "full_name", "slug", "id")
+
+PageReport = Callable[[int, int], Awaitable[None]]
+"""`on_page(rows_read, total)`: told after each page of a scan."""
 
 
 @dataclass(frozen=True)
@@ -203,6 +208,29 @@ async def leaderboard_rows(
     return merge_rows(rows), len(rows) >= total
 
 
+async def scan_leaderboard(
+    catalog: CatalogSource,
+    row: dict[str, Any],
+    *,
+    is_open: bool | None,
+    size: int | None,
+    limit: int,
+    on_page: PageReport | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """Every stored row of the benchmark `row` (a `find_benchmark` row), unmerged, and
+    the declared count; at most `limit` rows (the rows read then fall short of it).
+
+    The filters and the shape checks are `get_benchmark`'s: `is_open`, and `size` (a
+    parsed `max_parameters`) through the size-filtered endpoint, whose rows must carry
+    a count within it. `on_page(rows_read, total)` is awaited after each page.
+    """
+    reference = str(row.get("name") or row["id"])
+    board = _Leaderboard(catalog, row, reference=reference, is_open=is_open, size=size)
+    rows, total = await board._scan(cut=True, limit=limit, on_page=on_page)
+    board._guarded(rows)
+    return rows, total
+
+
 class _Leaderboard:
     """Reads one benchmark's evaluation rows from the right endpoint.
 
@@ -305,10 +333,17 @@ class _Leaderboard:
             results=merged[:limit],
         )
 
-    async def _scan(self, *, cut: bool = False) -> tuple[list[dict[str, Any]], int]:
+    async def _scan(
+        self,
+        *,
+        cut: bool = False,
+        limit: int = SCAN_ROW_LIMIT,
+        on_page: PageReport | None = None,
+    ) -> tuple[list[dict[str, Any]], int]:
         """Every stored row, page by page, refusing pagination that would never end.
 
-        Past `SCAN_ROW_LIMIT` rows the scan fails, or with `cut` returns the rows read.
+        Past `limit` rows the scan fails, or with `cut` returns the rows read.
+        `on_page(rows_read, total)` is awaited after each page.
         """
         collected: list[dict[str, Any]] = []
         page = 1
@@ -319,6 +354,8 @@ class _Leaderboard:
             collected.extend(rows)
             declared = result_total(document)
             total = declared if declared is not None else len(collected)
+            if on_page is not None:
+                await on_page(len(collected), total)
             if self.size is None:
                 # The plain leaderboard is read until the declared count is reached.
                 if len(collected) >= total:
@@ -330,10 +367,10 @@ class _Leaderboard:
                 if after is None:
                     return collected, total
                 following = after
-            if len(collected) >= SCAN_ROW_LIMIT:
+            if len(collected) >= limit:
                 if cut:
                     return collected, total
-                raise InvalidResponse("leaderboard scan reached its safety limit of 1000 rows")
+                raise InvalidResponse(f"leaderboard scan reached its safety limit of {limit} rows")
             if following > _MAX_PAGE:
                 raise InvalidResponse("leaderboard scan ran past the last catalog page")
             page = following

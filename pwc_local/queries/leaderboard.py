@@ -32,17 +32,19 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from pwc_local.upstream.errors import UnknownMetric, UsageError
 
 __all__ = [
     "MAX_PARAMETER_SIZE",
+    "Direction",
     "MetricRequest",
     "Objective",
     "SortOrder",
     "available_metrics",
     "merge_rows",
+    "metric_direction",
     "metric_request",
     "metric_value",
     "parse_metric_bounds",
@@ -280,6 +282,32 @@ def available_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
             if isinstance(key, str):
                 names.setdefault(key.casefold(), key)
     return names
+
+
+# -- metric direction -----------------------------------------------------------------
+
+Direction = Literal["higher", "lower", "unknown"]
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_LOWER_IS_BETTER = frozenset(
+    {"error", "loss", "perplexity", "latency", "runtime", "wer", "cer", "eer", "fid", "mae", "rmse"}
+)
+_HIGHER_IS_BETTER = frozenset(
+    {"accuracy", "precision", "recall", "f1", "bleu", "rouge", "map", "auc", "score", "em"}
+)
+
+
+def metric_direction(name: str) -> Direction:
+    """Whether a larger value of the metric is better, judged from the words of its name.
+
+    `get_benchmark` shows it beside each metric; the state-of-the-art series steps by it.
+    """
+    words = set(_WORDS.findall(name.lower()))
+    if words & _LOWER_IS_BETTER:
+        return "lower"
+    if words & _HIGHER_IS_BETTER:
+        return "higher"
+    return "unknown"
 
 
 # -- metric name matching --------------------------------------------------------------

@@ -20,10 +20,10 @@ Vocabulary used below, from the contract:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pwc_local.queries.leaderboard import metric_direction
 from pwc_local.server.models import (
     AreaReference,
     AvailableLink,
@@ -57,14 +57,6 @@ if TYPE_CHECKING:  # the query modules import httpx; the server must start witho
     from pwc_local.queries.reading import ReadResult
 
 SITE_ORIGIN = "https://paperswithcode.co"
-
-_WORDS = re.compile(r"[a-z0-9]+")
-_LOWER_IS_BETTER = frozenset(
-    {"error", "loss", "perplexity", "latency", "runtime", "wer", "cer", "eer", "fid", "mae", "rmse"}
-)
-_HIGHER_IS_BETTER = frozenset(
-    {"accuracy", "precision", "recall", "f1", "bleu", "rouge", "map", "auc", "score", "em"}
-)
 
 
 # -- value rules -------------------------------------------------------------------------
@@ -516,16 +508,6 @@ def method_result(payload: Any) -> MethodResult:
 
 
 # -- benchmarks -------------------------------------------------------------------------
-
-
-def metric_direction(name: str) -> Direction:
-    """Whether a larger value of the metric is better, judged from the words of its name."""
-    words = set(_WORDS.findall(name.lower()))
-    if words & _LOWER_IS_BETTER:
-        return "lower"
-    if words & _HIGHER_IS_BETTER:
-        return "higher"
-    return "unknown"
 
 
 def metric_directions(evaluations: Iterable[Evaluation]) -> dict[str, Direction]:
