@@ -264,13 +264,13 @@ async def state_of_the_art(
     progress: Progress | None,
     benchmark: str,
     *,
-    metric: str | None,
-    as_of: str | None,
+    metric: str,
+    as_of: str,
     is_open: bool | None,
     max_parameters: str | None,
     extra_data: bool | None,
 ) -> SotaAnswer:
-    """The running best on `metric` (default: the leaderboard's primary) by paper date.
+    """The running best on `metric` (`""`: the leaderboard's primary) by paper date.
 
     Reads the whole leaderboard (see the module docstring for the bounds) with
     `get_benchmark`'s filters: `is_open`, `max_parameters`, and `extra_data` (false:
@@ -280,7 +280,7 @@ async def state_of_the_art(
     reference = required_text(benchmark, "benchmark")
     cutoff = parse_date("as_of", as_of)
     size = None if max_parameters is None else parse_parameter_size(max_parameters)
-    wanted = None if metric is None or not metric.strip() else metric.strip()
+    wanted = metric.strip() or None
     row = await find_benchmark(catalog, reference)
     name = str(row.get("name") or reference)
     rows, total = await scan_leaderboard(

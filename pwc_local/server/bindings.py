@@ -33,6 +33,7 @@ from mcp_types import ToolAnnotations
 
 from pwc_local import contract
 from pwc_local.contract import Group, Param, Tool
+from pwc_local.present import history
 from pwc_local.queries import (
     benchmarks,
     citing,
@@ -44,6 +45,7 @@ from pwc_local.queries import (
     taxonomy,
     watch,
 )
+from pwc_local.queries import history as history_queries
 from pwc_local.server import (
     library_models,
     links,
@@ -333,6 +335,25 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=watch_models.WhatsNewResult,
         project=watch_models.whats_new_result,
         text=(of_model(watch_models.whats_new_text),),
+    ),
+    # -- leaderboards through time (local additions) ----------------------------------------
+    _bind(
+        "sota_history",
+        query=history_queries.state_of_the_art,
+        needs=("catalog", "progress"),
+        output=history.SotaResult,
+        project=history.project,
+        text=(of_model(history.text),),
+        links=history.links,
+    ),
+    _bind(
+        "who_beat_paper",
+        query=history_queries.beaten,
+        needs=("catalog", "progress"),
+        output=history.BeatenResult,
+        project=history.project,
+        text=(of_model(history.text),),
+        links=history.links,
     ),
 )
 
