@@ -23,13 +23,8 @@ from pwc_local.server.render import clean, metric, plural, table
 MAX_STEPS = 100  # steps sent, the latest ones; `scan.steps` counts them all
 BEATERS = 5  # results that beat a paper shown per board, best first
 
-Better = Literal["higher", "lower"]
-
-
-class Metric(_Strict):
-    name: str
-    better: Better
-    assumed: bool  # the name does not say; higher taken as better
+# "assumed higher": the metric's name does not say, and higher was taken as better.
+Better = Literal["higher", "lower", "assumed higher"]
 
 
 class Step(_Strict):
@@ -53,7 +48,8 @@ class Scan(_Strict):
 
 class Series(_Strict):
     benchmark: str
-    metric: Metric
+    metric: str
+    better: Better
     as_of: str | None
 
 
@@ -76,18 +72,19 @@ class Beater(_Strict):
 
 class Board(_Strict):
     benchmark: str
-    metric: Metric
+    metric: str
+    better: Better
     model: str  # the paper's best result here
     score: float
     beaten: int  # later results that beat it
     held: int  # later results that did not
-    complete: bool  # the whole leaderboard was read
     by: list[Beater]  # the best ones
 
 
 class BeatenScan(_Strict):
     benchmarks: int  # the paper has results on
     read: int  # leaderboards read
+    partial: list[str]  # benchmarks whose leaderboard was read in part (the scan's bound)
     undated: int  # results left out: no date
 
 
@@ -106,6 +103,10 @@ class BeatenResult(ToolOutput):
 
 
 # -- projections ---------------------------------------------------------------------------
+
+
+def _better(better: Literal["higher", "lower"], assumed: bool) -> Better:
+    return "assumed higher" if assumed else better
 
 
 def _step(result: Result, gain: float | None) -> Step:
@@ -139,7 +140,8 @@ def sota_model(answer: SotaAnswer) -> SotaResult:
         ),
         series=Series(
             benchmark=str(answer.benchmark.get("name") or answer.benchmark.get("id")),
-            metric=Metric(name=answer.metric, better=answer.better, assumed=answer.assumed),
+            metric=answer.metric,
+            better=_better(answer.better, answer.assumed),
             as_of=None if answer.as_of is None else answer.as_of.isoformat(),
         ),
         steps=[_step(step.result, step.gain) for step in answer.steps[-MAX_STEPS:]],
@@ -149,12 +151,12 @@ def sota_model(answer: SotaAnswer) -> SotaResult:
 def _board(board: BeatenBoard, top: int) -> Board:
     return Board(
         benchmark=board.benchmark,
-        metric=Metric(name=board.metric, better=board.better, assumed=board.assumed),
+        metric=board.metric,
+        better=_better(board.better, board.assumed),
         model=board.mine.model,
         score=board.mine.value,
         beaten=len(board.by),
         held=board.held,
-        complete=board.complete,
         by=[
             Beater(
                 date=str(result.date),
@@ -171,7 +173,12 @@ def _board(board: BeatenBoard, top: int) -> Board:
 
 def beaten_model(answer: BeatenAnswer, *, top: int = BEATERS) -> BeatenResult:
     return BeatenResult(
-        scan=BeatenScan(benchmarks=answer.benchmarks, read=answer.read, undated=answer.undated),
+        scan=BeatenScan(
+            benchmarks=answer.benchmarks,
+            read=answer.read,
+            partial=list(dict.fromkeys(b.benchmark for b in answer.boards if not b.complete)),
+            undated=answer.undated,
+        ),
         paper=BeatenPaper(
             title=answer.title,
             ref=answer.paper_ref,
@@ -190,9 +197,8 @@ def _paper(title: str | None, ref: str | None) -> str:
     return title or ref or ""
 
 
-def _metric(item: Metric) -> str:
-    said = "assumed higher" if item.assumed else item.better
-    return f"{clean(item.name)} ({said} is better)"
+def _metric(name: str, better: Better) -> str:
+    return f"{clean(name)} ({better} is better)"
 
 
 def _number(value: float | None) -> str:
@@ -204,7 +210,7 @@ def sota_text(model: SotaResult) -> str:
     scan, series = model.scan, model.series
     as_of = series.as_of
     when = f", as of {as_of}" if as_of else ""
-    lines = [f"**{clean(series.benchmark)}**, {_metric(series.metric)}{when}."]
+    lines = [f"**{clean(series.benchmark)}**, {_metric(series.metric, series.better)}{when}."]
     if scan.rows_read >= scan.rows_total:
         read = f"All {plural(scan.rows_total, 'row')} read"
     else:
@@ -214,7 +220,7 @@ def sota_text(model: SotaResult) -> str:
         )
     left = [
         (scan.undated, "without a date"),
-        (scan.without_metric, f"without {clean(series.metric.name)}"),
+        (scan.without_metric, f"without {clean(series.metric)}"),
         (scan.after_as_of, f"after {as_of}"),
     ]
     out = "; ".join(f"{count:,} {why}" for count, why in left if count)
@@ -237,18 +243,24 @@ def sota_text(model: SotaResult) -> str:
     return "\n".join(lines) + "\n\n" + table(("date", "model", "paper", "score", "gain"), rows)
 
 
-def board_text(board: Board) -> str:
-    """One benchmark and metric of `beaten`."""
+def board_text(board: Board, partial: bool = False) -> str:
+    """One benchmark and metric of `who_beat_paper`."""
     head = (
-        f"**{clean(board.benchmark)}**, {_metric(board.metric)}: "
-        f"{clean(board.model)} {_number(board.score)}; beaten by "
-        f"{plural(board.beaten, 'later result')}, not by {board.held:,}"
+        f"**{clean(board.benchmark)}**, {_metric(board.metric, board.better)}: "
+        f"{clean(board.model)} {_number(board.score)}; "
     )
-    if not board.complete:
+    later = board.beaten + board.held
+    if not later:
+        head += "no later result"
+    elif not board.beaten:
+        head += f"none of {plural(later, 'later result')} beat it"
+    else:
+        head += f"{board.beaten:,} of {plural(later, 'later result')} beat it"
+    if partial:
         head += " (leaderboard read in part)"
     if not board.by:
         return head + "."
-    shown = "" if board.beaten <= len(board.by) else f" (the best {len(board.by)})"
+    shown = "" if board.beaten <= len(board.by) else f", the best {len(board.by)}"
     rows = [
         (b.date, b.model, _paper(b.paper, b.ref), _number(b.score), _number(b.margin))
         for b in board.by
@@ -263,15 +275,18 @@ def beaten_head(model: BeatenResult) -> str:
     named = f"**{clean(paper.title)}** ({clean(paper.ref)}{when})"
     if scan.benchmarks == 0:
         return f"{named} has no benchmark results in the catalog: nothing to beat."
-    read = f"all {scan.read}" if scan.read == scan.benchmarks else f"the first {scan.read}"
-    line = f"{named}: results on {plural(scan.benchmarks, 'benchmark')}, {read} read"
+    line = f"{named}: results on {plural(scan.benchmarks, 'benchmark')}"
+    if scan.read < scan.benchmarks:
+        line += f", the first {scan.read} read"
     if scan.undated:
-        line += f"; {scan.undated:,} results without a date left out"
+        line += f"; {plural(scan.undated, 'result')} without a date left out"
     return line + "."
 
 
 def beaten_text(model: BeatenResult) -> str:
-    blocks = [beaten_head(model), *(board_text(board) for board in model.results)]
+    partial = set(model.scan.partial)
+    blocks = [beaten_head(model)]
+    blocks += [board_text(board, board.benchmark in partial) for board in model.results]
     if model.scan.benchmarks and not model.results:
         blocks.append("No metric with a known direction to compare on.")
     return "\n\n".join(blocks)

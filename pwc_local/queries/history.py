@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pwc_local.queries.arguments import parse_date, required_text
 from pwc_local.queries.benchmarks import find_benchmark, scan_leaderboard
@@ -68,9 +68,8 @@ Better = Literal["higher", "lower"]
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
-@dataclass(frozen=True)
-class Result:
-    """One merged leaderboard result on one metric."""
+class Result(NamedTuple):
+    """One merged leaderboard result on one metric (a tuple: thousands are made per call)."""
 
     date: date | None
     value: float
