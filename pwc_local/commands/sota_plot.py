@@ -89,11 +89,12 @@ def draw(answer: SotaAnswer, path: Path) -> None:
             axes.annotate(
                 _label(step.result.model),
                 (float(date2num(_when(step.result.date))), step.result.value),
-                xytext=(-4 if near_end else 4, 6 if answer.better == "higher" else -12),
+                xytext=(-4 if near_end else 4, 7 if answer.better == "higher" else -14),
                 textcoords="offset points",
                 ha="right" if near_end else "left",
                 fontsize=8,
                 color="#174ea6",
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
                 zorder=4,
             )
     axes.margins(x=0.02, y=0.08)

@@ -112,16 +112,25 @@ _ROWS: tuple[tuple[str, str, str, dict[str, Any], dict[str, Any]], ...] = (
 )
 
 
+# Real paper titles run to 70 characters and more; so do these (the text/JSON ratio).
+_TOPICS = (
+    "Scaling Convolutional Networks with Better Data",
+    "Training Vision Models Efficiently at Scale",
+    "Regularisation Strategies for Deep Image Classifiers",
+    "Self-Supervised Pretraining for Visual Recognition",
+)
+
+
 def _big_papers() -> list[Paper]:
     """`BIG_PAPERS` papers, dated every 15 days or so from 2010 to 2026 (no arXiv IDs)."""
     papers = []
     for index in range(BIG_PAPERS):
+        title = f"Generated Study {index + 1}: {_TOPICS[index % len(_TOPICS)]}"
         year = 2010 + index * 16 // BIG_PAPERS
         month = 1 + (index * 7) % 12
         day = 1 + (index * 11) % 28
         papers.append(
-            _paper(str(97000 + index), None, f"Generated Study {index + 1}",
-                   f"{year}-{month:02d}-{day:02d}")
+            _paper(str(97000 + index), None, title, f"{year}-{month:02d}-{day:02d}")
         )  # fmt: skip
     return papers
 
