@@ -22,6 +22,7 @@ from pwc_local.server.render import clean, metric, plural, table
 
 MAX_STEPS = 100  # steps sent, the latest ones; `scan.steps` counts them all
 BEATERS = 5  # results that beat a paper shown per board, best first
+LINKED_STEPS = 10  # papers of the latest steps that get resource links
 
 # "assumed higher": the metric's name does not say, and higher was taken as better.
 Better = Literal["higher", "lower", "assumed higher"]
@@ -311,10 +312,10 @@ def _links(pairs: Iterable[tuple[str | None, str | None]]) -> list[PaperLink]:
 
 
 def links(model: Any) -> list[PaperLink]:
-    """The papers a result names, each once: the steps' (latest first), or the paper
-    and those that beat it."""
+    """The papers a result names, each once: the latest steps' (at most `LINKED_STEPS`:
+    each link is a lookup and two items), or the paper and those that beat it."""
     if isinstance(model, SotaResult):
-        return _links((step.ref, step.paper) for step in reversed(model.steps))
+        return _links((step.ref, step.paper) for step in reversed(model.steps))[:LINKED_STEPS]
     if isinstance(model, BeatenResult):
         beaters = ((b.ref, b.paper) for board in model.results for b in board.by)
         return _links([(model.paper.ref, model.paper.title), *beaters])
