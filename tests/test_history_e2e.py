@@ -158,3 +158,14 @@ def test_the_installed_command_serves_both(
     failed = installed_server.command("sota", "Vision", "History", "--metric", "BLEU")
     assert failed.returncode == 1
     assert failed.stderr.startswith("pwc-mcp-local: invalid_argument: unknown metric(s): BLEU")
+
+
+def test_nothing_to_draw_and_nowhere_to_write(dated: FakeCatalog, cli: Any, tmp_path: Path) -> None:
+    empty = cli("sota", "Total-Text", "--plot", str(tmp_path / "empty.png"))
+    assert empty.exit_code == 1
+    assert "The leaderboard holds no result to follow." in empty.output
+    assert "no chart written" in empty.output and not (tmp_path / "empty.png").exists()
+    early = cli("sota", "Vision", "History", "--as-of", "2000-01-01")
+    assert early.exit_code == 0 and "No dated result on or before 2000-01-01." in early.output
+    nowhere = cli("sota", "Vision", "History", "--plot", str(tmp_path / "no" / "x.svg"))
+    assert nowhere.exit_code == 2 and "no directory" in nowhere.output

@@ -129,7 +129,16 @@ def sota(
     if plot is not None:
         from pwc_local.commands.sota_plot import draw
 
-        draw(answer, plot)
+        if not answer.steps:
+            click.echo(
+                f"pwc-mcp-local: no chart written to {plot}: no dated result to draw", err=True
+            )
+            sys.exit(1)
+        try:
+            draw(answer, plot)
+        except OSError as exc:
+            click.echo(f"pwc-mcp-local: cannot write the chart to {plot}: {exc.strerror}", err=True)
+            sys.exit(1)
         click.echo(f"chart written to {plot}", err=True)
 
 
@@ -198,6 +207,8 @@ def _check_plot(path: Path) -> None:
 
     if path.suffix.lower() not in PLOT_SUFFIXES:
         raise click.UsageError(f"--plot writes PNG or SVG: name the file .png or .svg ({path})")
+    if not path.parent.is_dir():
+        raise click.UsageError(f"--plot: no directory {path.parent} to write the chart in")
     if importlib.util.find_spec("matplotlib") is None:
         click.echo(f"pwc-mcp-local: {NO_MATPLOTLIB}", err=True)
         sys.exit(1)

@@ -211,7 +211,8 @@ def sota_text(model: SotaResult) -> str:
     scan, series = model.scan, model.series
     as_of = series.as_of
     when = f", as of {as_of}" if as_of else ""
-    lines = [f"**{clean(series.benchmark)}**, {_metric(series.metric, series.better)}{when}."]
+    what = f", {_metric(series.metric, series.better)}" if series.metric else ""
+    lines = [f"**{clean(series.benchmark)}**{what}{when}."]
     if scan.rows_read >= scan.rows_total:
         read = f"All {plural(scan.rows_total, 'row')} read"
     else:
@@ -231,7 +232,12 @@ def sota_text(model: SotaResult) -> str:
         + "."
     )
     if not model.steps:
-        lines.append("No dated result has a value for this metric.")
+        if not series.metric:
+            lines.append("The leaderboard holds no result to follow.")
+        elif scan.after_as_of:
+            lines.append(f"No dated result on or before {as_of}.")
+        else:
+            lines.append(f"No dated result has a value for {clean(series.metric)}.")
         return "\n".join(lines)
     if scan.steps > len(model.steps):
         lines.append(f"The first {scan.steps - len(model.steps):,} steps are not shown.")

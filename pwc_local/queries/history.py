@@ -291,9 +291,12 @@ async def state_of_the_art(
         on_page=_scan_report(progress, name),
     )
     merged = _filtered(merge_rows(rows), extra_data)
-    requested = wanted or _primary(merged) or "?"
-    actual = resolve_metrics([requested], merged)[requested.casefold()]
-    shown = available_metrics(merged)[actual]
+    requested = wanted or _primary(merged)
+    if requested is None:  # no result at all (or none left by the filters): no metric
+        actual = shown = ""
+    else:
+        actual = resolve_metrics([requested], merged)[requested.casefold()]
+        shown = available_metrics(merged)[actual]
     better, assumed = _direction(shown)
     dated: list[Result] = []
     undated = without = later = 0
