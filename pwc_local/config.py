@@ -39,6 +39,14 @@ DEFAULT_RESULT_TEXT = "markdown"
 # What a tool result's text block holds (server/render.py): the data as Markdown, the
 # hosted server's short templates, or the compact JSON of `structuredContent`.
 RESULT_TEXTS = ("markdown", "summary", "json")
+# The shape of `structuredContent` (pwc_local/present): `compact`, each fact once, for
+# clients that hand the model only this half; `hosted`, the hosted server's shapes byte
+# for byte (the default when `tools = "hosted"`, the drop-in profile).
+STRUCTURED = ("compact", "hosted")
+# read_paper's chunk: small enough that every client tried hands it to the model whole
+# (docs/benchmarks.md, real clients); the hosted profile keeps the catalog's 64 KiB.
+DEFAULT_READ_CHUNK = 8192
+MIN_READ_CHUNK = 1024
 CONFIG_FILE_NAME = "mcp-local.toml"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -57,6 +65,8 @@ ENV_NAMES = {
     "tools": ENV_PREFIX + "TOOLS",
     "outage_budget": ENV_PREFIX + "OUTAGE_BUDGET",
     "result_text": ENV_PREFIX + "RESULT_TEXT",
+    "structured": ENV_PREFIX + "STRUCTURED",
+    "read_chunk": ENV_PREFIX + "READ_CHUNK",
 }
 ENV_CONFIG_FILE = ENV_PREFIX + "CONFIG"
 
@@ -86,6 +96,8 @@ class Settings:
     tools: str = DEFAULT_TOOLS
     outage_budget: float = DEFAULT_OUTAGE_BUDGET
     result_text: str = DEFAULT_RESULT_TEXT
+    structured: str | None = None  # None: `hosted` with `tools = "hosted"`, else `compact`
+    read_chunk: int | None = None  # None: the profile's (64 KiB hosted, 8 KiB compact)
     config_file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -96,6 +108,20 @@ class Settings:
         from platformdirs import user_cache_dir
 
         return Path(user_cache_dir(APP_NAME, appauthor=False))
+
+    @property
+    def profile(self) -> str:
+        """The `structuredContent` shape served: `compact` or `hosted` (see `STRUCTURED`)."""
+        if self.structured is not None:
+            return self.structured
+        return "hosted" if self.tools == "hosted" else "compact"
+
+    @property
+    def chunk_bytes(self) -> int:
+        """read_paper's chunk size: the `read_chunk` setting, else the profile's."""
+        if self.read_chunk is not None:
+            return self.read_chunk
+        return contract.CHUNK_BYTES if self.profile == "hosted" else DEFAULT_READ_CHUNK
 
     def tool_selected(self, name: str, group: str) -> bool:
         """Whether the `tools` setting lists tool `name` (of contract group `group`)."""
@@ -326,13 +352,39 @@ def parse_outage_budget(raw: Any) -> float:
     return _seconds(raw, MAX_OUTAGE_BUDGET)
 
 
+def _one_of(raw: Any, choices: tuple[str, ...], meanings: str) -> str:
+    """`raw` as one of `choices` (any case); `meanings` says what each does, for the error."""
+    value = str(raw).strip().lower()
+    if value not in choices:
+        raise ConfigError(f"{str(raw)[:64]!r} is not one of {', '.join(choices)} ({meanings})")
+    return value
+
+
 def parse_result_text(raw: Any) -> str:
     """What the text block of a tool result holds: `markdown`, `summary` or `json`."""
-    value = str(raw).strip().lower()
-    if value not in RESULT_TEXTS:
+    meanings = (
+        "markdown: the data as Markdown; summary: the hosted server's short text; "
+        "json: the structured result"
+    )
+    return _one_of(raw, RESULT_TEXTS, meanings)
+
+
+def parse_structured(raw: Any) -> str:
+    """The shape of `structuredContent`: `compact` or `hosted`."""
+    meanings = "compact: each fact once; hosted: the hosted server's shapes"
+    return _one_of(raw, STRUCTURED, meanings)
+
+
+def parse_read_chunk(raw: Any) -> int:
+    """read_paper's chunk in bytes, from 1024 to 65536."""
+    try:
+        value = int(str(raw).strip()) if not isinstance(raw, bool) else None
+    except ValueError:
+        value = None
+    if value is None or not MIN_READ_CHUNK <= value <= contract.CHUNK_BYTES:
         raise ConfigError(
-            f"{str(raw)[:64]!r} is not one of {', '.join(RESULT_TEXTS)} (markdown: the data as "
-            "Markdown; summary: the hosted server's short text; json: the structured result)"
+            f"{str(raw)[:64]!r} is not a whole number of bytes from {MIN_READ_CHUNK} to "
+            f"{contract.CHUNK_BYTES} (default {DEFAULT_READ_CHUNK}; 65536 in the hosted profile)"
         )
     return value
 
@@ -385,4 +437,6 @@ _PARSERS = {
     "tools": parse_tools,
     "outage_budget": parse_outage_budget,
     "result_text": parse_result_text,
+    "structured": parse_structured,
+    "read_chunk": parse_read_chunk,
 }

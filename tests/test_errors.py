@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from pwc_local.common.references import shown
 from pwc_local.config import ConfigError, Settings
+from pwc_local.present.hosted import QueryResult
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.safe_text import one_line
 from pwc_local.server.app import PwcServer, build_server
@@ -33,7 +34,6 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
-from pwc_local.server.models import QueryResult
 from pwc_local.store.cache import DiskCache
 from pwc_local.store.cached_catalog import CachingCatalog
 from pwc_local.upstream.errors import (
@@ -409,7 +409,7 @@ def _run(
     default, or (say) a caching source in front of it.
     """
     scripted = _scripted()
-    settings = Settings(api_url="http://127.0.0.1:9")
+    settings = Settings(api_url="http://127.0.0.1:9", structured="hosted")
     runtime = LazyRuntime(settings, builder=lambda s: Runtime(s, catalog(scripted), codec=None))
 
     async def main() -> None:
@@ -525,7 +525,7 @@ def test_stale_answers_are_labelled(tmp_path: Path) -> None:
         first_line = _text(stale).split("\n", 1)[0]
         assert first_line.startswith("From the local cache, ")
         assert first_line.endswith(
-            " old, because the catalog could not be reached (2026-05-01T12:30:00+00:00)."
+            " old (saved 2026-05-01 12:30 UTC): the catalog could not be reached."
         )
         catalog.fail_with(None)
         fresh = await client.call_tool("list_frameworks", {})
@@ -560,7 +560,7 @@ class _HeldWarmUp(LazyRuntime):
 def test_runtime_is_built_once_and_closed_at_shutdown() -> None:
     builds: list[str] = []  # the name of the thread each build ran in
     catalog = _scripted().client()
-    settings = Settings(api_url="http://127.0.0.1:9")
+    settings = Settings(api_url="http://127.0.0.1:9", structured="hosted")
 
     def builder(s: Settings) -> Runtime:
         builds.append(threading.current_thread().name)

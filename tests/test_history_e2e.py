@@ -74,7 +74,7 @@ def test_both_tools_over_mcp_with_links_progress_and_the_cache(
     assert seen["again"]["steps"] == big["steps"] == seen["restart"]["steps"]
     vision = seen["vision"]
     assert [s["model"] for s in vision["steps"]] == ["ConvNet-8", "Deep-B", "Wide-28"]
-    assert "the last row is the state of the art on 2016-12-31" in vision["_text"]
+    assert "the last is the state of the art on 2016-12-31" in vision["_text"]
     beaten = seen["beaten"]
     links = [item.uri for item in beaten.content if item.type == "resource_link"]
     assert str(links[0]) == "pwc://papers/1409.99002"

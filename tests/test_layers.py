@@ -1,6 +1,6 @@
 """The package layering CONTRIBUTING.md draws, checked on every import, lazy ones included.
 
-    cli.py, commands/ -> server/ -> runtime.py -> queries/, store/ -> common/ -> upstream/
+    cli.py, commands/ -> server/ -> present/, runtime.py -> queries/, store/ -> common/ -> upstream/
 
 The root modules `contract`, `config`, `failures`, `safe_text` and the package's
 `__init__` may be imported from anywhere. Read from the source with `ast`, so an
@@ -24,16 +24,15 @@ ALLOWED: dict[str, set[str]] = {
     "queries": {"common", "upstream"},
     "store": {"common", "upstream"},
     "runtime": {"queries", "store", "common", "upstream"},
+    # The presentation of results: query answers in, records and text out (types only).
+    "present": {"queries", "common", "upstream"},
     "server": {"present", "runtime", "queries", "store", "common", "upstream"},
-    # The compact output models and their text, bound by server/bindings.py; they
-    # build on server/models.py's base and render.py's cleaning (issue 29's history).
-    "present": {"server", "queries", "common", "upstream"},
     "clients": {"store"},
     "doctor": {"clients", "store", "upstream"},
     "logs": set(),
     "commands": {
-        "present",
         "server",
+        "present",
         "runtime",
         "queries",
         "store",

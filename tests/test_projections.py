@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from pwc_local.server import projections as p
-from pwc_local.server.models import (
+from pwc_local.present import projections as p
+from pwc_local.present.hosted import (
     LINEAGE_COVERAGE_NOTE,
     RANKING_NOTE,
     BenchmarkResult,
@@ -494,7 +494,10 @@ def test_method_result() -> None:
     ],
 )
 def test_metric_direction(name: str, direction: str) -> None:
-    assert p.metric_direction(name) == direction
+    # The rule lives with the leaderboard logic (the state-of-the-art series steps by it).
+    from pwc_local.queries.leaderboard import metric_direction
+
+    assert metric_direction(name) == direction
 
 
 def test_benchmark_result() -> None:

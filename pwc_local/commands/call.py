@@ -111,7 +111,7 @@ def call(
         click.echo(_tool_error_line(tool, text), err=True)
         sys.exit(1)
     if as_json:
-        from pwc_local.server.render import printable_json
+        from pwc_local.present.words import printable_json
 
         # The same JSON as ever; a control character in catalog text arrives escaped.
         click.echo(printable_json(outcome.structured_content, indent=2))

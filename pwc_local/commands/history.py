@@ -184,7 +184,7 @@ def beaten(ctx: click.Context, paper: tuple[str, ...], top: int, as_json: bool) 
     if as_json:
         click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
     elif model.scan.undated:
-        from pwc_local.server.render import plural
+        from pwc_local.present.words import plural
 
         click.echo(f"Left out: {plural(model.scan.undated, 'result')} without a date.")
 

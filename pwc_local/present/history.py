@@ -1,11 +1,13 @@
-"""What `sota` and `beaten` send: compact models, their text, their paper links.
+"""What `sota_history` and `who_beat_paper` send: compact models, their text, their papers.
 
 `project(answer, arguments)` turns the query's answer (`pwc_local.queries.history`)
 into the model (`structuredContent`); `text(model)` writes the text block from that
-same model, so the two halves carry the same facts; `links(model)` names the papers
-for `resource_link` items. Totals come first (`scan`), each fact once: the state of
-the art on the `as_of` date is the series' last step, not repeated beside it.
-Everything from the catalog goes through the one sanitiser (`render.clean`, `table`).
+same model, so the two halves carry the same facts; `linked(model)` names the papers
+for `resource_link` items (the binding makes them `server.links.PaperLink`s). Totals
+come first (`scan`), each fact once: the state of the art on the `as_of` date is the
+series' last step, not repeated beside it.
+Everything from the catalog goes through the one sanitiser (`words.clean`, `table`).
+Optional fields default to `None`: the compact profile leaves them out of the JSON.
 
 The command line prints the same text, and `--json` the same model.
 """
@@ -15,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from pwc_local.present.hosted import ToolOutput, _Strict
+from pwc_local.present.words import clean, metric, plural, table
 from pwc_local.queries.history import BeatenAnswer, BeatenBoard, Result, SotaAnswer
-from pwc_local.server.links import PaperLink, paper_key
-from pwc_local.server.models import ToolOutput, _Strict
-from pwc_local.server.render import clean, metric, plural, table
 
 MAX_STEPS = 100  # steps sent, the latest ones; `scan.steps` counts them all
 BEATERS = 5  # results that beat a paper shown per board, best first
@@ -31,10 +32,10 @@ Better = Literal["higher", "lower", "assumed higher"]
 class Step(_Strict):
     date: str
     model: str
-    paper: str | None
-    ref: str | None  # arXiv or catalog ID, for the paper tools
+    paper: str | None = None
+    ref: str | None = None  # arXiv or catalog ID, for the paper tools
     score: float
-    gain: float | None
+    gain: float | None = None  # none on the first step
 
 
 class Scan(_Strict):
@@ -51,7 +52,7 @@ class Series(_Strict):
     benchmark: str
     metric: str
     better: Better
-    as_of: str | None
+    as_of: str | None = None
 
 
 class SotaResult(ToolOutput):
@@ -65,8 +66,8 @@ class SotaResult(ToolOutput):
 class Beater(_Strict):
     date: str
     model: str
-    paper: str | None
-    ref: str | None
+    paper: str | None = None
+    ref: str | None = None
     score: float
     margin: float
 
@@ -92,7 +93,7 @@ class BeatenScan(_Strict):
 class BeatenPaper(_Strict):
     title: str
     ref: str
-    published: str | None
+    published: str | None = None
 
 
 class BeatenResult(ToolOutput):
@@ -207,30 +208,32 @@ def _number(value: float | None) -> str:
 
 
 def sota_text(model: SotaResult) -> str:
-    """The series as a Markdown table, under a line of totals."""
+    """The series as a Markdown table under two lines: what it is of, and what was read."""
     scan, series = model.scan, model.series
     as_of = series.as_of
-    when = f", as of {as_of}" if as_of else ""
     what = f", {_metric(series.metric, series.better)}" if series.metric else ""
-    lines = [f"**{clean(series.benchmark)}**{what}{when}."]
+    when = f" on {as_of}" if as_of else ""
+    head = f"**{clean(series.benchmark)}**{what}"
+    if model.steps:
+        head += f": each new best by paper date; the last is the state of the art{when}."
     if scan.rows_read >= scan.rows_total:
         read = f"All {plural(scan.rows_total, 'row')} read"
     else:
         read = (
-            f"Only {scan.rows_read:,} of {scan.rows_total:,} rows read (the scan's bound): "
-            "the series may miss results"
+            f"Only {scan.rows_read:,} of {scan.rows_total:,} rows read (the bound): may miss some"
         )
     left = [
-        (scan.undated, "without a date"),
+        (scan.undated, "undated"),
         (scan.without_metric, f"without {clean(series.metric)}"),
         (scan.after_as_of, f"after {as_of}"),
     ]
-    out = "; ".join(f"{count:,} {why}" for count, why in left if count)
-    lines.append(
-        f"{read}; {plural(scan.results, 'dated result')} in the series"
-        + (f" (left out: {out})" if out else "")
-        + "."
-    )
+    out = ", ".join(f"{count:,} {why}" for count, why in left if count)
+    lines = [
+        head,
+        f"{read}; {plural(scan.results, 'dated result')}"
+        + (f"; left out {out}" if out else "")
+        + ".",
+    ]
     if not model.steps:
         if not series.metric:
             lines.append("The leaderboard holds no result to follow.")
@@ -241,8 +244,6 @@ def sota_text(model: SotaResult) -> str:
         return "\n".join(lines)
     if scan.steps > len(model.steps):
         lines.append(f"The first {scan.steps - len(model.steps):,} steps are not shown.")
-    last = "the last row is the state of the art" + (f" on {as_of}" if as_of else "")
-    lines.append(f"Each row beat every earlier result; {last}.")
     rows = [
         (s.date, s.model, _paper(s.paper, s.ref), _number(s.score), _number(s.gain))
         for s in model.steps
@@ -308,21 +309,22 @@ def text(model: ToolOutput) -> str:
     raise TypeError(f"no history text for {type(model).__name__}")
 
 
-def _links(pairs: Iterable[tuple[str | None, str | None]]) -> list[PaperLink]:
-    seen: dict[str, PaperLink] = {}
+def _linked(pairs: Iterable[tuple[str | None, str | None]]) -> list[tuple[str, str]]:
+    seen: dict[str, str] = {}
     for ref, title in pairs:
-        key = paper_key(ref, None)
-        if key is not None and key not in seen:
-            seen[key] = PaperLink(key, title or key)
-    return list(seen.values())
+        key = (ref or "").strip()
+        if key and key not in seen:
+            seen[key] = title or key
+    return list(seen.items())
 
 
-def links(model: Any) -> list[PaperLink]:
-    """The papers a result names, each once: the latest steps' (at most `LINKED_STEPS`:
-    each link is a lookup and two items), or the paper and those that beat it."""
+def linked(model: Any) -> list[tuple[str, str]]:
+    """The papers a result names for `resource_link` items, as (reference, title), each
+    once: the latest steps' (at most `LINKED_STEPS`: each link is a lookup and two
+    items), or the paper and those that beat it."""
     if isinstance(model, SotaResult):
-        return _links((step.ref, step.paper) for step in reversed(model.steps))[:LINKED_STEPS]
+        return _linked((step.ref, step.paper) for step in reversed(model.steps))[:LINKED_STEPS]
     if isinstance(model, BeatenResult):
         beaters = ((b.ref, b.paper) for board in model.results for b in board.by)
-        return _links([(model.paper.ref, model.paper.title), *beaters])
+        return _linked([(model.paper.ref, model.paper.title), *beaters])
     return []

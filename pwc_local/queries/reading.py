@@ -87,6 +87,7 @@ class ReadResult:
     next_cursor: str | None
     in_catalog: bool = True
     available_at: list[Link] = field(default_factory=list)
+    start: int = 0  # the byte of the whole Markdown this chunk starts at
 
 
 @dataclass(frozen=True)
@@ -104,11 +105,11 @@ class _Plan:
 async def read_paper(
     catalog: CatalogSource,
     codec: CursorCodec,
-    paper: str,
+    chunk_limit: int = CHUNK_BYTES,
     *,
+    paper: str,
     cursor: str | None,
     now: float | None = None,
-    chunk_limit: int = CHUNK_BYTES,
 ) -> ReadResult:
     """Read one chunk of a paper's Markdown, from the start or from `cursor`.
 
@@ -240,6 +241,7 @@ async def _read(
         markdown=chunk.text,
         truncated=chunk.truncated,
         next_cursor=next_cursor,
+        start=plan.offset,
     )
 
 

@@ -15,6 +15,7 @@ projects into typed models. Failures are the typed errors of
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -40,7 +41,13 @@ from pwc_local.upstream.envelopes import (
     rows_of,
     trending_results,
 )
-from pwc_local.upstream.errors import InvalidResponse, NotFound, UsageError, translate_404
+from pwc_local.upstream.errors import (
+    CatalogError,
+    InvalidResponse,
+    NotFound,
+    UsageError,
+    translate_404,
+)
 from pwc_local.upstream.source import CatalogSource, QueryValue, segment
 
 __all__ = [
@@ -76,6 +83,44 @@ _FULL_LIST_CUTOFF = 0.5
 
 
 # -- shared helpers --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AreaListing:
+    """A task or method listing: the catalog's document as it came (`payload`) and the
+    names of the research areas its rows name only by `area_id` (`areas`, ID -> name)."""
+
+    payload: Any
+    areas: dict[str, str] = field(default_factory=dict)
+
+
+async def _with_area_names(
+    catalog: CatalogSource,
+    path: str,
+    params: dict[str, QueryValue],
+    what: str,
+    areas: list[dict[str, Any]] | None,
+) -> AreaListing:
+    """One listing page, with the names of the areas its rows name by ID.
+
+    `areas` are the rows the area filter was resolved with; without a filter they are
+    fetched beside the page (`areas/`, one small cached page). A listing is still
+    answered without them.
+    """
+
+    async def names() -> list[dict[str, Any]]:
+        if areas is not None:
+            return areas
+        try:
+            return await fetch_areas(catalog)
+        except CatalogError:
+            return []
+
+    payload, rows = await gather(
+        lambda: catalog.get_json(path, params, accept=payload_of(what)), names
+    )
+    named = {str(row["id"]): str(row["name"]) for row in rows if "id" in row and "name" in row}
+    return AreaListing(payload, named)
 
 
 async def gather(*calls: Callable[[], Awaitable[Any]]) -> list[Any]:
@@ -302,7 +347,7 @@ async def list_tasks(
     order_direction: str,
     page: int,
     limit: int | None,
-) -> dict[str, Any]:
+) -> AreaListing:
     """List research tasks, flat and paged, or grouped by area.
 
     Flat (default): `area` is resolved to its ID first (`Area not found` lists the real
@@ -324,16 +369,17 @@ async def list_tasks(
                 "group_by_area returns the whole taxonomy in one response, so page, limit "
                 "and level cannot be combined with it; drop them or set group_by_area to false"
             )
-        return await _grouped_tasks(catalog, area, order_by, order_direction == "desc")
+        return AreaListing(await _grouped_tasks(catalog, area, order_by, order_direction == "desc"))
 
     params: dict[str, QueryValue] = {"page": page, "page_size": limit or DEFAULT_LIMIT}
     params["q"] = optional_text(search)
+    rows = None
     if area is not None:
-        params["area_id"], _ = await resolve_area(catalog, area)
+        params["area_id"], rows = await resolve_area(catalog, area)
     params["level"] = level
     params["visible_only"] = visible_only
     params["ordering"] = ordering
-    return await catalog.get_json("tasks/", params, accept=payload_of("task list"))
+    return await _with_area_names(catalog, "tasks/", params, "task list", rows)
 
 
 async def _grouped_tasks(
@@ -404,7 +450,7 @@ async def list_methods(
     order_direction: str,
     page: int,
     limit: int,
-) -> dict[str, Any]:
+) -> AreaListing:
     """One page of `methods/`, optionally searched, in one area, or from one year.
 
     `area` is resolved like in `list_tasks`. The payload is the catalog's page
@@ -414,11 +460,12 @@ async def list_methods(
     params: dict[str, QueryValue] = {"page": page, "page_size": limit}
     params["q"] = optional_text(search)
     area = optional_text(area)
+    rows = None
     if area is not None:
-        params["area_id"], _ = await resolve_area(catalog, area)
+        params["area_id"], rows = await resolve_area(catalog, area)
     params["introduced_year"] = introduced_year
     params["ordering"] = ordering
-    return await catalog.get_json("methods/", params, accept=payload_of("method list"))
+    return await _with_area_names(catalog, "methods/", params, "method list", rows)
 
 
 # -- conferences and organizations -----------------------------------------------------

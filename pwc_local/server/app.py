@@ -152,6 +152,8 @@ class PwcServer(MCPServer):
         # The bindings by tool name, loaded with the tools (`ensure_tools`).
         self._specs: Mapping[str, ToolSpec] = {}
         self._output_models: dict[str, type[BaseModel]] = {}
+        # Whether output schemas keep `schema_version` (the hosted profile sends it).
+        self.versioned = True
         self._listing: list[MCPTool] | None = None
         # Where this installation's listing snapshot is, worked out once (it stats every
         # source file) by whoever needs it first: the preparation thread or tools/list.
@@ -197,7 +199,7 @@ class PwcServer(MCPServer):
                 return tool.output_schema
         from pwc_local.server.listing import output_schema
 
-        return output_schema(model)
+        return output_schema(model, self.versioned)
 
     def prepare_after_initialize(
         self,
@@ -343,7 +345,7 @@ class PwcServer(MCPServer):
                 update: dict[str, Any] = {"input_schema": _without_titles(tool.input_schema)}
                 model = self._output_models.get(tool.name)
                 if model is not None:
-                    update["output_schema"] = output_schema(model)
+                    update["output_schema"] = output_schema(model, self.versioned)
                 listing.append(tool.model_copy(update=update))
             self._listing = listing
             if self._snapshot is not None:
@@ -481,7 +483,7 @@ def _tool_registration(tools: _DeferredTools, settings: Settings) -> Callable[[M
     def register(server: MCPServer) -> None:
         from pwc_local.server.tools import register_tools
 
-        register_tools(server, tools.get(), settings.tool_selected)
+        register_tools(server, tools.get(), settings)
 
     return register
 
@@ -510,7 +512,9 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
         name=text.SERVER_NAME,
         title=text.SERVER_TITLE,
         description=text.SERVER_DESCRIPTION,
-        instructions=text.INSTRUCTIONS,
+        instructions=text.INSTRUCTIONS
+        if settings.profile == "hosted"
+        else text.COMPACT_INSTRUCTIONS,
         website_url=text.WEBSITE_URL,
         version=__version__,
         lifespan=_lifespan(runtime),
@@ -520,6 +524,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
         subscriptions=False,
         log_level=settings.log_level.upper(),
     )
+    server.versioned = settings.profile == "hosted"
     register_completions(server, runtime)
     return server
 
@@ -540,7 +545,10 @@ def run_stdio(settings: Settings) -> int:
     # The cache directory may need platformdirs: looked up after `initialize` too. When
     # everything is ready, what start-up made is frozen out of the collector's way.
     server.prepare_after_initialize(
-        snapshot_dir=settings.resolved_cache_dir, tools=settings.tools, then=gc.freeze
+        snapshot_dir=settings.resolved_cache_dir,
+        # A snapshot per tool selection and profile: each lists other tools or schemas.
+        tools=settings.tools if settings.profile == "compact" else f"{settings.tools}/hosted",
+        then=gc.freeze,
     )
     try:
         return stdio.run(server, drain_timeout=settings.timeout + 5)

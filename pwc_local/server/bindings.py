@@ -33,7 +33,25 @@ from mcp_types import ToolAnnotations
 
 from pwc_local import contract
 from pwc_local.contract import Group, Param, Tool
-from pwc_local.present import history
+from pwc_local.present import benchmarks as shown_benchmarks
+from pwc_local.present import history, projections
+from pwc_local.present import papers as shown_papers
+from pwc_local.present import reading as shown_reading
+from pwc_local.present import taxonomy as shown_taxonomy
+from pwc_local.present.hosted import (
+    BenchmarkPage,
+    BenchmarkResult,
+    EvaluationPage,
+    MethodResult,
+    PaperInfoResult,
+    PaperLineageResult,
+    PaperPage,
+    PaperReadResult,
+    QueryResult,
+    TaskResult,
+    ToolOutput,
+)
+from pwc_local.present.record import Presenter
 from pwc_local.queries import (
     benchmarks,
     citing,
@@ -49,25 +67,11 @@ from pwc_local.queries import history as history_queries
 from pwc_local.server import (
     library_models,
     links,
-    projections,
     reading_results,
     text,
     watch_models,
 )
 from pwc_local.server import render_pieces as piece
-from pwc_local.server.models import (
-    BenchmarkPage,
-    BenchmarkResult,
-    EvaluationPage,
-    MethodResult,
-    PaperInfoResult,
-    PaperLineageResult,
-    PaperPage,
-    PaperReadResult,
-    QueryResult,
-    TaskResult,
-    ToolOutput,
-)
 from pwc_local.server.render import Piece, of_model
 from pwc_local.server.render_generic import generic
 
@@ -87,6 +91,7 @@ class ToolSpec:
     text: tuple[Piece, ...] = (generic,)
     needs: tuple[str, ...] = ("catalog",)
     links: Callable[[Any], list[links.PaperLink]] | None = None
+    compact: Presenter | None = None
 
     @property
     def name(self) -> str:
@@ -118,6 +123,10 @@ def _bind(name: str, **binding: Any) -> ToolSpec:
     return ToolSpec(contract.BY_NAME[name], **binding)
 
 
+def _history_links(model: Any) -> list[links.PaperLink]:
+    return [links.PaperLink(key, title) for key, title in history.linked(model)]
+
+
 def _data(answer: Any, _arguments: Arguments) -> QueryResult:
     """The `QueryResult` tools: the catalog's payload as it came, under `data`."""
     return QueryResult(data=answer)
@@ -136,9 +145,42 @@ def _rows(noun: str) -> tuple[Piece, ...]:
     return (piece.data(noun), piece.next_page())
 
 
-def _taxonomy(name: str, query: QueryFunction, *, text: tuple[Piece, ...] = (generic,)) -> ToolSpec:
-    """A hosted taxonomy tool (`queries.taxonomy`): the catalog's payload as it came."""
-    return _bind(name, query=query, output=QueryResult, project=_data, text=text)
+def _listing(answer: Any, _arguments: Arguments) -> QueryResult:
+    """A task or method listing (`taxonomy.AreaListing`): the catalog's payload, as `_data`."""
+    return QueryResult(data=answer.payload)
+
+
+# The compact presentation of each family (`pwc_local.present`).
+PAPER_LIST = Presenter(
+    shown_papers.PaperList, shown_papers.paper_list, shown_papers.paper_list_text
+)
+CATALOG_ENTRY = Presenter(
+    shown_taxonomy.CatalogEntry, shown_taxonomy.catalog_entry, shown_taxonomy.catalog_entry_text
+)
+
+
+def _catalog_list(noun: str) -> Presenter:
+    return Presenter(
+        shown_taxonomy.CatalogList,
+        shown_taxonomy.catalog_list,
+        shown_taxonomy.catalog_list_text(noun),
+    )
+
+
+def _taxonomy(name: str, query: QueryFunction, *, noun: str | None = None) -> ToolSpec:
+    """A hosted taxonomy tool (`queries.taxonomy`): the catalog's payload as it came.
+
+    With a `noun`, a listing of them (`text`: rows of `noun`s); without, one entry.
+    """
+    listed = name in ("list_tasks", "list_methods")  # answered as an `AreaListing`
+    return _bind(
+        name,
+        query=query,
+        output=QueryResult,
+        project=_listing if listed else _data,
+        text=_rows(noun) if noun else (generic,),
+        compact=_catalog_list(noun) if noun else CATALOG_ENTRY,
+    )
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -150,6 +192,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=_papers,
         summary=lambda page, _: text.found_papers(page),
         text=PAPERS,
+        compact=PAPER_LIST,
         links=links.page_links,
     ),
     _bind(
@@ -165,6 +208,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         summary=lambda result, _: text.paper_info(result),
         text=(piece.paper_info, piece.note),
         links=links.info_links,
+        compact=Presenter(
+            shown_papers.PaperFacts, shown_papers.paper_facts, shown_papers.paper_facts_text
+        ),
     ),
     _bind(
         "get_paper_evaluations",
@@ -173,15 +219,23 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=lambda answer, a: projections.evaluation_page(a["paper"], a["page"], answer),
         summary=lambda result, _: text.paper_evaluations(result),
         text=(piece.paper_evaluations, piece.next_page()),
+        compact=Presenter(
+            shown_papers.PaperEvaluations,
+            shown_papers.paper_evaluations,
+            shown_papers.paper_evaluations_text,
+        ),
     ),
     _bind(
         "read_paper",
         query=reading.read_paper,
-        needs=("catalog", "codec"),
+        needs=("catalog", "codec", "read_chunk"),
         output=PaperReadResult,
         project=lambda answer, _: projections.paper_read(answer),
         summary=lambda result, _: text.paper_markdown(result),
         text=(of_model(text.paper_markdown),),
+        compact=Presenter(
+            shown_reading.PaperChunk, shown_reading.paper_chunk, shown_reading.paper_chunk_text
+        ),
     ),
     _bind(
         "list_papers",
@@ -189,6 +243,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=_papers,
         text=PAPERS,
+        compact=PAPER_LIST,
         links=links.page_links,
     ),
     _bind(
@@ -197,6 +252,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=_papers,
         text=PAPERS,
+        compact=PAPER_LIST,
     ),
     _bind(
         "list_trending_papers",
@@ -204,6 +260,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=_papers,
         text=PAPERS,
+        compact=PAPER_LIST,
     ),
     _bind(
         "get_related_papers",
@@ -212,6 +269,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=lambda answer, _: projections.related_page(answer),
         summary=lambda page, _: page.note,
         text=PAPERS,
+        compact=PAPER_LIST,
     ),
     _bind(
         "get_paper_lineage",
@@ -219,6 +277,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperLineageResult,
         project=lambda answer, _: projections.lineage(answer),
         text=(piece.lineage,),
+        compact=Presenter(shown_papers.Lineage, shown_papers.lineage, shown_papers.lineage_text),
     ),
     # -- taxonomy ---------------------------------------------------------------------------
     _bind(
@@ -230,8 +289,11 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         summary=lambda result, _: text.task(result),
         text=(piece.task,),
+        compact=Presenter(
+            shown_taxonomy.TaskFacts, shown_taxonomy.task_facts, shown_taxonomy.task_text
+        ),
     ),
-    _taxonomy("list_tasks", taxonomy.list_tasks, text=_rows("task")),
+    _taxonomy("list_tasks", taxonomy.list_tasks, noun="task"),
     _bind(
         "get_method",
         query=taxonomy.get_method,
@@ -239,14 +301,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=lambda answer, _: projections.method_result(answer),
         summary=lambda result, _: text.method(result),
         text=(piece.method,),
+        compact=Presenter(
+            shown_taxonomy.MethodFacts, shown_taxonomy.method_facts, shown_taxonomy.method_text
+        ),
     ),
-    _taxonomy("list_methods", taxonomy.list_methods, text=_rows("method")),
+    _taxonomy("list_methods", taxonomy.list_methods, noun="method"),
     _taxonomy("get_conference", taxonomy.get_conference),
-    _taxonomy("list_conferences", taxonomy.list_conferences, text=_rows("conference")),
+    _taxonomy("list_conferences", taxonomy.list_conferences, noun="conference"),
     _taxonomy("get_organization", taxonomy.get_organization),
-    _taxonomy("list_organizations", taxonomy.list_organizations, text=_rows("organization")),
+    _taxonomy("list_organizations", taxonomy.list_organizations, noun="organization"),
     _taxonomy("get_framework", taxonomy.get_framework),
-    _taxonomy("list_frameworks", taxonomy.list_frameworks, text=_rows("framework")),
+    _taxonomy("list_frameworks", taxonomy.list_frameworks, noun="framework"),
     # -- benchmarks -------------------------------------------------------------------------
     _bind(
         "get_benchmark",
@@ -257,6 +322,11 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         summary=lambda result, _: text.benchmark(result),
         text=(piece.benchmark, piece.metric_note, piece.next_page()),
+        compact=Presenter(
+            shown_benchmarks.Leaderboard,
+            shown_benchmarks.leaderboard_page,
+            shown_benchmarks.leaderboard_text,
+        ),
     ),
     _bind(
         "list_benchmarks",
@@ -267,6 +337,11 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         summary=lambda page, answer: text.benchmark_list(page, list(answer.notes)),
         text=(piece.benchmarks, piece.benchmark_notes, piece.next_page()),
+        compact=Presenter(
+            shown_benchmarks.BenchmarkList,
+            shown_benchmarks.benchmark_list,
+            shown_benchmarks.benchmark_list_text,
+        ),
     ),
     # -- the reading library (local additions; tools=hosted leaves them out) -------------
     _bind(
@@ -303,6 +378,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=reading_results.PaperOutlineResult,
         project=reading_results.paper_outline,
         text=(of_model(reading_results.outline_text),),
+        compact=Presenter(shown_reading.Outline, shown_reading.outline, shown_reading.outline_text),
     ),
     _bind(
         "read_paper_section",
@@ -344,7 +420,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=history.SotaResult,
         project=history.project,
         text=(of_model(history.text),),
-        links=history.links,
+        links=_history_links,
     ),
     _bind(
         "who_beat_paper",
@@ -353,7 +429,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=history.BeatenResult,
         project=history.project,
         text=(of_model(history.text),),
-        links=history.links,
+        links=_history_links,
     ),
 )
 

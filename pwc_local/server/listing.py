@@ -21,7 +21,7 @@ the answer and a client to check its types, and drops the rest:
 
 A nested model is left open (`{"type": "object"}`, and an array of them plain
 `{"type": "array"}`) rather than spelled out: its fields are the same in every tool
-that returns it, they are documented in `pwc_local/server/models.py`, and they
+that returns it, they are documented in `pwc_local/present/hosted.py`, and they
 would cost the listing about 12 KB more. Every field of a result is in every
 `structuredContent` (null or empty when there is nothing), so neither `default`
 nor `required` tells a client anything (together 2.3 KB over 29 tools). The input
@@ -64,9 +64,16 @@ def output_model_of(fn: Callable[..., Any]) -> type[BaseModel] | None:
 
 
 @functools.cache
-def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The compact output schema of `model` (cached; treat the result as read-only)."""
-    return compact_output_schema(model.model_json_schema())
+def output_schema(model: type[BaseModel], versioned: bool = True) -> dict[str, Any]:
+    """The compact output schema of `model` (cached; treat the result as read-only).
+
+    `versioned=False`: without `schema_version`, which the compact profile does not send.
+    """
+    schema = compact_output_schema(model.model_json_schema())
+    if not versioned and "schema_version" in schema.get("properties", {}):
+        properties = {k: v for k, v in schema["properties"].items() if k != "schema_version"}
+        schema = {**schema, "properties": properties}
+    return schema
 
 
 def compact_output_schema(schema: dict[str, Any]) -> dict[str, Any]:

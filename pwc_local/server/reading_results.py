@@ -13,8 +13,8 @@ from typing import Any
 
 from pwc_local.config import format_size
 from pwc_local.contract import CitationFormat
-from pwc_local.server.models import ToolOutput, _Strict
-from pwc_local.server.render import clean, printable_block
+from pwc_local.present.hosted import ToolOutput, _Strict
+from pwc_local.present.words import clean, printable_block
 
 # The models carry no docstrings or field descriptions on purpose: they would be
 # repeated in every session's tools/list (the budget of issue 9 is 4,000 bytes for the
@@ -41,11 +41,11 @@ class PaperOutlineResult(ToolOutput):
 
 
 class PaperSectionResult(ToolOutput):
+    next_cursor: str | None = None  # first: clients that cut long results keep it
     paper: str
     section: OutlineSection
-    markdown: str
     truncated: bool
-    next_cursor: str | None = None
+    markdown: str
 
 
 class CitationResult(ToolOutput):
