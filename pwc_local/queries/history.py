@@ -43,6 +43,7 @@ from pwc_local.queries.leaderboard import (
     resolve_metrics,
 )
 from pwc_local.queries.papers import get_paper_info
+from pwc_local.safe_text import one_line
 from pwc_local.upstream.source import CatalogSource
 
 __all__ = [
@@ -249,8 +250,10 @@ def _primary(rows: list[dict[str, Any]]) -> str | None:
 
 
 def _scan_report(progress: Progress | None, what: str) -> Any:
+    """Page reports as progress notifications, the benchmark named as catalog text is."""
     if progress is None:
         return None
+    what = one_line(what, 100, cut="…")
 
     async def on_page(read: int, total: int) -> None:
         await progress(read, total, f"{what}: {read} of {total} rows")
@@ -427,7 +430,8 @@ async def beaten_boards(
     )
     for index, (dataset_id, name) in enumerate(chosen):
         if progress is not None:
-            await progress(index, len(chosen), f"{name}: reading its leaderboard")
+            shown = one_line(name, 100, cut="…")  # catalog text
+            await progress(index, len(chosen), f"{shown}: reading its leaderboard")
         board_rows, total = await scan_leaderboard(
             catalog,
             {"id": dataset_id, "name": name},
