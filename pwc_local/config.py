@@ -145,6 +145,7 @@ def load_settings(
     config_file: Path | None = None,
     *,
     problems: list[str] | None = None,
+    env_origin: str = "environment",
 ) -> Settings:
     """Resolve every setting from flags, environment, config file and defaults.
 
@@ -155,11 +156,12 @@ def load_settings(
     With a `problems` list, nothing is raised: each bad value (or an unreadable file)
     is appended there as the message `ConfigError` would carry, and that setting
     falls back to the next source. `doctor` uses this to go on probing the catalog
-    URL the user set while another setting is wrong.
+    URL the user set while another setting is wrong. `env_origin` is how messages
+    name where `environ` came from (`install` checks its `--env` values this way).
     """
     env = os.environ if environ is None else environ
     given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
-    path, required = _config_path(config_file, env)
+    path, required = config_file_path(config_file, env)
     try:
         file_values = _read_config_file(path, required=required)
     except ConfigError as exc:
@@ -175,7 +177,7 @@ def load_settings(
         if name in given_flags:
             candidates.append((given_flags[name], "command line"))
         if env.get(env_name, "") != "":
-            candidates.append((env[env_name], f"environment {env_name}"))
+            candidates.append((env[env_name], f"{env_origin} {env_name}"))
         if name in file_values:
             candidates.append((file_values[name], f"config file {path}"))
         sources[name] = "default"
@@ -193,7 +195,8 @@ def load_settings(
     return Settings(**values, config_file=path if file_values else None, sources=sources)
 
 
-def _config_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, bool]:
+def config_file_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, bool]:
+    """The settings file to read, and whether it must exist (named, not the default)."""
     if explicit is not None:
         return Path(explicit).expanduser(), True
     if env.get(ENV_CONFIG_FILE):
@@ -201,15 +204,30 @@ def _config_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, b
     return pwc_config_dir(env) / CONFIG_FILE_NAME, False
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
+    """The settings in `path`, refused when another user could have written them.
+
+    The file steers the server (the catalog URL, the log file), so one that others
+    can write, or in a directory they can write, is not honoured
+    (`private_files.read_trusted`): the message names the file and the fix.
+    """
+    from pwc_local import private_files
+
     try:
-        data = path.read_bytes()
+        data = private_files.read_trusted(path, MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         if required:
             raise ConfigError(f"config file {path} does not exist") from None
         return {}
+    except private_files.NotPrivate as exc:
+        raise ConfigError(str(private_files.refusal("settings file", path, exc.exposure))) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {path} is over 1 MiB; it cannot be a settings file")
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
@@ -241,6 +259,13 @@ def parse_api_url(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise ConfigError("expected an http:// or https:// URL")
     url = raw.strip().rstrip("/")
+    # What httpx would refuse as `InvalidURL` at every call (control characters, an
+    # over-long URL, a malformed IPv4 address) is refused here, at start-up, naming
+    # the setting; importing httpx for the check would cost start-up 80 ms.
+    if not url.isprintable():
+        raise ConfigError(f"{raw!r} has a control character; it is not a valid URL")
+    if len(url) > MAX_URL_CHARS:
+        raise ConfigError(f"the URL is over {MAX_URL_CHARS} characters long")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a malformed port
@@ -250,9 +275,40 @@ def parse_api_url(raw: Any) -> str:
         raise ConfigError(f"{raw!r} must start with http:// or https://")
     if not parts.hostname:
         raise ConfigError(f"{raw!r} has no host name")
+    if any(char.isspace() for char in url):
+        raise ConfigError(f"{raw!r} has a space; it is not a valid URL")
+    if _IPV4_STYLE.fullmatch(parts.hostname) and not _is_ipv4(parts.hostname):
+        raise ConfigError(f"{raw!r} has a malformed IPv4 address")
+    if not parts.hostname.isascii() and not _is_idna(parts.hostname):
+        raise ConfigError(f"{raw!r} has a host name that is not a valid international name")
     if parts.query or parts.fragment:
         raise ConfigError(f"{raw!r} must not carry a query or fragment")
     return url
+
+
+MAX_URL_CHARS = 65536  # httpx's bound
+_IPV4_STYLE = re.compile(r"[0-9.]+")
+
+
+def _is_ipv4(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_idna(host: str) -> bool:
+    """Whether httpx can encode the non-ASCII `host` (with `idna`, which httpx requires)."""
+    import idna
+
+    try:
+        idna.encode(host)
+    except idna.IDNAError:
+        return False
+    return True
 
 
 MAX_TIMEOUT = 600.0

@@ -46,6 +46,7 @@ from pwc_local.upstream.errors import (
     InvalidResponse,
     NoMarkdown,
     NotFound,
+    NotJSON,
     PaperChanged,
     PaperMissing,
     ResponseTooLarge,
@@ -81,7 +82,7 @@ def _code(message: str) -> str:
         (UpstreamTimeout("catalog request timed out"), "upstream_timeout"),
         (UpstreamUnreachable("catalog unreachable (ConnectError)"), "upstream_error"),
         (InvalidResponse("catalog returned invalid JSON"), "upstream_error"),
-        (ResponseTooLarge("too big"), "upstream_error"),
+        (ResponseTooLarge(2 * 1024 * 1024), "upstream_error"),
         (UpstreamError("something"), "upstream_error"),
         (NotFound("Task not found: x"), "not_found"),
         (PaperMissing("Paper not found: 2308.10195"), "not_found"),
@@ -125,7 +126,24 @@ def test_every_error_class_has_its_code(exc: BaseException, expected: str) -> No
             "upstream_error: the Papers With Code catalog could not be reached; check the "
             "network connection and the PWC_API_URL setting.",
         ),
-        (InvalidResponse("x"), "upstream_error: the Papers With Code catalog request failed."),
+        (
+            HTTPStatusError(500, "Internal Server Error"),
+            "upstream_error: the Papers With Code catalog answered HTTP 500, a failure on its "
+            "side; retry in a minute, or later if it persists.",
+        ),
+        (
+            NotJSON("x"),
+            "upstream_error: the Papers With Code catalog's answer was not JSON (a proxy or "
+            "maintenance page, often); retry in a minute, and if it persists check the "
+            "PWC_API_URL setting.",
+        ),
+        (
+            ResponseTooLarge(2 * 1024 * 1024),
+            "upstream_error: the Papers With Code catalog's answer was over 2 MiB, the most "
+            "this client reads; ask for less (a smaller limit, fewer options) or a narrower "
+            "request.",
+        ),
+        (UpstreamError("x"), "upstream_error: the Papers With Code catalog request failed."),
         (
             NoMarkdown("x"),
             "no_markdown: no stored Markdown is available for this paper; use get_paper_info "

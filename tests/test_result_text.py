@@ -221,7 +221,7 @@ def test_result_text_setting_is_validated_like_the_others(tmp_path: Path) -> Non
 
     assert server_env_problems({"PWC_MCP_LOCAL_RESULT_TEXT": "json"}) == []
     [problem] = server_env_problems({"PWC_MCP_LOCAL_RESULT_TEXT": "html"})
-    assert problem.startswith("invalid result_text from environment PWC_MCP_LOCAL_RESULT_TEXT")
+    assert problem.startswith("invalid result_text from --env PWC_MCP_LOCAL_RESULT_TEXT")
 
 
 # -- hostile text ----------------------------------------------------------------------------

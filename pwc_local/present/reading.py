@@ -18,6 +18,7 @@ from pwc_local.present.words import clean
 
 
 class PaperChunk(Record):
+    newer_version_seen: str | None = None  # a saved copy the catalog has changed since
     next_cursor: str | None = None
     more: bool
     start: int
@@ -31,6 +32,7 @@ class PaperChunk(Record):
 def paper_chunk(model: PaperReadResult, answer: Any, _arguments: Any) -> PaperChunk:
     start = answer.start
     return PaperChunk(
+        newer_version_seen=model.cache.newer_version_seen if model.cache else None,
         next_cursor=model.next_cursor,
         more=model.truncated,
         start=start,

@@ -20,10 +20,12 @@ from typing import Any
 
 import anyio
 
+from pwc_local.common.names import TASK, KnownNames
 from pwc_local.queries.arguments import optional_text, required_text
 from pwc_local.queries.lookup import (
     area_named,
     areas_matching,
+    closest_known,
     closest_names,
     exact_match,
     fetch_areas,
@@ -171,10 +173,14 @@ def _with_id(summary: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
-async def _task_summary(catalog: CatalogSource, reference: str) -> dict[str, Any]:
+async def _task_summary(
+    catalog: CatalogSource, reference: str, names: KnownNames | None
+) -> dict[str, Any]:
     """The task row named by `reference`: by ID for digits, else exact match in a search.
 
-    A summary without an ID fails the shape check, so that answer is not cached.
+    A miss suggests the closest of the search's rows, or when it had none those of a
+    broader search and the `names` seen before (`lookup.closest_known`). A summary
+    without an ID fails the shape check, so that answer is not cached.
     """
     if is_numeric_id(reference):
         with translate_404(NotFound(f"Task not found: {reference}")):
@@ -190,7 +196,10 @@ async def _task_summary(catalog: CatalogSource, reference: str) -> dict[str, Any
 
     match, rows = await catalog.get_json("tasks/", {"q": reference, **_LOOKUP_PAGE}, accept=search)
     if match is None:
-        raise not_found("Task", reference, closest_names(rows, reference, ("name",)))
+        closest = closest_names(rows, reference, ("name",)) or await closest_known(
+            catalog, names, kind=TASK, reference=reference, path="tasks/", params=_LOOKUP_PAGE
+        )
+        raise not_found("Task", reference, closest)
     return match
 
 
@@ -241,7 +250,9 @@ def _common_methods(papers: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     return ranked[:COMMON_METHODS]
 
 
-async def get_task(catalog: CatalogSource, task: str) -> dict[str, Any]:
+async def get_task(
+    catalog: CatalogSource, names: KnownNames | None = None, *, task: str
+) -> dict[str, Any]:
     """One task by exact name, slug or ID, with its neighbourhood in the taxonomy.
 
     Requests: `tasks/{id}` (all-digit reference) or `tasks/?q=` (exact match on name,
@@ -257,7 +268,7 @@ async def get_task(catalog: CatalogSource, task: str) -> dict[str, Any]:
     Raises `NotFound("Task not found: X; closest results: ...")` for an unknown task.
     """
     reference = required_text(task, "task")
-    summary = await _task_summary(catalog, reference)
+    summary = await _task_summary(catalog, reference, names)
     path = f"tasks/{segment(str(summary['id']))}"
     missing = f"Task not found: {reference}"
 

@@ -283,6 +283,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     _bind(
         "get_task",
         query=taxonomy.get_task,
+        needs=("catalog", "names"),
         output=TaskResult,
         project=lambda answer, a: projections.task_result(
             answer, benchmark_limit=a["benchmark_limit"]
@@ -316,6 +317,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     _bind(
         "get_benchmark",
         query=benchmarks.get_benchmark,
+        needs=("catalog", "names"),
         output=BenchmarkResult,
         project=lambda answer, a: projections.benchmark_result(
             answer.payload, page=a["page"], metric_note=answer.metric_note

@@ -21,8 +21,9 @@ What the caller may see is deliberately narrow: the catalog layer's client-facin
 messages (`NotFound`, `Ambiguous`, `UsageError`), a sanitised and shortened 400/422
 detail, a Retry-After value, and fixed sentences. Upstream bodies, URLs, exception
 text and tracebacks never reach a tool result. Logs get the exception class (and,
-for bugs, the traceback frames) but never arguments. Any text quoted in a message
-passes through the one sanitiser, `pwc_local.safe_text.one_line`.
+for bugs, the traceback frames) but never arguments. Every sentence passes through
+the one sanitiser, `pwc_local.safe_text.one_line`, in `failures.coded_text`, so no
+caller or catalog text quoted in it can carry a terminal escape or a line break.
 
 Argument-validation failures get the same treatment: pydantic's own text echoes
 the rejected values, so `validation_message` rewrites each error as

@@ -50,6 +50,7 @@ class LibraryRow(_Strict):
 
 class LibraryPage(ToolOutput):
     page: int
+    pages: int
     next_page: int | None = None
     count: int
     results: list[LibraryRow]
@@ -102,6 +103,7 @@ def library_page(answer: Any, _arguments: Any = None) -> LibraryPage:
     return LibraryPage(
         count=answer.count,
         page=answer.page,
+        pages=answer.pages,
         next_page=answer.next_page,
         results=[
             LibraryRow(
@@ -155,6 +157,11 @@ def library_text(call: Call) -> str:
     page = call.model
     if not page.count:
         return "The library is empty; save papers with save_papers."
+    if not page.results:  # past the end: say where the pages end
+        return (
+            f"{plural(page.count, 'saved paper')}, {plural(page.pages, 'page')} at this limit: "
+            f"page {page.page} is past the end."
+        )
     head = f"{plural(page.count, 'saved paper')} (page {page.page}):"
     rows = [
         f"- {handle(row.title, row.paper)} · saved {clean(row.saved_at, 40)}"

@@ -127,6 +127,14 @@ def paper_markdown(result: PaperReadResult) -> str:
     )
 
 
+def behind_notice(saved_at: str, newer_seen: str) -> str:
+    """The first line of an answer from a saved copy the catalog has a newer version of."""
+    return (
+        f"From the library's copy saved at {saved_at}; the catalog showed a newer version "
+        f"at {newer_seen}. save_papers with this paper refreshes the copy."
+    )
+
+
 def stale_notice(cached_at: str) -> str:
     return (
         f"This answer comes from the local cache saved at {cached_at}, because the Papers With "

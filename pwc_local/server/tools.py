@@ -48,6 +48,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from pwc_local.common.names import KnownNames
 from pwc_local.common.shelf import Shelf
 from pwc_local.common.watches import WatchStore
 from pwc_local.config import Settings
@@ -89,10 +90,8 @@ async def _library(runtime: Runtime, freshness: Freshness) -> Shelf:
 
 async def _live(runtime: Runtime, freshness: Freshness) -> Any:
     # The watch list compares with what the catalog has now: the outage guard over
-    # HTTP, below the cache and the library.
-    if runtime.outage is None:
-        raise RuntimeError("this runtime has no live catalog for the watch list")
-    return runtime.outage
+    # HTTP, below the cache and the library (and writing through to the cache).
+    return runtime.live_catalog()
 
 
 async def _watchlist(runtime: Runtime, freshness: Freshness) -> WatchStore:
@@ -100,6 +99,11 @@ async def _watchlist(runtime: Runtime, freshness: Freshness) -> WatchStore:
     if runtime.watchlist is not None:
         return runtime.watchlist
     return await anyio.to_thread.run_sync(runtime.open_watchlist)
+
+
+async def _names(runtime: Runtime, freshness: Freshness) -> KnownNames | None:
+    # The names tool answers showed (completions' vocabulary), for not-found suggestions.
+    return runtime.vocabulary
 
 
 async def _timeout(runtime: Runtime, freshness: Freshness) -> Any:
@@ -127,6 +131,7 @@ SERVICES: dict[str, Callable[[Runtime, Freshness], Awaitable[Any]]] = {
     "library": _library,
     "live": _live,
     "watchlist": _watchlist,
+    "names": _names,
     "timeout": _timeout,
     "read_chunk": _read_chunk,
     PROGRESS: _silent,
@@ -202,10 +207,22 @@ def tool_result(
 
     Compact profile (a tool with a presenter): both halves from the tool's `Record`
     (`pwc_local.present`). Hosted profile: the hosted model, and its Markdown. When stale
-    cache entries were used, both halves say so.
+    cache entries were used, both halves say so; so they do for a saved copy the catalog
+    has a newer version of (`newer_version_seen`, the text's first line).
     """
     mode = settings.result_text
     stale_since = freshness.cached_at if freshness.stale else None
+    behind = None
+    if freshness.saved_at is not None and freshness.newer_seen is not None:
+        from pwc_local.server.text import behind_notice
+
+        saved_at, newer_seen = freshness.saved_at.isoformat(), freshness.newer_seen.isoformat()
+        model.cache = CacheStatus(
+            stale=stale_since is not None,
+            cached_at=saved_at if stale_since is None else stale_since.isoformat(),
+            newer_version_seen=newer_seen,
+        )
+        behind = behind_notice(saved_at, newer_seen)
     summary = spec.summary(model, answer) if spec.summary and mode == "summary" else None
     if spec.compact is not None and settings.profile == "compact":
         record = spec.compact.build(model, answer, arguments)
@@ -220,10 +237,12 @@ def tool_result(
             stale_since,
             lambda: spec.compact.text(record, shown),  # type: ignore[union-attr]
         )
+        if behind is not None and mode != "json":
+            text = f"{behind}\n\n{text}"
         return CallToolResult(
             content=[TextContent(type="text", text=text)], structured_content=structured
         )
-    if stale_since is not None:
+    if stale_since is not None and behind is None:
         model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
     if settings.profile == "compact":  # a local tool's model: nothing sent for nothing
         structured = model.model_dump(mode="json", exclude_none=True, exclude={"schema_version"})
@@ -231,6 +250,8 @@ def tool_result(
         structured = model.model_dump(mode="json")
     call = render.Call(spec.tool, spec.text, model, answer, arguments, structured)
     text = render.text_block(call, mode, summary, stale_since)
+    if behind is not None and mode != "json":
+        text = f"{behind}\n\n{text}"
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=call.structured
     )

@@ -63,6 +63,7 @@ class Fault:
     size: int = 0
     declared: int = 0
     release: threading.Event | None = None
+    hold_for: float | None = None  # a slow rule that lets go by itself after this long
 
     def matches(self, path: str) -> bool:
         return path.startswith(self.prefix) and (self.remaining is None or self.remaining > 0)
@@ -150,7 +151,12 @@ class Faults:
         )
 
     def slow(
-        self, *, after_headers: bool = False, prefix: str = "", times: int | None = None
+        self,
+        *,
+        after_headers: bool = False,
+        seconds: float | None = None,
+        prefix: str = "",
+        times: int | None = None,
     ) -> Fault:
         """Hold matching requests until `release()`, `reset()` or the server stops.
 
@@ -158,8 +164,10 @@ class Faults:
         and headers go out first and the body is held (a stalled download). Once
         released the request is answered normally, in case its client still waits.
         Use `wait_until_blocked()` to know a request has reached the switch.
+        `seconds` lets go by itself after that long: a slow answer, not a stall.
         """
-        return self._add(Fault(SLOW, after_headers=after_headers), prefix, times)
+        fault = Fault(SLOW, after_headers=after_headers, hold_for=seconds)
+        return self._add(fault, prefix, times)
 
     def invalid_json(self, *, prefix: str = "", times: int | None = None) -> Fault:
         """HTTP 200 with `Content-Type: application/json` and a body that is not JSON."""
@@ -326,7 +334,7 @@ class Faults:
             self._blocked += 1
             self._blocked_changed.notify_all()
         try:
-            event.wait(limit)
+            event.wait(limit if fault.hold_for is None else min(limit, fault.hold_for))
         finally:
             with self._lock:
                 self._blocked -= 1
