@@ -90,11 +90,12 @@ FirstCalls = dict[str, list[float]]
 
 # listing row -> its byte budget (issues 7, 8, 9 and 20)
 LISTING_BUDGETS = {
-    "tools/list bytes, all tools": 26_000,  # the default profile (issue 20)
+    "tools/list bytes, all tools": 27_000,  # the default profile (issues 20 and 29)
     "tools/list bytes, 21 hosted tools": 24_000,
     "tools/list bytes added by library tools": 6_000,
     "tools/list bytes added by reading tools": 4_000,
     "tools/list bytes added by watch tools": 2_000,
+    "tools/list bytes added by history tools": 1_400,  # issue 29: all tools within 27,000
 }
 
 
@@ -301,7 +302,7 @@ def listing_budgets(listing: dict[str, Any], wire_bytes: int) -> Rows:
     hosted = [spec.name for spec in TOOLS if spec.group == "hosted"]
     base = listing_bytes(hosted)
     rows: Rows = [("tools/list bytes, 21 hosted tools", str(base), "", None)]
-    for group in ("library", "reading", "watch"):
+    for group in ("library", "reading", "watch", "history"):
         extra = [spec.name for spec in TOOLS if spec.group == group]
         added = listing_bytes(hosted + extra) - base
         rows.append((f"tools/list bytes added by {group} tools", str(added), "", None))

@@ -40,6 +40,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "completion": "pwc_local.commands.completion:completion",
     "watch": "pwc_local.commands.watch:watch",
     "whats-new": "pwc_local.commands.watch:whats_new",
+    "sota": "pwc_local.commands.history:sota",
+    "beaten": "pwc_local.commands.history:beaten",
 }
 
 

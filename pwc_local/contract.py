@@ -13,7 +13,8 @@ the `Annotated[..., Field(...)]` the SDK reads). Its `default` is the only one: 
 query functions state none of their own.
 
 Groups: `hosted` are the 21 tools of the hosted Papers With Code server (the
-contract in tests/data/tools.json); `library`, `reading` and `watch` are local additions.
+contract in tests/data/tools.json); `library`, `reading`, `watch` and `history` are local
+additions.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ MAX_SAVE = 25  # references one `save_papers` call may name
 SEARCH_LIBRARY_LIMIT = 10  # passages `search_library` and `library search` return by default
 MAX_REFERENCE_CHARS = 500  # a paper reference: tool schema and `library add` / `remove`
 
-Group = Literal["hosted", "library", "reading", "watch"]
+Group = Literal["hosted", "library", "reading", "watch", "history"]
 CitationFormat = Literal["bibtex", "ris", "csl-json"]
 CITATION_FORMATS: tuple[CitationFormat, ...] = get_args(CitationFormat)
 WatchKind = Literal["benchmark", "task", "paper", "author", "query"]
@@ -528,6 +529,27 @@ TOOLS: tuple[Tool, ...] = (
         ),
         Param("mark_seen", bool, True),
         hints=hints(read_only=False, destructive=False, idempotent=False),
+    ),
+    # -- leaderboards through time (local additions): whole leaderboards by paper date -------
+    local(
+        "sota_history",
+        "history",
+        "Each new best on a benchmark by paper date, with its gain; as_of: the best then.",
+        Param("benchmark", LocalReference),
+        # "" (a shorter schema than null): the leaderboard's primary metric; no date bound
+        Param("metric", str, ""),
+        Param("as_of", str, ""),
+        Param("is_open", bool | None, None),
+        Param("max_parameters", str | None, None),
+        Param("extra_data", bool | None, None),
+        hints=LOCAL_READ,
+    ),
+    local(
+        "who_beat_paper",
+        "history",
+        "Later results that beat a paper, per benchmark and metric, with margins.",
+        Param("paper", LocalReference),
+        hints=LOCAL_READ,
     ),
 )
 

@@ -44,3 +44,27 @@ def test_the_benchmark_command_prints_every_figure() -> None:
     for figure in FIGURES:
         assert any(line.startswith(figure) for line in lines), (figure, done.stdout)
     assert "tools/list bytes" in done.stdout and "met" in done.stdout
+
+
+def test_the_history_benchmark_prints_its_figures() -> None:
+    # Issue 29's figures, on a small board and a catalog without latency (a smoke run).
+    done = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/history.py",
+            "--rows",
+            "300",
+            "--latency",
+            "0",
+            "--calls",
+            "2",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    for figure in ("sota_history, cold (4 requests)", "sota_history, warm", "who_beat_paper"):
+        assert figure in done.stdout, (figure, done.stdout)

@@ -570,6 +570,8 @@ SCHEMA_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_library", {"query": "attention", "limit": 3}),
     ("watch", {"kind": "benchmark", "target": "ImageNet-1k"}),
     ("whats_new", {"mark_seen": False}),
+    ("sota_history", {"benchmark": "ImageNet-1k"}),
+    ("who_beat_paper", {"paper": "1512.03385"}),
 ]
 
 

@@ -75,6 +75,8 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("cite_paper", {"paper": ATTENTION}),
     ("watch", {"kind": "benchmark", "target": "imagenet-1k"}),
     ("whats_new", {"mark_seen": False}),
+    ("sota_history", {"benchmark": "ImageNet-1k", "as_of": "2020-12-31"}),
+    ("who_beat_paper", {"paper": "1512.03385"}),
 )
 # The usual calls, whose text must be well under the compact JSON (issue 17).
 USUAL = {

@@ -20,7 +20,6 @@ Vocabulary used below, from the contract:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -57,14 +56,6 @@ if TYPE_CHECKING:  # the query modules import httpx; the server must start witho
     from pwc_local.queries.reading import ReadResult
 
 SITE_ORIGIN = "https://paperswithcode.co"
-
-_WORDS = re.compile(r"[a-z0-9]+")
-_LOWER_IS_BETTER = frozenset(
-    {"error", "loss", "perplexity", "latency", "runtime", "wer", "cer", "eer", "fid", "mae", "rmse"}
-)
-_HIGHER_IS_BETTER = frozenset(
-    {"accuracy", "precision", "recall", "f1", "bleu", "rouge", "map", "auc", "score", "em"}
-)
 
 
 # -- value rules -------------------------------------------------------------------------
@@ -519,17 +510,10 @@ def method_result(payload: Any) -> MethodResult:
 # -- benchmarks -------------------------------------------------------------------------
 
 
-def metric_direction(name: str) -> Direction:
-    """Whether a larger value of the metric is better, judged from the words of its name."""
-    words = set(_WORDS.findall(name.lower()))
-    if words & _LOWER_IS_BETTER:
-        return "lower"
-    if words & _HIGHER_IS_BETTER:
-        return "higher"
-    return "unknown"
-
-
 def metric_directions(evaluations: Iterable[Evaluation]) -> dict[str, Direction]:
+    # The rule the state-of-the-art series steps by too (imported off the start-up path).
+    from pwc_local.queries.leaderboard import metric_direction
+
     names = sorted({name for row in evaluations for name in row.metrics})
     return {name: metric_direction(name) for name in names}
 

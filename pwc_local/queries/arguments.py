@@ -49,8 +49,8 @@ def check_dates(
     published_after: str | None, published_before: str | None
 ) -> tuple[str | None, str | None]:
     """The ISO dates of an inclusive range to send (`None` = not given), once valid."""
-    start = _parse_date("published_after", published_after)
-    end = _parse_date("published_before", published_before)
+    start = parse_date("published_after", published_after)
+    end = parse_date("published_before", published_before)
     if start and end and start > end:
         raise UsageError(
             "published_after must be on or before published_before; swap or correct the dates"
@@ -58,7 +58,8 @@ def check_dates(
     return (start.isoformat() if start else None, end.isoformat() if end else None)
 
 
-def _parse_date(name: str, value: str | None) -> date | None:
+def parse_date(name: str, value: str | None) -> date | None:
+    """The calendar date `value` (`YYYY-MM-DD`) of parameter `name`; `None` when not given."""
     if value is None:
         return None
     text = value.strip() if isinstance(value, str) else "?"

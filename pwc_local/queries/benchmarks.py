@@ -22,8 +22,12 @@ each repair in `answer.notes` (the rules are listed in `_normalise`).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
+
+import anyio
 
 from pwc_local.common.names import BENCHMARK, KnownNames
 from pwc_local.queries.arguments import optional_text, required_text
@@ -41,6 +45,7 @@ from pwc_local.queries.lookup import (
     exact_match,
     not_found,
 )
+from pwc_local.queries.taxonomy import gather
 from pwc_local.upstream.envelopes import (
     Listing,
     next_page_after,
@@ -67,16 +72,21 @@ __all__ = [
     "get_benchmark",
     "leaderboard_rows",
     "list_benchmarks",
+    "scan_leaderboard",
 ]
 
 DEFAULT_LIST_LIMIT = 25  # MCP rows-per-response default for the flat listing
 GROUPED_MIN_EVALUATIONS = 2  # the grouped endpoint's own default minimum
 SCAN_PAGE_SIZE = 100
 SCAN_ROW_LIMIT = 1000  # a metric scan stops with an error rather than read more rows
+SCAN_PARALLEL = 4  # pages of one leaderboard asked for at a time by `scan_leaderboard`
 _MAX_PAGE = 100  # pages run 1-100: a scan never asks beyond, paging never offers beyond
 
 _BENCHMARK_FIELDS = ("name", "full_name", "slug", "id")
 _SEARCH_PAGE: dict[str, QueryValue] = {"page": 1, "page_size": 100}
+
+PageReport = Callable[[int, int], Awaitable[None]]
+"""`on_page(rows_read, total)`: told after each page of a scan."""
 
 
 @dataclass(frozen=True)
@@ -218,6 +228,32 @@ async def leaderboard_rows(
     return merge_rows(rows), len(rows) >= total
 
 
+async def scan_leaderboard(
+    catalog: CatalogSource,
+    row: dict[str, Any],
+    *,
+    is_open: bool | None,
+    size: int | None,
+    limit: int,
+    on_page: PageReport | None = None,
+    parallel: int = SCAN_PARALLEL,
+) -> tuple[list[dict[str, Any]], int]:
+    """Every stored row of the benchmark `row` (a `find_benchmark` row), unmerged, and
+    the declared count; at most `limit` rows (the rows read then fall short of it).
+
+    The filters and the shape checks are `get_benchmark`'s: `is_open`, and `size` (a
+    parsed `max_parameters`) through the size-filtered endpoint, whose rows must carry
+    a count within it. `on_page(rows_read, total)` is awaited after each page. Once
+    the first page has declared the count, `parallel` pages are asked for at a time
+    (the size-filtered listing names its next page itself, so it is read one by one).
+    """
+    reference = str(row.get("name") or row["id"])
+    board = _Leaderboard(catalog, row, reference=reference, is_open=is_open, size=size)
+    rows, total = await board._scan(cut=True, limit=limit, on_page=on_page, parallel=parallel)
+    board._guarded(rows)
+    return rows, total
+
+
 class _Leaderboard:
     """Reads one benchmark's evaluation rows from the right endpoint.
 
@@ -320,10 +356,21 @@ class _Leaderboard:
             results=merged[:limit],
         )
 
-    async def _scan(self, *, cut: bool = False) -> tuple[list[dict[str, Any]], int]:
+    async def _scan(
+        self,
+        *,
+        cut: bool = False,
+        limit: int = SCAN_ROW_LIMIT,
+        on_page: PageReport | None = None,
+        parallel: int = 1,
+    ) -> tuple[list[dict[str, Any]], int]:
         """Every stored row, page by page, refusing pagination that would never end.
 
-        Past `SCAN_ROW_LIMIT` rows the scan fails, or with `cut` returns the rows read.
+        Past `limit` rows the scan fails, or with `cut` returns the rows read.
+        `on_page(rows_read, total)` is awaited after each page. With `parallel` above
+        1, the plain leaderboard's pages after the first (which declares the count)
+        are asked for that many at a time (`_ahead`), then read on one by one should
+        a short page leave rows missing.
         """
         collected: list[dict[str, Any]] = []
         page = 1
@@ -334,24 +381,59 @@ class _Leaderboard:
             collected.extend(rows)
             declared = result_total(document)
             total = declared if declared is not None else len(collected)
+            if on_page is not None:
+                await on_page(len(collected), total)
             if self.size is None:
                 # The plain leaderboard is read until the declared count is reached.
                 if len(collected) >= total:
                     return collected, total
                 following = page + 1
+                if page == 1 and parallel > 1:
+                    last = min(-(-min(total, limit) // SCAN_PAGE_SIZE), _MAX_PAGE)
+                    ahead = range(2, last + 1)
+                    collected += await self._ahead(ahead, parallel, len(collected), total, on_page)
+                    if len(collected) >= total:
+                        return collected, total
+                    following = max(following, last + 1)
             else:
                 # The size-filtered listing says itself whether another page exists.
                 after = next_page_after(document, page)
                 if after is None:
                     return collected, total
                 following = after
-            if len(collected) >= SCAN_ROW_LIMIT:
+            if len(collected) >= limit:
                 if cut:
                     return collected, total
-                raise InvalidResponse("leaderboard scan reached its safety limit of 1000 rows")
+                raise InvalidResponse(f"leaderboard scan reached its safety limit of {limit} rows")
             if following > _MAX_PAGE:
                 raise InvalidResponse("leaderboard scan ran past the last catalog page")
             page = following
+
+    async def _ahead(
+        self,
+        pages: range,
+        parallel: int,
+        read: int,
+        total: int,
+        on_page: PageReport | None,
+    ) -> list[dict[str, Any]]:
+        """The rows of `pages` of the plain leaderboard, in page order, `parallel` pages
+        in flight; each page checked as a sequential scan checks it, as though every
+        page before it was full."""
+        limiter = anyio.CapacityLimiter(parallel)
+        counted = [read]
+
+        async def one(page: int) -> list[dict[str, Any]]:
+            async with limiter:
+                scanned = (page - 1) * SCAN_PAGE_SIZE
+                _, rows = await self.fetch(page, SCAN_PAGE_SIZE, scanned=scanned)
+            counted[0] += len(rows)
+            if on_page is not None:
+                await on_page(counted[0], total)
+            return rows
+
+        found = await gather(*(partial(one, page) for page in pages))
+        return [row for rows in found for row in rows]
 
     def _guarded(self, merged: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """With a size limit, every merged row must carry a known count within it."""

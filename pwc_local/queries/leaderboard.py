@@ -32,17 +32,19 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal, TypeGuard
 
 from pwc_local.upstream.errors import UnknownMetric, UsageError
 
 __all__ = [
     "MAX_PARAMETER_SIZE",
+    "Direction",
     "MetricRequest",
     "Objective",
     "SortOrder",
     "available_metrics",
     "merge_rows",
+    "metric_direction",
     "metric_request",
     "metric_value",
     "parse_metric_bounds",
@@ -127,9 +129,15 @@ def _parameter_count(value: Any) -> int | None:
     return count if count is not None and count > 0 else None
 
 
+def _is_mapping(value: Any) -> TypeGuard[Mapping[Any, Any]]:
+    # Parsed JSON gives dicts: their check is a type test, while the ABC's costs a
+    # lookup; a whole leaderboard (thousands of rows) is checked several times a call.
+    return isinstance(value, (dict, Mapping))  # dict first: the usual case, and cheap
+
+
 def _metrics_of(row: Mapping[str, Any]) -> dict[str, Any]:
     metrics = row.get("metrics")
-    return dict(metrics) if isinstance(metrics, Mapping) else {}
+    return dict(metrics) if _is_mapping(metrics) else {}
 
 
 def _scope(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -260,7 +268,7 @@ def metric_value(row: Mapping[str, Any], name: str) -> float | None:
     non-numeric text and non-finite numbers are not values.
     """
     metrics = row.get("metrics")
-    if not isinstance(metrics, Mapping):
+    if not _is_mapping(metrics):
         return None
     wanted = name.casefold()
     for key, value in metrics.items():
@@ -274,12 +282,38 @@ def available_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     names: dict[str, str] = {}
     for row in rows:
         metrics = row.get("metrics")
-        if not isinstance(metrics, Mapping):
+        if not _is_mapping(metrics):
             continue
         for key in metrics:
             if isinstance(key, str):
                 names.setdefault(key.casefold(), key)
     return names
+
+
+# -- metric direction -----------------------------------------------------------------
+
+Direction = Literal["higher", "lower", "unknown"]
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_LOWER_IS_BETTER = frozenset(
+    {"error", "loss", "perplexity", "latency", "runtime", "wer", "cer", "eer", "fid", "mae", "rmse"}
+)
+_HIGHER_IS_BETTER = frozenset(
+    {"accuracy", "precision", "recall", "f1", "bleu", "rouge", "map", "auc", "score", "em"}
+)
+
+
+def metric_direction(name: str) -> Direction:
+    """Whether a larger value of the metric is better, judged from the words of its name.
+
+    `get_benchmark` shows it beside each metric; the state-of-the-art series steps by it.
+    """
+    words = set(_WORDS.findall(name.lower()))
+    if words & _LOWER_IS_BETTER:
+        return "lower"
+    if words & _HIGHER_IS_BETTER:
+        return "higher"
+    return "unknown"
 
 
 # -- metric name matching --------------------------------------------------------------

@@ -34,8 +34,8 @@ from mcp_types import ToolAnnotations
 from pwc_local import contract
 from pwc_local.contract import Group, Param, Tool
 from pwc_local.present import benchmarks as shown_benchmarks
+from pwc_local.present import history, projections
 from pwc_local.present import papers as shown_papers
-from pwc_local.present import projections
 from pwc_local.present import reading as shown_reading
 from pwc_local.present import taxonomy as shown_taxonomy
 from pwc_local.present.hosted import (
@@ -63,6 +63,7 @@ from pwc_local.queries import (
     taxonomy,
     watch,
 )
+from pwc_local.queries import history as history_queries
 from pwc_local.server import (
     library_models,
     links,
@@ -120,6 +121,10 @@ class ToolSpec:
 
 def _bind(name: str, **binding: Any) -> ToolSpec:
     return ToolSpec(contract.BY_NAME[name], **binding)
+
+
+def _history_links(model: Any) -> list[links.PaperLink]:
+    return [links.PaperLink(key, title) for key, title in history.linked(model)]
 
 
 def _data(answer: Any, _arguments: Arguments) -> QueryResult:
@@ -408,6 +413,25 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=watch_models.WhatsNewResult,
         project=watch_models.whats_new_result,
         text=(of_model(watch_models.whats_new_text),),
+    ),
+    # -- leaderboards through time (local additions) ----------------------------------------
+    _bind(
+        "sota_history",
+        query=history_queries.state_of_the_art,
+        needs=("catalog", "progress"),
+        output=history.SotaResult,
+        project=history.project,
+        text=(of_model(history.text),),
+        links=_history_links,
+    ),
+    _bind(
+        "who_beat_paper",
+        query=history_queries.beaten,
+        needs=("catalog", "progress"),
+        output=history.BeatenResult,
+        project=history.project,
+        text=(of_model(history.text),),
+        links=_history_links,
     ),
 )
 

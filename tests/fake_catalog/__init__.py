@@ -13,12 +13,14 @@ Module map: `server` (HTTP server and lifecycle), `routing` (route table),
 `routes_*` (endpoint behaviour), `wire` (query parsing, envelopes, errors),
 `fixtures` (indexed data and row shapes), `data_*` (the fixture tables),
 `markdown` (documents, versions, chunking), `faults`, `requestlog`, `changes`
-(data changes between two looks: `fake.apply(NewResult(...))`).
+(data changes between two looks: `fake.apply(NewResult(...))`), `data_history`
+(dated leaderboards, added with `fake.apply(HistoryBoards())`).
 """
 
 from __future__ import annotations
 
 from .changes import NEW_PAPER, Change, NewPaper, NewResult, NewSuccessor, NewVersion
+from .data_history import HistoryBoards
 from .data_papers import CATALOG_TODAY, Paper
 from .data_public import (
     PUBLIC_ARXIV_ID,
@@ -70,6 +72,7 @@ __all__ = [
     "FakeCatalog",
     "Fault",
     "Faults",
+    "HistoryBoards",
     "LoggedRequest",
     "NewPaper",
     "NewResult",

@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 
+from .data_history import HistoryBoards
 from .server import FakeCatalog
 
 
@@ -26,10 +27,21 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="add N filler papers so keyword searches page deeply",
     )
+    parser.add_argument(
+        "--history",
+        action="store_true",
+        help="add the dated leaderboards (Vision History, Speech History, History Big)",
+    )
+    parser.add_argument(
+        "--latency", type=float, default=0.0, metavar="S", help="wait S seconds before each answer"
+    )
     args = parser.parse_args(argv)
     fake = FakeCatalog(port=args.port)
+    fake.latency = args.latency
     if args.filler_papers:
         fake.add_filler_papers(args.filler_papers)
+    if args.history:
+        fake.apply(HistoryBoards())
     fake.start()
     print(f"fake catalog listening on {fake.api_url}", file=sys.stderr, flush=True)
     print(

@@ -20,6 +20,7 @@ import ssl
 import struct
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
@@ -105,11 +106,14 @@ class FakeCatalog:
       `add_filler_papers()`, `reset()`.
     * `apply(change)`: change the data between two looks (`changes`: a new result,
       paper, Markdown version or successor).
+    * `latency`: seconds every answer waits before it is routed (0 by default), a
+      distant catalog for the benchmarks.
     """
 
     def __init__(self, *, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
         self.catalog = Catalog()
         self._tls = tls  # a server-side context: serve https (see tests/tls_cert.py)
+        self.latency = 0.0
         self.requests = RequestLog()
         self.faults = Faults()
         self.faults.attach(self._refuse, self.start)
@@ -265,6 +269,8 @@ class FakeCatalog:
             handler.close_connection = True  # the client aborted: nobody to answer
             return
 
+        if self.latency > 0:
+            time.sleep(self.latency)  # each request has its own thread: they wait together
         if not allowed:
             reply = Reply(405, {"detail": "Method Not Allowed"}, headers={"Allow": "GET"})
         elif relative is None:

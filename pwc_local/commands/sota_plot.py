@@ -1,0 +1,113 @@
+"""The chart of `pwc-mcp-local sota --plot FILE`: the running best over every result.
+
+Every dated result on the metric is a grey dot at its paper's date; the state of the
+art is a step line through the new bests (each marked and, up to `LABELLED` of the
+latest, spread out, labelled with its model), held flat to the last date shown (`as_of`, or the
+latest result). PNG or SVG, by the file's suffix.
+
+matplotlib is the `[plot]` extra (README, "Dependencies"), imported only here, and
+only when a chart is asked for. No pyplot: a `Figure` of its own, so no GUI backend
+or global state is involved. Labels come from the catalog: each is one sanitised line,
+with `$` escaped so that matplotlib does not read it as mathematics.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+from pathlib import Path
+
+from pwc_local.queries.history import SotaAnswer, Step
+from pwc_local.safe_text import one_line
+
+LABELLED = 12  # step labels drawn, the latest ones
+LABEL_CHARS = 40
+
+
+def _label(text: str) -> str:
+    return one_line(text, LABEL_CHARS, cut="…").replace("$", r"\$")
+
+
+def _when(day: date) -> datetime:
+    return datetime.combine(day, time())
+
+
+def _labelled(steps: list[Step], span: int) -> list[Step]:
+    """At most `LABELLED` steps to name, latest first, each a tenth of the dates apart
+    from the next named one, so that labels do not run into each other."""
+    chosen: list[Step] = []
+    for step in reversed(steps):
+        day = step.result.date
+        if day is None:
+            continue
+        if chosen and chosen[-1].result.date and (chosen[-1].result.date - day).days < span / 10:
+            continue
+        chosen.append(step)
+        if len(chosen) == LABELLED:
+            break
+    return chosen
+
+
+def draw(answer: SotaAnswer, path: Path) -> None:
+    """Write the chart of `answer` to `path` (`.png` or `.svg`)."""
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(10, 5.6), dpi=120, layout="constrained")
+    axes = figure.add_subplot()
+    results = sorted(answer.results, key=lambda r: r.date or date.min)
+    axes.scatter(
+        date2num([_when(r.date) for r in results if r.date]),
+        [r.value for r in results if r.date],
+        s=10,
+        color="#9aa0a6",
+        alpha=0.55,
+        linewidths=0,
+        label=f"all results ({len(results):,})",
+        zorder=1,
+    )
+    steps = [step for step in answer.steps if step.result.date is not None]
+    if steps:
+        days = [_when(step.result.date) for step in steps if step.result.date]
+        values = [step.result.value for step in steps]
+        last = answer.as_of or max(r.date for r in results if r.date)
+        end = max(_when(last), days[-1])
+        axes.step(
+            date2num([*days, end]),
+            [*values, values[-1]],
+            where="post",
+            color="#1a73e8",
+            linewidth=2,
+            label=f"state of the art ({len(steps)} steps)",
+            zorder=2,
+        )
+        axes.scatter(date2num(days), values, s=28, color="#1a73e8", zorder=3)
+        span = (end - days[0]).days or 1
+        for step in _labelled(steps, span):
+            if step.result.date is None:
+                continue
+            near_end = (end - _when(step.result.date)).days < span * 0.15
+            axes.annotate(
+                _label(step.result.model),
+                (float(date2num(_when(step.result.date))), step.result.value),
+                xytext=(-4 if near_end else 4, 7 if answer.better == "higher" else -14),
+                textcoords="offset points",
+                ha="right" if near_end else "left",
+                fontsize=8,
+                color="#174ea6",
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
+                zorder=4,
+            )
+    axes.margins(x=0.02, y=0.08)
+    locator = AutoDateLocator()
+    axes.xaxis.set_major_locator(locator)
+    axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    better = "assumed higher" if answer.assumed else answer.better
+    axes.set_ylabel(f"{_label(answer.metric)} ({better} is better)")
+    axes.set_xlabel("paper date")
+    name = _label(str(answer.benchmark.get("name") or answer.benchmark.get("id")))
+    when = f" as of {answer.as_of.isoformat()}" if answer.as_of else ""
+    axes.set_title(f"{name}: state of the art on {_label(answer.metric)}{when}")
+    axes.grid(True, color="#e8eaed", linewidth=0.8)
+    axes.set_axisbelow(True)
+    axes.legend(loc="lower right" if answer.better == "higher" else "upper right", frameon=False)
+    figure.savefig(path, format=path.suffix.lower().lstrip("."))

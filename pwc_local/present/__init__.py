@@ -1,0 +1,1 @@
+"""Compact output models and their text, one module per tool family."""
