@@ -8,7 +8,8 @@ Against the loopback fake, through the installed command and server:
   the 2 MiB bound, and every change arrives exactly once, past any per-watch cap;
 * two looks at once (the tool and the command) report each change once;
 * an unreadable baseline is reported as reset;
-* stored targets come out of `--json` with their controls escaped (issue 28).
+* stored targets come out of `--json` with their controls escaped, and a read-only
+  library is still listed and peeked at (issue 28).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pwc_local.store.watchlist import Watchlist
 from tests.fake_catalog import FakeCatalog, NewPaper, NewResult
 from tests.fake_catalog.data_papers import Paper
 from tests.installed import EXECUTABLE, InstalledServer, call
+from tests.test_library_read_only import in_namespace, needs_namespaces, read_only_mount
 
 pytestmark = pytest.mark.e2e
 
@@ -244,3 +246,30 @@ def test_stored_targets_come_out_of_json_escaped(installed_server: InstalledServ
             assert raw not in out, (args, raw)
         (entry,) = json.loads(out)["watches"]
         assert entry["target"] == target  # the same JSON, escaped
+
+
+@needs_namespaces
+def test_a_read_only_library_still_lists_and_peeks(
+    fake_catalog: FakeCatalog, installed_server: InstalledServer
+) -> None:
+    """Issue 28: `watch list` and `whats-new --peek` failed with config_error."""
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
+    assert _run(home, "watch", "add", "benchmark", "imagenet-1k").returncode == 0
+    fake_catalog.apply(NEW_LEADER)
+
+    def read_only(*args: str) -> Any:
+        argv = in_namespace(read_only_mount(home.library_dir), str(EXECUTABLE), *args)
+        return subprocess.run(argv, env=home.env, capture_output=True, text=True, timeout=120)
+
+    listed = read_only("watch", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [item["name"] for item in json.loads(listed.stdout)["watches"]] == ["ImageNet-1k"]
+    peeked = read_only("whats-new", "--peek", "--json")
+    assert peeked.returncode == 0, peeked.stderr
+    (report,) = json.loads(peeked.stdout)["watches"]
+    assert report["changes"][0]["type"] == "new_leader"
+    marking = _one_line_error(read_only("whats-new"))
+    assert marking.startswith("pwc-mcp-local: library_read_only: ") and "--peek" in marking
+
+    (after,) = _json(home, "whats-new")["watches"]  # writable again: nothing was lost
+    assert after["changes"][0]["type"] == "new_leader"

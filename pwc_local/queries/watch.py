@@ -4,7 +4,9 @@ Two questions, two functions, each a tool (`watch`, `whats_new`) and a command
 (`pwc-mcp-local watch ...`, `pwc-mcp-local whats-new`):
 
     await watch(catalog, watchlist, "benchmark", "ImageNet", remove=False)  # look, keep it
-    await whats_new(catalog, watchlist, timeout, mark_seen=True)  # what is new since, per watch
+    await whats_new(catalog, watchlist, timeout, mark_seen=True, cursor=None)  # a page of it
+    look = await take_look(catalog, watchlist, timeout, mark_seen=True)  # the command:
+    ...write the whole report...; await deliver_look(watchlist, look)  # then baselines move
 
 `catalog` must be the *live* source (HTTP behind the outage guard): not the cache,
 whose fresh entries would hide a change for minutes, nor the library, whose saved
@@ -29,8 +31,8 @@ A look at one watch is a snapshot, taken through the catalog query functions:
 and the baseline stored from it keeps only what the next comparison needs (`baseline_of`):
 result keys with the primary metric's value, the leader, paper IDs with their dates,
 benchmark and successor IDs, the content version. Comparing a new snapshot with it
-(`compare`, pure) gives changes of six types, newest first, at most `MAX_CHANGES`
-per watch (`more` counts the rest):
+(`compare`, pure) gives changes of six types, newest first, every one of them
+(the tool pages a long report, `whats_new`; the command prints it whole):
 
     new_result      a leaderboard row (or a paper's evaluation) not there before
     new_leader      the best-ranked row is another one (the primary metric is that
@@ -50,8 +52,14 @@ Faults: every watch is looked at concurrently (at most `CONCURRENCY` at once), e
 within `timeout` seconds. A watch the catalog could not answer for (unreachable,
 timed out, an upstream error, the target gone) is `not_checked` with the reason,
 and its baseline stays where it was, so a change made meanwhile is reported once the
-catalog answers again. With `mark_seen` the baselines of every checked watch move
-in one transaction; without it nothing is written, so asking twice answers the same.
+catalog answers again. A baseline that cannot be read is `reset`: this look becomes
+the baseline, and the answer says so.
+
+Deliver, then move: with `mark_seen` a look first claims its watches (one look at a
+time per watch, across processes: `take_look`), and a watch's baseline moves only
+once its report is delivered (the command: written out and flushed; the tool: the
+page holding its last change answered). Without `mark_seen` nothing is written, so
+asking twice answers the same.
 """
 
 from __future__ import annotations
@@ -110,7 +118,6 @@ PAGE_BYTES = 64 * 1024
 CLAIM_SECONDS = 300.0  # how long a look holds its watches, renewed by each page
 CLAIM_WAIT = 10.0  # how long a look waits for another process's look to finish
 CLAIM_POLL = 0.1
-MAX_HELD_LOOKS = 8  # looks with pages to come, per process
 # Watches looked at once: 50 watches at 200 ms a request take 1.2-1.5 s with 16, 2.0 s
 # with 8 (benchmarks/whats_new.py); a paper's look sends 3 requests at once, so the
 # catalog sees at most 48.
@@ -217,20 +224,22 @@ async def whats_new(
     same changes on every call. A page's watches move when it is answered; the
     rest stay claimed (`CLAIM_SECONDS`, renewed by each page) and unmoved, so a
     client that stops paging, or a server that exits, loses nothing: the next look
-    reports them. The cursor is a random look ID and a page number, not signed:
-    it names pages this process holds in memory and carries nothing to trust.
+    reports them (a new look without cursor frees the pages nobody asked for, whose
+    changes then come again; those of a watch cut across pages, from its start).
+    The cursor is a random look ID and a page number, not signed: it names pages
+    this process holds in memory and carries nothing to trust.
     """
-    _forget_expired(watchlist)
     if cursor is None:
+        await _blocking(_let_go, watchlist)
         look = await take_look(catalog, watchlist, timeout, mark_seen=mark_seen, now=now)
         held = _Held(look, page_layout(look.reports))
         number = 0
         if len(held.pages) > 1:
-            _hold(watchlist, held)
+            _hold(held)
     else:
         look_id, number = _parsed_cursor(cursor)
         found = _HELD.get(look_id)
-        if found is None or number >= len(found.pages):
+        if found is None or found.expires <= time.monotonic() or number >= len(found.pages):
             raise LookCursorUnknown()
         held = found
     try:
@@ -384,7 +393,8 @@ class _Held:
     expires: float = 0.0
 
 
-_HELD: dict[str, _Held] = {}  # by look ID; this process's looks with pages to come
+# By look ID: this process's look with pages to come (a new look replaces it).
+_HELD: dict[str, _Held] = {}
 
 
 def page_layout(reports: list[dict[str, Any]]) -> list[list[tuple[int, int, int]]]:
@@ -468,22 +478,22 @@ async def _serve(watchlist: WatchStore, held: _Held, number: int) -> dict[str, A
     }
 
 
-def _hold(watchlist: WatchStore, held: _Held) -> None:
-    """Keep `held` for its next pages; beyond `MAX_HELD_LOOKS`, the oldest is let go."""
+def _hold(held: _Held) -> None:
+    """Keep `held` for its next pages."""
     held.expires = time.monotonic() + CLAIM_SECONDS
     _HELD[held.look.id] = held
-    while len(_HELD) > MAX_HELD_LOOKS:
-        oldest = next(iter(_HELD))
-        dropped = _HELD.pop(oldest)
-        if dropped.look.mark_seen:
-            _release_quietly(watchlist, oldest)
 
 
-def _forget_expired(watchlist: WatchStore) -> None:
-    """Drop looks nobody paged through for `CLAIM_SECONDS` (their claims lapsed already)."""
-    instant = time.monotonic()
-    for look_id in [key for key, held in _HELD.items() if held.expires <= instant]:
+def _let_go(watchlist: WatchStore) -> None:
+    """Forget every held look; free the watches of the pages nobody asked for.
+
+    A new look in this process means its client stopped paging (one client per
+    server): those watches are looked at again, so their changes come again.
+    """
+    for look_id, held in list(_HELD.items()):
         del _HELD[look_id]
+        if held.look.mark_seen and held.expires > time.monotonic():
+            _release_quietly(watchlist, look_id)
 
 
 def _parsed_cursor(cursor: str) -> tuple[str, int]:
