@@ -20,13 +20,16 @@ import json
 import os
 import sqlite3
 import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
 from pwc_local.queries.watch import PAGE_BYTES
+from pwc_local.store.library import Library
 from pwc_local.store.watchlist import Watchlist
 from tests.fake_catalog import FakeCatalog, NewPaper, NewResult
 from tests.fake_catalog.data_papers import Paper
@@ -273,3 +276,25 @@ def test_a_read_only_library_still_lists_and_peeks(
 
     (after,) = _json(home, "whats-new")["watches"]  # writable again: nothing was lost
     assert after["changes"][0]["type"] == "new_leader"
+
+
+def test_opening_the_library_again_keeps_this_process_s_locks(tmp_path: Path) -> None:
+    """`library add` opens the library twice; on main the second open closed a descriptor
+    of the file, which dropped the first connection's POSIX locks, so the next process to
+    close its connection deleted the write-ahead log under it (the soak test's corrupt
+    library). Needs a second process: locks are per process."""
+    directory = tmp_path / "library"
+    with Watchlist.open(directory) as first:
+        first.add("query", "x", target="x", name="x", snapshot={"papers": {}, "full": False})
+        with Watchlist.open(directory), Library.open(directory):
+            database = directory / "library.sqlite3"
+            other = (
+                f"import sqlite3; db = sqlite3.connect({str(database)!r}); "
+                "db.execute('SELECT COUNT(*) FROM sqlite_master').fetchall(); db.close()"
+            )
+            subprocess.run([sys.executable, "-c", other], check=True, timeout=60)
+            assert (directory / "library.sqlite3-wal").exists()
+            first.add("query", "y", target="y", name="y", snapshot={"papers": {}, "full": False})
+    with sqlite3.connect(directory / "library.sqlite3") as db:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert db.execute("SELECT COUNT(*) FROM watches").fetchone() == (2,)

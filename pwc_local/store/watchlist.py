@@ -66,7 +66,6 @@ from pwc_local.store.library_db import (
     DB_FILE_NAME,
     WRITER_PRAGMAS,
     Unwritable,
-    check_private_file,
     connect,
     default_library_dir,
     ensure_private_dir,
@@ -141,14 +140,7 @@ class Watchlist:
         ensure_private_dir(directory)
         path = directory / DB_FILE_NAME
         try:
-            if path.exists():
-                # No open() and close() of our own: closing any descriptor of the file
-                # drops every POSIX lock this process holds on it, the library's
-                # connections' included, and another process closing last would then
-                # delete the write-ahead log under them (their commits unseen by others).
-                check_private_file(path)
-            else:
-                ensure_private_file(path)
+            ensure_private_file(path)
         except Unwritable as exc:
             if not path.is_file() or path.stat().st_size == 0:
                 raise unwritable_error(
