@@ -10,10 +10,11 @@ from typing import Any
 import anyio
 import pytest
 
+from pwc_local.failures import coded_text
 from pwc_local.queries import watch as watch_queries
 from pwc_local.queries.watch import watch, whats_new
 from pwc_local.store.watchlist import Watchlist
-from pwc_local.upstream.errors import NotFound, UsageError
+from pwc_local.upstream.errors import ExpiredCursor, InvalidCursor, NotFound, UsageError
 from pwc_local.upstream.http import HttpCatalog
 from tests.fake_catalog import FakeCatalog, NewResult
 
@@ -177,5 +178,54 @@ def test_a_leaderboard_longer_than_the_scan_limit_is_watched_as_its_best_rows(
                 ("new_leader", "ViT-G/14"),
                 ("new_result", "ViT-G/14"),
             ]
+
+    anyio.run(scenario)
+
+
+def test_a_long_report_comes_in_pages_and_a_page_nobody_asked_for_comes_again(
+    fake_catalog: FakeCatalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch_queries, "PAGE_BYTES", 2048)
+
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            for name in ("CIFAR-10", "COCO"):
+                await watch(catalog, watchlist, "benchmark", name, remove=False)
+            for index in range(12):
+                fake_catalog.apply(
+                    NewResult(
+                        "18", paper="310", model=f"P{index}", metrics={"Percentage correct": 1}
+                    )
+                )
+                fake_catalog.apply(
+                    NewResult("6", paper="612", model=f"C{index}", metrics={"mAP": 1})
+                )
+            first = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
+            assert first["next_cursor"] and first["watches"][0]["more"] > 0
+            shown = [c["model"] for r in first["watches"] for c in r["changes"]]
+            # The client stops paging and looks again: what it was not shown comes again.
+            again = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
+            cursor = again["next_cursor"]
+            pages = [again]
+            while cursor:
+                pages.append(await whats_new(catalog, watchlist, mark_seen=True, cursor=cursor))
+                cursor = pages[-1]["next_cursor"]
+            rest = [
+                (c["type"], c["model"])
+                for page in pages
+                for r in page["watches"]
+                for c in r["changes"]
+            ]
+            everything = {f"P{i}" for i in range(12)} | {f"C{i}" for i in range(12)}
+            assert set(shown) | {model for _, model in rest} == everything
+            assert len(rest) == len(set(rest)) == 26  # 24 results, 2 new leaders
+            last = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
+            assert _statuses(last) == [("benchmark", "unchanged"), ("benchmark", "unchanged")]
+            with pytest.raises(ExpiredCursor) as expired:
+                await whats_new(catalog, watchlist, mark_seen=True, cursor=first["next_cursor"])
+            assert "call whats_new without cursor" in coded_text(expired.value)
+            with pytest.raises(InvalidCursor) as invalid:
+                await whats_new(catalog, watchlist, mark_seen=True, cursor="garbage")
+            assert coded_text(invalid.value).startswith("invalid_cursor: invalid whats_new cursor")
 
     anyio.run(scenario)

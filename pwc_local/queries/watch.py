@@ -230,7 +230,7 @@ async def whats_new(
     this process holds in memory and carries nothing to trust.
     """
     if cursor is None:
-        await _blocking(_let_go, watchlist)
+        await _let_go(watchlist)
         look = await take_look(catalog, watchlist, timeout, mark_seen=mark_seen, now=now)
         held = _Held(look, page_layout(look.reports))
         number = 0
@@ -484,16 +484,17 @@ def _hold(held: _Held) -> None:
     _HELD[held.look.id] = held
 
 
-def _let_go(watchlist: WatchStore) -> None:
+async def _let_go(watchlist: WatchStore) -> None:
     """Forget every held look; free the watches of the pages nobody asked for.
 
     A new look in this process means its client stopped paging (one client per
     server): those watches are looked at again, so their changes come again.
     """
-    for look_id, held in list(_HELD.items()):
-        del _HELD[look_id]
+    dropped = list(_HELD.values())
+    _HELD.clear()
+    for held in dropped:
         if held.look.mark_seen and held.expires > time.monotonic():
-            _release_quietly(watchlist, look_id)
+            await _blocking(_release_quietly, watchlist, held.look.id)
 
 
 def _parsed_cursor(cursor: str) -> tuple[str, int]:
