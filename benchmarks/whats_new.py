@@ -77,7 +77,7 @@ async def measure(count: int, delay: float) -> None:
                     await watch(http, watchlist, kind, target, remove=False)
                 source = Delayed(http, delay)
                 started = time.perf_counter()
-                answer = await whats_new(source, watchlist, mark_seen=False)  # type: ignore[arg-type]
+                answer = await whats_new(source, watchlist, mark_seen=False, cursor=None)  # type: ignore[arg-type]
                 elapsed = time.perf_counter() - started
         finally:
             await http.aclose()
