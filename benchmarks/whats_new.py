@@ -29,7 +29,8 @@ import anyio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pwc_local.queries.watch import watch, whats_new  # noqa: E402
+from pwc_local.queries.looks import whats_new  # noqa: E402
+from pwc_local.queries.watch import watch  # noqa: E402
 from pwc_local.store.watchlist import Watchlist  # noqa: E402
 from pwc_local.upstream.http import HttpCatalog  # noqa: E402
 from pwc_local.upstream.source import MarkdownChunk  # noqa: E402

@@ -28,7 +28,7 @@ from typing import Any
 import anyio
 import pytest
 
-from pwc_local.queries.watch import PAGE_BYTES
+from pwc_local.queries.looks import PAGE_BYTES
 from pwc_local.store.library import Library
 from pwc_local.store.watchlist import Watchlist
 from tests.fake_catalog import FakeCatalog, NewPaper, NewResult

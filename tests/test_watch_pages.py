@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pwc_local.common.watches import Move
-from pwc_local.queries.watch import PAGE_BYTES, page_layout
+from pwc_local.queries.looks import PAGE_BYTES, page_layout
 from pwc_local.server.framing import oversized_answer
 from pwc_local.store.watchlist import Watchlist
 

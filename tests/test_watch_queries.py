@@ -11,8 +11,10 @@ import anyio
 import pytest
 
 from pwc_local.failures import coded_text
+from pwc_local.queries import looks
 from pwc_local.queries import watch as watch_queries
-from pwc_local.queries.watch import watch, whats_new
+from pwc_local.queries.looks import whats_new
+from pwc_local.queries.watch import watch
 from pwc_local.store.watchlist import Watchlist
 from pwc_local.upstream.errors import ExpiredCursor, InvalidCursor, NotFound, UsageError
 from pwc_local.upstream.http import HttpCatalog
@@ -185,7 +187,7 @@ def test_a_leaderboard_longer_than_the_scan_limit_is_watched_as_its_best_rows(
 def test_a_long_report_comes_in_pages_and_a_page_nobody_asked_for_comes_again(
     fake_catalog: FakeCatalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(watch_queries, "PAGE_BYTES", 2048)
+    monkeypatch.setattr(looks, "PAGE_BYTES", 2048)
 
     async def scenario() -> None:
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):

@@ -126,7 +126,7 @@ def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
     written. Exits 0 whether or not anything changed, 1 when some watch could not
     be checked or the report could not be written.
     """
-    from pwc_local.queries.watch import deliver_look, look_payload, release_look, take_look
+    from pwc_local.queries.looks import deliver_look, look_payload, release_look, take_look
     from pwc_local.server.watch_models import WhatsNewResult
 
     settings = settings_for(ctx)
