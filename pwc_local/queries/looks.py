@@ -103,8 +103,8 @@ async def whats_new(
     """
     if cursor is None:
         await _let_go(watchlist)
-        look = await take_look(catalog, watchlist, timeout, mark_seen=mark_seen, now=now)
-        held = _Held(look, page_layout(look.reports))
+        taken = await take_look(catalog, watchlist, timeout, mark_seen=mark_seen, now=now)
+        held = _Held(taken, page_layout(taken.reports))
         number = 0
         if len(held.pages) > 1:
             _hold(held)
@@ -306,46 +306,46 @@ def page_layout(reports: list[dict[str, Any]]) -> list[list[tuple[int, int, int]
 
 async def _serve(watchlist: WatchStore, held: _Held, number: int) -> dict[str, Any]:
     """Page `number` of `held`: its watches' baselines move, the later pages' stay claimed."""
-    look = held.look
+    taken = held.look
     slices = held.pages[number]
     last = number == len(held.pages) - 1
     shown_here = {index for index, _, _ in slices}
     moving: list[Move] = []
     keeping: list[Move] = []
     for index, _, end in slices:
-        move = look.moves[index]
+        move = taken.moves[index]
         if move is not None:
-            done = end == len(look.reports[index]["changes"])
+            done = end == len(taken.reports[index]["changes"])
             (moving if done else keeping).append(move)
     for later in held.pages[number + 1 :]:
         keeping.extend(
             move
             for index, _, _ in later
-            if index not in shown_here and (move := look.moves[index]) is not None
+            if index not in shown_here and (move := taken.moves[index]) is not None
         )
     taking: set[tuple[str, str]] | None = None
-    if look.mark_seen:
+    if taken.mark_seen:
         instant = time.time()
         taking = await in_thread(
-            watchlist.deliver, look.id, moving, keeping, instant + CLAIM_SECONDS, instant
+            watchlist.deliver, taken.id, moving, keeping, instant + CLAIM_SECONDS, instant
         )
         if last:
-            await in_thread(_release_quietly, watchlist, look.id)
+            await in_thread(_release_quietly, watchlist, taken.id)
     reports = []
     for index, first, end in slices:
-        report, move = look.reports[index], look.moves[index]
+        report, move = taken.reports[index], taken.moves[index]
         if taking is not None and move is not None and (move.kind, move.key) not in taking:
             continue  # another look took this watch over after this one's claim lapsed
         changes = report["changes"]
         reports.append({**report, "changes": changes[first:end], "more": len(changes) - end})
     if last:
-        _HELD.pop(look.id, None)
+        _HELD.pop(taken.id, None)
     else:
         held.expires = time.monotonic() + CLAIM_SECONDS
     return {
         "schema_version": SCHEMA_VERSION,
-        "next_cursor": None if last else f"{look.id}.{number + 1}",
-        "checked_at": iso_time(look.checked_at),
+        "next_cursor": None if last else f"{taken.id}.{number + 1}",
+        "checked_at": iso_time(taken.checked_at),
         "watches": reports,
     }
 
