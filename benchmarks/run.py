@@ -169,6 +169,8 @@ def scratch_env(root: Path, api_url: str) -> dict[str, str]:
         XDG_DATA_HOME=str(root / "data"),  # the library: never the user's own
         PWC_MCP_LOCAL_CACHE_DIR=str(root / "cache"),
         PWC_API_URL=api_url,
+        # The chunk figures move 64 KiB, comparable across runs (the default is 8 KiB).
+        PWC_MCP_LOCAL_READ_CHUNK="65536",
     )
     return env
 

@@ -8,6 +8,7 @@ server's start-up pays for none of them.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,11 @@ LAZY_COMMANDS: dict[str, str] = {
 
 class LazyGroup(click.Group):
     """A click group whose extra commands are named as `module:attribute` strings."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if "_PWC_MCP_LOCAL_COMPLETE" in os.environ:  # a Tab: our bash script and completers
+            import pwc_local.commands.completion  # noqa: F401
+        return super().main(*args, **kwargs)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})

@@ -39,6 +39,14 @@ DEFAULT_RESULT_TEXT = "markdown"
 # What a tool result's text block holds (server/render.py): the data as Markdown, the
 # hosted server's short templates, or the compact JSON of `structuredContent`.
 RESULT_TEXTS = ("markdown", "summary", "json")
+# The shape of `structuredContent` (pwc_local/present): `compact`, each fact once, for
+# clients that hand the model only this half; `hosted`, the hosted server's shapes byte
+# for byte (the default when `tools = "hosted"`, the drop-in profile).
+STRUCTURED = ("compact", "hosted")
+# read_paper's chunk: small enough that every client tried hands it to the model whole
+# (docs/benchmarks.md, real clients); the hosted profile keeps the catalog's 64 KiB.
+DEFAULT_READ_CHUNK = 8192
+MIN_READ_CHUNK = 1024
 CONFIG_FILE_NAME = "mcp-local.toml"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -57,6 +65,8 @@ ENV_NAMES = {
     "tools": ENV_PREFIX + "TOOLS",
     "outage_budget": ENV_PREFIX + "OUTAGE_BUDGET",
     "result_text": ENV_PREFIX + "RESULT_TEXT",
+    "structured": ENV_PREFIX + "STRUCTURED",
+    "read_chunk": ENV_PREFIX + "READ_CHUNK",
 }
 ENV_CONFIG_FILE = ENV_PREFIX + "CONFIG"
 
@@ -86,6 +96,8 @@ class Settings:
     tools: str = DEFAULT_TOOLS
     outage_budget: float = DEFAULT_OUTAGE_BUDGET
     result_text: str = DEFAULT_RESULT_TEXT
+    structured: str | None = None  # None: `hosted` with `tools = "hosted"`, else `compact`
+    read_chunk: int | None = None  # None: the profile's (64 KiB hosted, 8 KiB compact)
     config_file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -96,6 +108,20 @@ class Settings:
         from platformdirs import user_cache_dir
 
         return Path(user_cache_dir(APP_NAME, appauthor=False))
+
+    @property
+    def profile(self) -> str:
+        """The `structuredContent` shape served: `compact` or `hosted` (see `STRUCTURED`)."""
+        if self.structured is not None:
+            return self.structured
+        return "hosted" if self.tools == "hosted" else "compact"
+
+    @property
+    def chunk_bytes(self) -> int:
+        """read_paper's chunk size: the `read_chunk` setting, else the profile's."""
+        if self.read_chunk is not None:
+            return self.read_chunk
+        return contract.CHUNK_BYTES if self.profile == "hosted" else DEFAULT_READ_CHUNK
 
     def tool_selected(self, name: str, group: str) -> bool:
         """Whether the `tools` setting lists tool `name` (of contract group `group`)."""
@@ -119,6 +145,7 @@ def load_settings(
     config_file: Path | None = None,
     *,
     problems: list[str] | None = None,
+    env_origin: str = "environment",
 ) -> Settings:
     """Resolve every setting from flags, environment, config file and defaults.
 
@@ -129,11 +156,12 @@ def load_settings(
     With a `problems` list, nothing is raised: each bad value (or an unreadable file)
     is appended there as the message `ConfigError` would carry, and that setting
     falls back to the next source. `doctor` uses this to go on probing the catalog
-    URL the user set while another setting is wrong.
+    URL the user set while another setting is wrong. `env_origin` is how messages
+    name where `environ` came from (`install` checks its `--env` values this way).
     """
     env = os.environ if environ is None else environ
     given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
-    path, required = _config_path(config_file, env)
+    path, required = config_file_path(config_file, env)
     try:
         file_values = _read_config_file(path, required=required)
     except ConfigError as exc:
@@ -149,7 +177,7 @@ def load_settings(
         if name in given_flags:
             candidates.append((given_flags[name], "command line"))
         if env.get(env_name, "") != "":
-            candidates.append((env[env_name], f"environment {env_name}"))
+            candidates.append((env[env_name], f"{env_origin} {env_name}"))
         if name in file_values:
             candidates.append((file_values[name], f"config file {path}"))
         sources[name] = "default"
@@ -167,7 +195,8 @@ def load_settings(
     return Settings(**values, config_file=path if file_values else None, sources=sources)
 
 
-def _config_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, bool]:
+def config_file_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, bool]:
+    """The settings file to read, and whether it must exist (named, not the default)."""
     if explicit is not None:
         return Path(explicit).expanduser(), True
     if env.get(ENV_CONFIG_FILE):
@@ -175,15 +204,30 @@ def _config_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, b
     return pwc_config_dir(env) / CONFIG_FILE_NAME, False
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
+    """The settings in `path`, refused when another user could have written them.
+
+    The file steers the server (the catalog URL, the log file), so one that others
+    can write, or in a directory they can write, is not honoured
+    (`private_files.read_trusted`): the message names the file and the fix.
+    """
+    from pwc_local import private_files
+
     try:
-        data = path.read_bytes()
+        data = private_files.read_trusted(path, MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         if required:
             raise ConfigError(f"config file {path} does not exist") from None
         return {}
+    except private_files.NotPrivate as exc:
+        raise ConfigError(str(private_files.refusal("settings file", path, exc.exposure))) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {path} is over 1 MiB; it cannot be a settings file")
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
@@ -215,6 +259,13 @@ def parse_api_url(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise ConfigError("expected an http:// or https:// URL")
     url = raw.strip().rstrip("/")
+    # What httpx would refuse as `InvalidURL` at every call (control characters, an
+    # over-long URL, a malformed IPv4 address) is refused here, at start-up, naming
+    # the setting; importing httpx for the check would cost start-up 80 ms.
+    if not url.isprintable():
+        raise ConfigError(f"{raw!r} has a control character; it is not a valid URL")
+    if len(url) > MAX_URL_CHARS:
+        raise ConfigError(f"the URL is over {MAX_URL_CHARS} characters long")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a malformed port
@@ -224,9 +275,40 @@ def parse_api_url(raw: Any) -> str:
         raise ConfigError(f"{raw!r} must start with http:// or https://")
     if not parts.hostname:
         raise ConfigError(f"{raw!r} has no host name")
+    if any(char.isspace() for char in url):
+        raise ConfigError(f"{raw!r} has a space; it is not a valid URL")
+    if _IPV4_STYLE.fullmatch(parts.hostname) and not _is_ipv4(parts.hostname):
+        raise ConfigError(f"{raw!r} has a malformed IPv4 address")
+    if not parts.hostname.isascii() and not _is_idna(parts.hostname):
+        raise ConfigError(f"{raw!r} has a host name that is not a valid international name")
     if parts.query or parts.fragment:
         raise ConfigError(f"{raw!r} must not carry a query or fragment")
     return url
+
+
+MAX_URL_CHARS = 65536  # httpx's bound
+_IPV4_STYLE = re.compile(r"[0-9.]+")
+
+
+def _is_ipv4(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_idna(host: str) -> bool:
+    """Whether httpx can encode the non-ASCII `host` (with `idna`, which httpx requires)."""
+    import idna
+
+    try:
+        idna.encode(host)
+    except idna.IDNAError:
+        return False
+    return True
 
 
 MAX_TIMEOUT = 600.0
@@ -235,8 +317,8 @@ MAX_TIMEOUT = 600.0
 def parse_timeout(raw: Any) -> float:
     """Seconds per catalog request: more than 0, at most 600.
 
-    The bound matters beyond the request itself: when a client closes stdin, requests
-    still running may finish within one timeout before the server exits.
+    A request still running when the client closes stdin is not waited for this long:
+    the transport gives it 1.5 s (`stdio.DEFAULT_DRAIN_TIMEOUT`), then cancels it.
     """
     return _seconds(raw, MAX_TIMEOUT)
 
@@ -326,13 +408,39 @@ def parse_outage_budget(raw: Any) -> float:
     return _seconds(raw, MAX_OUTAGE_BUDGET)
 
 
+def _one_of(raw: Any, choices: tuple[str, ...], meanings: str) -> str:
+    """`raw` as one of `choices` (any case); `meanings` says what each does, for the error."""
+    value = str(raw).strip().lower()
+    if value not in choices:
+        raise ConfigError(f"{str(raw)[:64]!r} is not one of {', '.join(choices)} ({meanings})")
+    return value
+
+
 def parse_result_text(raw: Any) -> str:
     """What the text block of a tool result holds: `markdown`, `summary` or `json`."""
-    value = str(raw).strip().lower()
-    if value not in RESULT_TEXTS:
+    meanings = (
+        "markdown: the data as Markdown; summary: the hosted server's short text; "
+        "json: the structured result"
+    )
+    return _one_of(raw, RESULT_TEXTS, meanings)
+
+
+def parse_structured(raw: Any) -> str:
+    """The shape of `structuredContent`: `compact` or `hosted`."""
+    meanings = "compact: each fact once; hosted: the hosted server's shapes"
+    return _one_of(raw, STRUCTURED, meanings)
+
+
+def parse_read_chunk(raw: Any) -> int:
+    """read_paper's chunk in bytes, from 1024 to 65536."""
+    try:
+        value = int(str(raw).strip()) if not isinstance(raw, bool) else None
+    except ValueError:
+        value = None
+    if value is None or not MIN_READ_CHUNK <= value <= contract.CHUNK_BYTES:
         raise ConfigError(
-            f"{str(raw)[:64]!r} is not one of {', '.join(RESULT_TEXTS)} (markdown: the data as "
-            "Markdown; summary: the hosted server's short text; json: the structured result)"
+            f"{str(raw)[:64]!r} is not a whole number of bytes from {MIN_READ_CHUNK} to "
+            f"{contract.CHUNK_BYTES} (default {DEFAULT_READ_CHUNK}; 65536 in the hosted profile)"
         )
     return value
 
@@ -385,4 +493,6 @@ _PARSERS = {
     "tools": parse_tools,
     "outage_budget": parse_outage_budget,
     "result_text": parse_result_text,
+    "structured": parse_structured,
+    "read_chunk": parse_read_chunk,
 }

@@ -474,6 +474,7 @@ TOOLS: tuple[Tool, ...] = (
             "read_paper_section."
         ),
         Param("paper", LocalReference),
+        Param("depth", Kind(int, ge=1, le=6, description="heading levels below the title"), 2),
         hints=LOCAL_READ,
     ),
     local(
@@ -485,7 +486,8 @@ TOOLS: tuple[Tool, ...] = (
         ),
         Param("paper", LocalReference),
         Param("section", SectionName),
-        Param("max_bytes", Kind(int, ge=1024, le=CHUNK_BYTES), 16384),
+        # 8 KiB: what every client tried hands the model whole (docs/benchmarks.md).
+        Param("max_bytes", Kind(int, ge=1024, le=CHUNK_BYTES), 8192),
         hints=LOCAL_READ,
     ),
     local(

@@ -7,7 +7,8 @@ completes, quick local checks first, so the command can print every line at once
 the command in `pwc_local.commands.doctor` only formats the results.
 
 The checks, in order: the resolved configuration and where each value came from; the
-executable a client would run; the cache directory (writable, size, bound); the
+settings file (only its owner may write it); the executable a client would run; the
+cache directory (private, writable, size, bound); the
 cursor key (present, mode, owner; the secret itself is never read out); the catalog
 (one cheap request to the configured URL with the configured timeout: its latency,
 or the precise cause from `pwc_local.upstream.causes`, and the proxy in use); a
@@ -49,7 +50,14 @@ from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document
 from pwc_local.clients.leftovers import disk_size
 from pwc_local.clients.targets import TARGETS, WINDOWS, ClientTarget, Host
-from pwc_local.config import CONFIG_FILE_NAME, ENV_NAMES, Settings, format_size, pwc_config_dir
+from pwc_local.config import (
+    CONFIG_FILE_NAME,
+    ENV_NAMES,
+    Settings,
+    config_file_path,
+    format_size,
+    pwc_config_dir,
+)
 
 Status = Literal["ok", "warn", "fail", "skip"]
 SELF_TEST_TIMEOUT = 30.0
@@ -82,6 +90,7 @@ def iter_checks(
     config_error: str | None = None,
     offline: bool = False,
     server_args: Sequence[str] = (),
+    settings_file: Path | None = None,
 ) -> Iterator[Check]:
     """Run every check, yielding each result as soon as it is known, so a caller can
     print it at once. `command` is what clients are told to run (see
@@ -89,10 +98,15 @@ def iter_checks(
     options (such as `--api-url`) the self-test passes to the server. With a
     `config_error`, `settings` holds every value that was valid (see
     `load_settings(problems=...)`), so the catalog check still probes the URL and
-    timeout the user set."""
+    timeout the user set. `settings_file` is the one named by `--config`, if any."""
     import anyio
 
-    yield check_configuration(settings, config_error, host.environ)
+    trusted = check_settings_file(settings_file, host.environ)
+    if trusted.status == "fail" and config_error is not None:  # said once, on its own line
+        config_error = config_error.replace(trusted.details.get("refusal", ""), "").strip("; ")
+    refused = trusted.status == "fail"
+    yield check_configuration(settings, config_error or None, host.environ, refused=refused)
+    yield trusted
     yield check_executable(command)
     yield check_cache(settings)
     yield check_cursor_key(host.environ)
@@ -110,9 +124,14 @@ def iter_checks(
 
 
 def check_configuration(
-    settings: Settings, error: str | None = None, environ: Mapping[str, str] | None = None
+    settings: Settings,
+    error: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    refused: bool = False,
 ) -> Check:
-    """The resolved settings and the origin of each (flag, environment, file, default)."""
+    """The resolved settings and the origin of each (flag, environment, file, default);
+    `refused`: the settings file is refused (`check_settings_file` says why)."""
     if error is not None:
         return Check(
             "configuration",
@@ -131,10 +150,36 @@ def check_configuration(
         }
     if settings.config_file is not None:
         summary = f"settings file {settings.config_file} in use"
+    elif refused:
+        summary = "defaults and environment (the settings file is refused: see below)"
     else:
         default_file = pwc_config_dir(environ) / CONFIG_FILE_NAME
         summary = f"defaults and environment (no settings file at {default_file})"
     return Check("configuration", "ok", summary, details=details)
+
+
+def check_settings_file(explicit: Path | None, environ: Mapping[str, str]) -> Check:
+    """The settings file is one only its owner may write, in a directory only they may
+    write (`private_files.read_trusted`): the server refuses one others could rewrite."""
+    from pwc_local import private_files
+
+    path, required = config_file_path(explicit, environ)
+    details: dict[str, Any] = {"path": str(path)}
+    name = "settings file"
+    try:
+        private_files.read_trusted(path, 0)
+    except FileNotFoundError:
+        if required:
+            return Check(name, "fail", f"{path} does not exist", "create it, or unset it", details)
+        return Check(name, "skip", "none (see the configuration line)", details=details)
+    except private_files.NotPrivate as exc:
+        refused = private_files.refusal(name, path, exc.exposure)
+        details["refusal"] = str(refused)
+        fix = f"{refused.fix} (the server refuses to start until then)"
+        return Check(name, "fail", refused.problem, fix, details)
+    except OSError as exc:
+        return Check(name, "fail", f"cannot read {path}: {exc.strerror or exc}", None, details)
+    return Check(name, "ok", f"{path}: only you can change it", details=details)
 
 
 def _seconds(value: Any) -> str:
@@ -198,15 +243,22 @@ def check_executable(command: tuple[str, Sequence[str]]) -> Check:
 
 def check_cache(settings: Settings) -> Check:
     """The cache directory exists (or can be made), takes a new file, and its size."""
-    from pwc_local.store.cache import ensure_directory
+    from pwc_local.store.cache import CacheError, ensure_directory
 
     directory = settings.resolved_cache_dir()
     details: dict[str, Any] = {"path": str(directory), "bound": settings.cache_size}
-    fix = f"make {directory} a directory you can write to, or point {ENV_NAMES['cache_dir']} at one"
+    elsewhere = f"point {ENV_NAMES['cache_dir']} at a directory only you can use"
+    fix = f"make {directory} a directory you can write to, or {elsewhere}"
     try:
-        ensure_directory(directory)  # as private as a server would make it
-        if not directory.is_dir():
-            raise NotADirectoryError(f"{directory} is not a directory")
+        # As private as a server makes it: the default directory narrowed to 0700, a
+        # configured one refused when others may use it.
+        ensure_directory(directory, ours=settings.cache_dir is None)
+    except CacheError as exc:
+        if exc.refusal is None:
+            return Check("cache", "fail", str(exc), fix, details)
+        problem, remedy = exc.refusal.problem, exc.refusal.fix
+        return Check("cache", "fail", f"{problem}: not used", f"{remedy}, or {elsewhere}", details)
+    try:
         fd, probe = tempfile.mkstemp(prefix=".doctor-", dir=directory)
         os.close(fd)
         os.unlink(probe)
@@ -220,7 +272,7 @@ def check_cache(settings: Settings) -> Check:
         details["entries"] = entries
     counted = f", {_counted(entries, 'entry', 'entries')}" if entries is not None else ""
     bound = human_size(settings.cache_size)
-    summary = f"{directory}: writable, {format_size(size)} of {bound}{counted}"
+    summary = f"{directory}: private, writable, {format_size(size)} of {bound}{counted}"
     if size > settings.cache_size:
         return Check(
             "cache",

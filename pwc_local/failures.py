@@ -9,7 +9,10 @@ configuration's (`pwc_local.config.ConfigError`), the library's
 (`pwc_local.server.errors.error_message`) reads `coded_text(exc)` off any of them
 without knowing the classes. No other module writes a `code: ` text itself
 (tests/test_error_codes.py checks the source), and every code is listed in the
-README's error-code table.
+README's error-code table. `coded_text` is also the one place every sentence passes
+through the sanitiser (`safe_text.one_line`), so a reference, a catalog name or a
+watch target quoted in any message can never carry a terminal escape or a line break,
+whichever module wrote the sentence.
 
 Two kinds of message exist:
 
@@ -18,12 +21,14 @@ Two kinds of message exist:
 * diagnostics (`shown = False`, the default): the text is for logs and tests and may
   carry upstream details, so the class's fixed `sentence` is shown instead.
 
-This module imports nothing, so any layer can use it.
+This module imports only `safe_text` (which imports nothing), so any layer can use it.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
+
+from pwc_local.safe_text import one_line
 
 
 class CodedError(Exception):
@@ -49,5 +54,6 @@ class CodedError(Exception):
 def coded_text(exc: CodedError) -> str:
     """`<code>: <sentence>`, the text a client reads for `exc` (no logging: see
     `pwc_local.server.errors.error_message`, which also turns any other exception into
-    `internal_error`)."""
-    return f"{exc.code}: {exc.public_message()}"
+    `internal_error`). The sentence is sanitised here, once for every code path;
+    `fold=False` keeps a sentence that is already clean exactly as written."""
+    return f"{exc.code}: {one_line(exc.public_message(), fold=False)}"

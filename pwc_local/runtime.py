@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pwc_local.store.outage import OutageGuard
     from pwc_local.store.vocabulary import Vocabulary
     from pwc_local.store.watchlist import Watchlist
+    from pwc_local.upstream.source import CatalogSource
 
 logger = logging.getLogger(__name__)
 
@@ -49,9 +50,11 @@ class Runtime:
     needs the key file, so a key file with unsafe permissions fails that one tool
     (with the fix in its message) instead of every tool. `vocabulary` holds the
     names answers showed, for completions; `outage` is the catalog's outage memory,
-    which completions tell when the catalog kept them waiting. It is also the live
-    catalog (HTTP behind the guard, no cache or library) the watch list compares with;
-    `watchlist` is opened by the first watch-list call (`open_watchlist`), one per process.
+    which completions tell when the catalog kept them waiting. `live` is the catalog
+    the watch list compares with: HTTP behind the guard, writing what it fetched
+    through to the cache (`store.cached_catalog.LiveCatalog`); `live_catalog()` says
+    which source that is. `watchlist` is opened by the first watch-list call
+    (`open_watchlist`), one per process.
     """
 
     settings: Settings
@@ -61,6 +64,7 @@ class Runtime:
     vocabulary: Vocabulary | None = None
     outage: OutageGuard | None = None
     watchlist: Watchlist | None = None
+    live: CatalogSource | None = None
     # Two first calls at once open one library and one watch list between them.
     _opening: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -78,6 +82,13 @@ class Runtime:
             if self.library is None:
                 self.library = Library.open()
             return self.library
+
+    def live_catalog(self) -> CatalogSource:
+        """The live catalog for the watch list: `live`, else the bare outage guard."""
+        source = self.live if self.live is not None else self.outage
+        if source is None:
+            raise RuntimeError("this runtime has no live catalog for the watch list")
+        return source
 
     def open_watchlist(self) -> Watchlist:
         """The watch list, opened by its first use; one per process."""
@@ -109,10 +120,22 @@ def outage_guard(settings: Settings) -> OutageGuard:
     )
 
 
+def live_catalog(settings: Settings) -> CatalogSource:
+    """The live catalog for a command's watch-list look: it writes through to the cache
+    the servers share, so their answers agree with what the look saw (`Runtime.live`)."""
+    from pwc_local.store.cache import DiskCache
+    from pwc_local.store.cached_catalog import CachingCatalog
+
+    guard = outage_guard(settings)
+    cache = DiskCache.from_settings(settings)
+    return CachingCatalog(guard, cache, namespace=settings.api_url, outage=guard).live()
+
+
 def _build_catalog(
     settings: Settings, library: Library | None = None, upstream: OutageGuard | None = None
-) -> ServingSource:
-    """The catalog source: the library, then the shared disk cache, then the live HTTP API.
+) -> tuple[ServingSource, CatalogSource]:
+    """The catalog source (the library, then the shared disk cache, then the live HTTP
+    API) and the live source the watch list uses (HTTP, writing through to that cache).
 
     The outage guard sits right above HTTP, so a catalog that just failed to answer
     is waited on only briefly until it answers again (`store.outage`); the cache
@@ -127,10 +150,11 @@ def _build_catalog(
     cache.warm()  # open its connections now, in this builder's thread
     cached = CachingCatalog(upstream, cache, namespace=settings.api_url, outage=upstream)
     if library is None:
-        return cached
+        return cached, cached.live()
     from pwc_local.store.library_catalog import LibraryCatalog
 
-    return LibraryCatalog(cached, library, namespace=settings.api_url)
+    catalog = LibraryCatalog(cached, library, namespace=settings.api_url, versions=cached)
+    return catalog, cached.live()
 
 
 def _open_library() -> Library | None:
@@ -176,13 +200,15 @@ def build_runtime(settings: Settings) -> Runtime:
 
     library = _open_library()
     guard = outage_guard(settings)
+    catalog, live = _build_catalog(settings, library, guard)
     return Runtime(
         settings=settings,
-        catalog=_build_catalog(settings, library, guard),
+        catalog=catalog,
         library=library,
         # Kept in the library's database: no library, no vocabulary.
         vocabulary=Vocabulary(library.path) if library is not None else None,
         outage=guard,
+        live=live,
     )
 
 

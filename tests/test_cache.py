@@ -681,7 +681,7 @@ def test_an_unusable_cache_directory_costs_no_answers(
 
 def test_a_damaged_database_disables_the_cache_and_says_how_to_fix_it(tmp_path: Path) -> None:
     directory = tmp_path / "cache"
-    directory.mkdir()
+    directory.mkdir(mode=0o700)
     (directory / "cache.db").write_bytes(bytes(range(256)) * 40)
     cache = DiskCache(directory)
     assert cache.get(KIND_RESPONSE, ["x"]) is None

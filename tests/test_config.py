@@ -149,7 +149,7 @@ def test_cli_refuses_bad_url_with_exit_2_and_silent_stdout(tmp_path: Path) -> No
     ("make", "fragment"),
     [
         (lambda tmp: tmp / "nope.toml", "does not exist"),
-        (lambda tmp: tmp, "cannot read config file"),  # a directory cannot be read as a file
+        (lambda tmp: tmp, "is not a file"),  # a directory is no settings file
     ],
 )
 def test_cli_refuses_unreadable_config_file(tmp_path: Path, make: Any, fragment: str) -> None:

@@ -210,7 +210,7 @@ def test_cache_that_is_a_file_is_not_writable(tmp_path: Path):
     blocker.write_text("not a directory")
     check = check_cache(Settings(cache_dir=blocker))
     assert check.status == "fail"
-    assert "not writable" in check.summary
+    assert f"cache directory {blocker} is not a directory" in check.summary
     assert "PWC_MCP_LOCAL_CACHE_DIR" in (check.fix or "")
 
 
@@ -235,7 +235,7 @@ def test_a_cache_directory_made_by_doctor_is_private(tmp_path: Path):
 
 def test_cache_reports_size_against_its_bound(tmp_path: Path):
     cache = tmp_path / "cache"
-    cache.mkdir()
+    cache.mkdir(mode=0o700)
     (cache / "blob").write_bytes(b"x" * 3000)
     ok = check_cache(Settings(cache_dir=cache, cache_size=2 * 1024 * 1024))
     assert ok.status == "ok"

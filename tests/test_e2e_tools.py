@@ -410,11 +410,11 @@ def _fault_then_recover(session: Session, install: Any, query: str) -> str:
 @pytest.mark.parametrize(
     ("fault", "code"),
     [
-        ("server_error", "upstream_error: the Papers With Code catalog request failed."),
-        ("bad_gateway", "upstream_error: the Papers With Code catalog request failed."),
+        ("server_error", "upstream_error: the Papers With Code catalog answered HTTP 500"),
+        ("bad_gateway", "upstream_error: the Papers With Code catalog answered HTTP 502"),
         ("gateway_timeout", "upstream_timeout: "),
-        ("invalid_json", "upstream_error: the Papers With Code catalog request failed."),
-        ("oversized", "upstream_error: the Papers With Code catalog request failed."),
+        ("invalid_json", "upstream_error: the Papers With Code catalog's answer was not JSON"),
+        ("oversized", "upstream_error: the Papers With Code catalog's answer was over 2 MiB"),
     ],
 )
 def test_upstream_failures(session: Session, fault: str, code: str) -> None:
@@ -427,7 +427,7 @@ def test_oversized_body_without_content_length(session: Session) -> None:
         session.fake.faults.oversized(content_length=False, prefix=prefix)
 
     message = _fault_then_recover(session, install, "chunked oversized")
-    assert message == "upstream_error: the Papers With Code catalog request failed."
+    assert message.startswith("upstream_error: the Papers With Code catalog's answer was over")
 
 
 def test_rate_limited_with_retry_after(session: Session) -> None:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from pwc_local.common.references import shown
 from pwc_local.config import ConfigError, Settings
+from pwc_local.present.hosted import QueryResult
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.safe_text import one_line
 from pwc_local.server.app import PwcServer, build_server
@@ -33,7 +34,6 @@ from pwc_local.server.errors import (
     unknown_tool_message,
     validation_message,
 )
-from pwc_local.server.models import QueryResult
 from pwc_local.store.cache import DiskCache
 from pwc_local.store.cached_catalog import CachingCatalog
 from pwc_local.upstream.errors import (
@@ -46,6 +46,7 @@ from pwc_local.upstream.errors import (
     InvalidResponse,
     NoMarkdown,
     NotFound,
+    NotJSON,
     PaperChanged,
     PaperMissing,
     ResponseTooLarge,
@@ -81,7 +82,7 @@ def _code(message: str) -> str:
         (UpstreamTimeout("catalog request timed out"), "upstream_timeout"),
         (UpstreamUnreachable("catalog unreachable (ConnectError)"), "upstream_error"),
         (InvalidResponse("catalog returned invalid JSON"), "upstream_error"),
-        (ResponseTooLarge("too big"), "upstream_error"),
+        (ResponseTooLarge(2 * 1024 * 1024), "upstream_error"),
         (UpstreamError("something"), "upstream_error"),
         (NotFound("Task not found: x"), "not_found"),
         (PaperMissing("Paper not found: 2308.10195"), "not_found"),
@@ -125,7 +126,24 @@ def test_every_error_class_has_its_code(exc: BaseException, expected: str) -> No
             "upstream_error: the Papers With Code catalog could not be reached; check the "
             "network connection and the PWC_API_URL setting.",
         ),
-        (InvalidResponse("x"), "upstream_error: the Papers With Code catalog request failed."),
+        (
+            HTTPStatusError(500, "Internal Server Error"),
+            "upstream_error: the Papers With Code catalog answered HTTP 500, a failure on its "
+            "side; retry in a minute, or later if it persists.",
+        ),
+        (
+            NotJSON("x"),
+            "upstream_error: the Papers With Code catalog's answer was not JSON (a proxy or "
+            "maintenance page, often); retry in a minute, and if it persists check the "
+            "PWC_API_URL setting.",
+        ),
+        (
+            ResponseTooLarge(2 * 1024 * 1024),
+            "upstream_error: the Papers With Code catalog's answer was over 2 MiB, the most "
+            "this client reads; ask for less (a smaller limit, fewer options) or a narrower "
+            "request.",
+        ),
+        (UpstreamError("x"), "upstream_error: the Papers With Code catalog request failed."),
         (
             NoMarkdown("x"),
             "no_markdown: no stored Markdown is available for this paper; use get_paper_info "
@@ -409,7 +427,7 @@ def _run(
     default, or (say) a caching source in front of it.
     """
     scripted = _scripted()
-    settings = Settings(api_url="http://127.0.0.1:9")
+    settings = Settings(api_url="http://127.0.0.1:9", structured="hosted")
     runtime = LazyRuntime(settings, builder=lambda s: Runtime(s, catalog(scripted), codec=None))
 
     async def main() -> None:
@@ -525,7 +543,7 @@ def test_stale_answers_are_labelled(tmp_path: Path) -> None:
         first_line = _text(stale).split("\n", 1)[0]
         assert first_line.startswith("From the local cache, ")
         assert first_line.endswith(
-            " old, because the catalog could not be reached (2026-05-01T12:30:00+00:00)."
+            " old (saved 2026-05-01 12:30 UTC): the catalog could not be reached."
         )
         catalog.fail_with(None)
         fresh = await client.call_tool("list_frameworks", {})
@@ -560,7 +578,7 @@ class _HeldWarmUp(LazyRuntime):
 def test_runtime_is_built_once_and_closed_at_shutdown() -> None:
     builds: list[str] = []  # the name of the thread each build ran in
     catalog = _scripted().client()
-    settings = Settings(api_url="http://127.0.0.1:9")
+    settings = Settings(api_url="http://127.0.0.1:9", structured="hosted")
 
     def builder(s: Settings) -> Runtime:
         builds.append(threading.current_thread().name)

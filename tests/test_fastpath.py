@@ -17,10 +17,10 @@ from mcp import Client
 from mcp_types import ListToolsResult
 
 from pwc_local.config import Settings
+from pwc_local.present.hosted import PaperInfoResult
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server.app import PwcServer, build_server
 from pwc_local.server.listing import compact_output_schema, snapshot_path
-from pwc_local.server.models import PaperInfoResult
 from pwc_local.upstream.http import HttpCatalog, tls_verification
 from tests.scripted_catalog import ScriptedCatalog
 from tests.test_errors import FRAMEWORKS

@@ -1,7 +1,8 @@
 """Back-pressure through the installed server: a bounded number of requests in flight.
 
-The stdio transport admits at most `MAX_IN_FLIGHT` (32) requests that are not yet
-written out; past it, it stops reading stdin. These tests drive the installed
+The stdio transport admits at most `MAX_IN_FLIGHT` (32) requests per lane that are not
+yet written out; past it, requests wait (`MAX_WAITING`, 256), and past that it stops
+reading stdin (`pwc_local/server/admission.py`). These tests drive the installed
 `pwc-mcp-local` over real pipes against the loopback fake:
 
 * a client that sends 500 requests with large answers and does not read stdout
@@ -9,7 +10,8 @@ written out; past it, it stops reading stdin. These tests drive the installed
   memory stays below `PEAK_BOUND_KB`. Measured on 2026-12-01: 85 MB with
   back-pressure; without it (the cap raised past the count) 232 MB for 500 queued
   answers and 391 MB for 1,000, so the bound sits between the two cases;
-* requests past the cap wait and are answered once slots free;
+* requests past the cap wait and are answered once slots free, while a ping is
+  answered at once;
 * a cancellation frees its slot at once.
 
 Synchronisation is by events only: the fake reports requests it holds
@@ -27,7 +29,7 @@ from typing import IO, Any
 
 import pytest
 
-from pwc_local.server.stdio import MAX_IN_FLIGHT
+from pwc_local.server.admission import MAX_IN_FLIGHT
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, FakeCatalog
 from tests.installed import EXECUTABLE, InstalledServer
 from tests.stdio_peer import StdioPeer, opening
@@ -180,17 +182,22 @@ def fill_with_held_searches(peer: StdioPeer, fake: FakeCatalog) -> list[int]:
 
 def test_requests_past_the_cap_wait_for_a_slot(peer: StdioPeer, shared_fake: FakeCatalog) -> None:
     fake = shared_fake
+    before = fake.requests.count("papers/search")
     ids = fill_with_held_searches(peer, fake)
-    ping = peer.send_request("ping")
-    peer.wait_for_stderr(PAUSED, timeout=REPLY_TIMEOUT)
-    fake.faults.reset()  # the held searches answer, their slots free, the ping goes in
+    past = peer.send_request(
+        "tools/call", {"name": "search_papers", "arguments": {"query": f"past {ids[0]}"}}
+    )
+    # Still reading: the ping behind the waiting search is answered now.
+    assert peer.request("ping", timeout=REPLY_TIMEOUT)["result"] == {}
+    assert fake.requests.count("papers/search") - before == MAX_IN_FLIGHT  # the 33rd waits
+    fake.faults.reset()  # the held searches answer, their slots free, the 33rd goes in
     answers = {}
     while len(answers) < len(ids) + 1:
         message = peer.next_message(REPLY_TIMEOUT)
         answers[message["id"]] = message
-    assert answers[ping]["result"] == {}
-    assert all(answers[i]["result"].get("isError") is not True for i in ids)
-    assert peer.request("ping", timeout=REPLY_TIMEOUT)["result"] == {}  # reading again
+    assert all(answers[i]["result"].get("isError") is not True for i in [*ids, past])
+    assert PAUSED not in peer.stderr
+    assert peer.request("ping", timeout=REPLY_TIMEOUT)["result"] == {}
 
 
 def test_a_cancellation_frees_its_slot(peer: StdioPeer, shared_fake: FakeCatalog) -> None:

@@ -155,14 +155,18 @@ def test_a_decompression_bomb_is_an_upstream_error(
 def test_a_deflate_bomb_an_unknown_coding_and_lying_lengths(session: Session) -> None:
     faults = session.fake.faults
     faults.encoded(
-        compressed_zeros(256 * 1024**2, "deflate"), "deflate", precompressed=True, times=1
+        compressed_zeros(256 * 1024**2, "deflate"),
+        "deflate",
+        precompressed=True,
+        prefix="methods/",
+        times=1,
     )
     assert "upstream_error:" in session.error_text("list_methods", search="deflate bomb")
-    faults.encoded(b'{"results": []}', "br", times=1)
+    faults.encoded(b'{"results": []}', "br", prefix="methods/", times=1)
     assert "upstream_error:" in session.error_text("list_methods", search="brotli")
-    faults.lying_length(b'{"results": []}', declared=10_000, times=1)
+    faults.lying_length(b'{"results": []}', declared=10_000, prefix="methods/", times=1)
     assert "upstream_error:" in session.error_text("list_methods", search="long length")
-    faults.lying_length(b'{"results": []}', declared=2**40, times=1)
+    faults.lying_length(b'{"results": []}', declared=2**40, prefix="methods/", times=1)
     assert "upstream_error:" in session.error_text("list_methods", search="huge length")
     assert_alive(session)
 

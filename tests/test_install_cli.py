@@ -361,13 +361,14 @@ def test_file_option_edits_the_named_file(home: Path, tmp_path: Path):
 
 
 def test_print_shows_a_json_entry_and_the_command_line(home: Path):
-    result = run("install", "print", "--env", "PWC_API_URL=http://x y")
+    result = run("install", "print", "--env", "PWC_MCP_LOCAL_LOG_FILE=/tmp/my logs/x.log")
     assert result.exit_code == 0
     block, _, rest = result.output.partition("\n\n")
     entry = json.loads(block)["mcpServers"]["pwc-local"]
     command = server_command()[0]
-    assert entry == {"command": command, "args": [], "env": {"PWC_API_URL": "http://x y"}}
-    assert f"Command line: 'PWC_API_URL=http://x y' {command}" in rest
+    env = {"PWC_MCP_LOCAL_LOG_FILE": "/tmp/my logs/x.log"}
+    assert entry == {"command": command, "args": [], "env": env}
+    assert f"Command line: 'PWC_MCP_LOCAL_LOG_FILE=/tmp/my logs/x.log' {command}" in rest
     assert not any(home.iterdir())
 
 

@@ -237,6 +237,24 @@ def test_saving_one_paper_under_two_spellings_keeps_both(library: Library) -> No
     assert library.resolve("https://arxiv.org/abs/1706.03762") == "1706.03762"
 
 
+def test_a_refresh_replaces_the_copy_and_its_passages_and_keeps_what_the_user_gave(
+    library: Library,
+) -> None:
+    source = {"key": "vaswani2017attention", "entry_type": "inproceedings"}
+    assert library.save(paper(aliases=("arXiv:1706.03762v5",), citation=source))
+    revised = DOC.replace("square root", "zebracorn root")
+    newer = paper(markdown=revised, content_version="cd" * 32, aliases=())
+    assert not library.save(newer)  # an ordinary save keeps the copy
+    assert library.save(newer, replace=True)
+    saved = library.get("1706.03762")
+    assert saved is not None and saved.content_version == "cd" * 32
+    assert saved.citation["entry_type"] == "inproceedings"  # from the user's BibTeX
+    assert library.resolve("arxiv:1706.03762v5") == "1706.03762"
+    codec = CursorCodec("k" * 32)
+    assert [hit.paper for hit in search_library(library, codec, "zebracorn")] == ["1706.03762"]
+    assert all("square" not in hit.quote for hit in search_library(library, codec, "root"))
+
+
 def test_passages_carry_heading_paths_and_byte_offsets() -> None:
     passages = split_passages(DOC).passages
     data = DOC.encode()

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 
 from pwc_local.queries.lookup import (
     areas_matching,
+    closest_known,
     closest_names,
     exact_match,
     is_numeric_id,
     listing_payload,
     not_found,
     resolve_area,
+    search_stem,
 )
 from pwc_local.upstream.errors import HTTPStatusError, InvalidResponse, NotFound
-from tests.scripted_catalog import run_against
+from tests.scripted_catalog import error, run_against
 
 TASKS = [
     {"id": "2", "name": "Optical Character Recognition", "slug": "ocr"},
@@ -135,3 +139,55 @@ def test_area_endpoint_failure_is_not_an_area_error() -> None:
             {"areas/": httpx.Response(503, json={"detail": "busy"})},
             lambda c: resolve_area(c, "Vision"),
         )
+
+
+# -- suggestions for a search that found nothing ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "stem"),
+    [
+        ("imagnet", "imag"),
+        ("image classifcation", "clas"),
+        ("ImageNet-1k v2", "Imag"),
+        ("ab", None),
+    ],
+)
+def test_a_broader_search_sends_the_start_of_the_longest_word(typed: str, stem: str | None) -> None:
+    assert search_stem(typed) == stem
+
+
+class Known:
+    """A `KnownNames` holding fixed names, recording what it was asked."""
+
+    def __init__(self, *labels: str) -> None:
+        self.names = [type("Name", (), {"label": label})() for label in labels]
+        self.asked: list[tuple[str, str]] = []
+
+    def lookup(self, kind: str, prefix: str) -> list[Any]:
+        self.asked.append((kind, prefix))
+        return self.names
+
+
+def _known(routes: dict[str, Any], names: Known | None, typed: str) -> tuple[list[str], list[Any]]:
+    return run_against(
+        routes,
+        lambda c: closest_known(
+            c, names, kind="benchmark", reference=typed, path="datasets/", params={"page": 1}
+        ),
+    )
+
+
+def test_the_broader_search_and_the_known_names_give_the_closest() -> None:
+    rows = {"results": [{"name": "ImageNet-1k"}, {"name": "Imagenette"}, {"name": "ImageCLEF"}]}
+    names = Known("CIFAR-10", "imagenet-1k")  # the same name as the catalog's: once
+    found, requests = _known({"datasets/": rows}, names, "imagnet")
+    assert sorted(found) == ["ImageCLEF", "ImageNet-1k", "Imagenette"]  # the catalog's spelling
+    assert [r.params["q"] for r in requests] == ["imag"]
+    assert names.asked == [("benchmark", "")]
+
+
+def test_a_failed_broader_search_leaves_the_known_names() -> None:
+    found, requests = _known({"datasets/": error(500)}, Known("CIFAR-10"), "cfar10")
+    assert found == ["CIFAR-10"] and len(requests) == 1
+    assert _known({}, None, "xyzzy")[0] == []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pwc_local.present.hosted import PaperPage, QueryResult, TaskResult
 from pwc_local.server import named
-from pwc_local.server.models import PaperPage, QueryResult, TaskResult
 from pwc_local.store.vocabulary import BENCHMARK, PAPER, TASK, Name
 
 

@@ -32,6 +32,7 @@ class Upstream:
         self.paths: list[str] = []
         self.failure: BaseException | None = None
         self.stall = False
+        self.stalled_path: str | None = None  # stall only this path
         self.released = anyio.Event()
         self.probed = anyio.Event()
         self.closed = False
@@ -42,7 +43,7 @@ class Upstream:
         self.paths.append(path)
         if path == PROBE_PATH:
             self.probed.set()
-        if self.stall:
+        if self.stall or path == self.stalled_path:
             await self.released.wait()
         if self.failure is not None:
             raise self.failure
@@ -120,6 +121,32 @@ def test_during_a_stall_an_uncached_call_fails_within_the_budget() -> None:
         assert source.in_outage
         upstream.released.set()
         await source.aclose()
+
+    anyio.run(scenario)
+
+
+def test_an_answer_to_another_request_lifts_the_budget_of_the_ones_still_waiting() -> None:
+    # Right after the catalog's return, a fresh connection may take a second (a lost
+    # SYN is resent after 1 s) while the look's other requests are answered at once.
+    source, upstream, _ = guard(budget=0.2)
+
+    async def scenario() -> None:
+        await into_outage(source, upstream)
+        upstream.failure, upstream.stalled_path = None, "slow"
+        answers: list[Any] = []
+
+        async def slow() -> None:
+            answers.append(await source.get_json("slow", accept=as_is))
+
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as group:
+                group.start_soon(slow)
+                await anyio.wait_all_tasks_blocked()  # the slow request is out, budgeted
+                assert await source.get_json("fast", accept=as_is) == {"path": "fast"}
+                assert not source.in_outage
+                await anyio.sleep(0.4)  # twice the budget: it would have been cut by now
+                upstream.released.set()
+        assert answers == [{"path": "slow"}]
 
     anyio.run(scenario)
 

@@ -89,7 +89,7 @@ def test_logs_never_carry_requests_bodies_or_the_key(
     # Allowed diagnostics were written, to both places.
     for output in (stderr, logged):
         assert "HTTPStatusError" in output
-        assert "InvalidResponse" in output
+        assert "NotJSON" in output  # an InvalidResponse: the body was not JSON
     # Nothing the user sent or read, no upstream body, no key.
     for output in (stderr, logged):
         assert MARKER not in output

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from pwc_local.server import projections as p
-from pwc_local.server.models import (
+from pwc_local.present import projections as p
+from pwc_local.present.hosted import (
     LINEAGE_COVERAGE_NOTE,
     RANKING_NOTE,
     BenchmarkResult,

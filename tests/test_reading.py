@@ -18,6 +18,7 @@ from pwc_local.upstream.errors import (
     NotFound,
     PaperChanged,
     PaperMissing,
+    UsageError,
 )
 from pwc_local.upstream.http import HttpCatalog
 from pwc_local.upstream.source import MarkdownChunk
@@ -266,7 +267,7 @@ async def test_chunk_version_drift_is_a_changed_paper(codec: CursorCodec) -> Non
 
 
 async def test_empty_reference(codec: CursorCodec) -> None:
-    with pytest.raises(NotFound, match=r"^Paper reference cannot be empty"):
+    with pytest.raises(UsageError, match=r"^paper must not be empty"):
         await read_paper(DriftingSource(), codec, paper="   ", now=NOW)
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from pwc_local.common.references import parse_reference, resolve_paper
-from pwc_local.upstream.errors import Ambiguous, HTTPStatusError, NotFound, PaperMissing
+from pwc_local.upstream.errors import (
+    Ambiguous,
+    HTTPStatusError,
+    NotFound,
+    PaperMissing,
+    UsageError,
+)
 from pwc_local.upstream.http import HttpCatalog
 from tests.fake_catalog import (
     BIGGERGAIT_ID,
@@ -82,10 +88,9 @@ def test_unsupported_urls_fail_without_a_request(url: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\t"])
-def test_empty_reference_is_not_found_but_not_a_catalog_miss(text: str) -> None:
-    with pytest.raises(NotFound, match=r"^Paper reference cannot be empty") as caught:
+def test_a_blank_reference_is_an_invalid_argument_not_a_catalog_miss(text: str) -> None:
+    with pytest.raises(UsageError, match=r"^paper must not be empty"):
         parse_reference(text)
-    assert not isinstance(caught.value, PaperMissing)
 
 
 async def test_arxiv_ids_resolve_without_requests() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,9 @@ import anyio
 import pytest
 
 from pwc_local.config import ConfigError, Settings, load_settings
+from pwc_local.present.words import printable_json
 from pwc_local.safe_text import one_line
 from pwc_local.server.bindings import TOOLS
-from pwc_local.server.render import printable_json
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, PUBLIC_ARXIV_ID, FakeCatalog
 from tests.installed import InstalledServer
 
@@ -218,7 +219,7 @@ def test_result_text_setting_is_validated_like_the_others(tmp_path: Path) -> Non
 
     assert server_env_problems({"PWC_MCP_LOCAL_RESULT_TEXT": "json"}) == []
     [problem] = server_env_problems({"PWC_MCP_LOCAL_RESULT_TEXT": "html"})
-    assert problem.startswith("invalid result_text from environment PWC_MCP_LOCAL_RESULT_TEXT")
+    assert problem.startswith("invalid result_text from --env PWC_MCP_LOCAL_RESULT_TEXT")
 
 
 # -- hostile text ----------------------------------------------------------------------------
@@ -306,9 +307,9 @@ def test_a_stale_answer_says_so_in_its_first_line(
         assert not stale.is_error
         cached_at = (stale.structured_content or {})["cache"]["cached_at"]
         first, _, rest = stale.content[0].text.partition("\n\n")
+        saved = datetime.fromisoformat(cached_at).strftime("%Y-%m-%d %H:%M UTC")
         assert first == (
-            "From the local cache, 3 hours old, because the catalog could not be reached "
-            f"({cached_at})."
+            f"From the local cache, 3 hours old (saved {saved}): the catalog could not be reached."
         )
         assert rest == fresh.content[0].text
 
@@ -340,7 +341,7 @@ def test_call_prints_the_markdown_and_json_stays_the_structured_result(
 
 
 def test_table_cells_are_one_line_and_cannot_open_a_column() -> None:
-    from pwc_local.server.render import table
+    from pwc_local.present.words import table
 
     rendered = table(["Model", "Score"], [["a | b\n| forged | row |", 1], [None, "\x1b[31mred"]])
     assert rendered.splitlines() == [
@@ -352,8 +353,8 @@ def test_table_cells_are_one_line_and_cannot_open_a_column() -> None:
 
 
 def test_a_call_hint_spells_values_as_printable_json_or_describes_a_long_call() -> None:
+    from pwc_local.present.words import call_hint
     from pwc_local.server.bindings import BY_NAME
-    from pwc_local.server.render import call_hint
 
     spec = BY_NAME["search_papers"]
     hint = call_hint(spec.tool, {"query": 'a "b"\x1b\u2028', "limit": 10, "page": 1}, page=2)
@@ -365,24 +366,25 @@ def test_a_call_hint_spells_values_as_printable_json_or_describes_a_long_call() 
 def test_ages_in_words() -> None:
     from datetime import datetime, timedelta, timezone
 
-    from pwc_local.server.render import stale_line
+    from pwc_local.present.words import stale_line
 
     now = datetime(2026, 12, 2, 13, 40, tzinfo=timezone.utc)
     ages = [timedelta(seconds=30), timedelta(minutes=1), timedelta(hours=3), timedelta(days=3)]
     lines = [stale_line(now - age, now) for age in ages]
-    assert [line.split(", ")[1] for line in lines] == [
+    assert [line.split(", ")[1].split(" (")[0] for line in lines] == [
         "less than a minute old",
         "1 minute old",
         "3 hours old",
         "3 days old",
     ]
-    assert lines[2].endswith("reached (2026-12-02T10:40:00+00:00).")
+    assert lines[2].endswith("old (saved 2026-12-02 10:40 UTC): the catalog could not be reached.")
 
 
 def test_deep_catalog_json_is_cut_and_a_rendering_fault_sends_the_json() -> None:
+    from pwc_local.present.hosted import QueryResult
+    from pwc_local.present.words import compact_json
     from pwc_local.server.bindings import BY_NAME
-    from pwc_local.server.models import QueryResult
-    from pwc_local.server.render import Call, compact_json, text_block
+    from pwc_local.server.render import Call, text_block
     from pwc_local.server.render_generic import DEEPER
 
     deep: dict[str, Any] = {"name": "leaf"}

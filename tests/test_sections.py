@@ -360,3 +360,29 @@ def test_a_heading_cut_short_in_an_answer_still_names_its_section() -> None:
     outline = parse_outline(f"# T\n\n## {heading}\n\nText.\n\n## Other\n\nMore.\n")
     [listed] = [s for s in listed_sections(outline)[0] if s.id == "s1.1"]
     assert listed.heading.endswith("…") and find_section(outline, listed.heading).id == "s1.1"
+
+
+def test_the_first_words_of_a_heading_name_its_section() -> None:
+    outline = parse_outline(
+        "# T\n\n## Appendix A: Proofs\n\nx\n\n## Appendix B — Multilingual results\n\ny\n\n"
+        "## Appendix Bx\n\nz\n"
+    )
+    assert find_section(outline, "Appendix B").id == "s1.2"  # whole words: not "Appendix Bx"
+    assert find_section(outline, "appendix b multilingual").id == "s1.2"
+    with pytest.raises(Ambiguous, match=r"s1\.1 .*s1\.2 .*s1\.3"):
+        find_section(outline, "Appendix")
+
+
+def test_depth_counts_levels_below_a_lone_title_and_the_note_says_how_to_see_more() -> None:
+    deep = "## A\n\n### A.1\n\n#### A.1.1\n\n##### A.1.1.1\n\n## B\n\n"
+    titled = parse_outline("# Title\n\n" + deep)
+    listed, note = listed_sections(titled, 2)
+    assert [s.heading for s in listed] == ["Title", "A", "A.1", "B"]
+    assert note == (
+        "2 deeper sections left out (4 of 6 listed, 2 levels below the title); depth=3 lists "
+        "one level more, depth=4 all, or read_paper_section reads one with the headings "
+        "under it."
+    )
+    untitled = parse_outline(deep)  # two top-level sections: no title to skip
+    assert [s.heading for s in listed_sections(untitled, 2)[0]] == ["A", "A.1", "B"]
+    assert listed_sections(titled, 4) == (tuple(titled.sections), None)

@@ -30,8 +30,8 @@ AFTER_INITIALIZE = {
     "pwc_local.server.bindings",
     "pwc_local.server.library_models",
     "pwc_local.server.listing",
-    "pwc_local.server.models",
-    "pwc_local.server.projections",
+    "pwc_local.present.hosted",
+    "pwc_local.present.projections",
     "pwc_local.server.reading_results",
     "pwc_local.server.tools",
 }
@@ -115,7 +115,7 @@ def test_serving_collects_garbage_again(monkeypatch: pytest.MonkeyPatch) -> None
 
     seen: list[bool] = []
 
-    def run(server: Any, *, drain_timeout: float) -> int:
+    def run(server: Any, **options: Any) -> int:
         seen.append(gc.isenabled())
         return 0
 

@@ -227,7 +227,8 @@ def test_list_tasks_flat_resolves_the_area() -> None:
     payload, seen = run_against(
         {"areas/": AREAS, "tasks/": document}, lambda c: list_tasks(c, **arguments)
     )
-    assert payload == document
+    assert payload.payload == document
+    assert payload.areas["1"] == "Vision"  # shown by name (issue 26)
     assert [s.path for s in seen] == ["areas/", "tasks/"]
     assert seen[1].params == {
         "page": "1",
@@ -245,7 +246,7 @@ def test_list_tasks_without_area_sends_one_request() -> None:
         {"tasks/": {"count": 0, "results": []}},
         lambda c: list_tasks(c, search="", visible_only=True, page=3, limit=7),
     )
-    assert [s.path for s in seen] == ["tasks/"]
+    assert [s.path for s in seen] == ["tasks/", "areas/"]  # the page, and its areas' names
     assert seen[0].params == {
         "page": "3",
         "page_size": "7",
@@ -263,7 +264,7 @@ def test_blank_area_counts_as_not_given() -> None:
     routes = {"tasks/": {"count": 0, "results": []}, "methods/": {"count": 0, "results": []}}
     for command in (list_tasks, list_methods):
         _, seen = run_against(routes, lambda c, command=command: command(c, area=" "))
-        assert [s.path for s in seen] in (["tasks/"], ["methods/"])
+        assert [s.path for s in seen] in (["tasks/", "areas/"], ["methods/", "areas/"])
         assert "area_id" not in seen[0].params
 
 
@@ -290,17 +291,18 @@ def test_grouped_tasks_sort_within_areas() -> None:
         lambda c: list_tasks(c, group_by_area=True, order_by="paper_count", search="ignored"),
     )
     assert seen[0].params == {}
-    vision = payload["results"][0]["tasks"]
+    vision = payload.payload["results"][0]["tasks"]
     assert [t["name"] for t in vision] == [
         "object detection",
         "Image Classification",
         "Unnamed",
         "Depth",
     ]
-    payload, _ = run_against(
+    listing, _ = run_against(
         {"areas/with-tasks/": GROUPED_TASKS},
         lambda c: list_tasks(c, group_by_area=True, order_direction="desc", area="VISION"),
     )
+    payload = listing.payload
     assert [area["name"] for area in payload["results"]] == ["Vision"]
     names = [t["name"] for t in payload["results"][0]["tasks"]]
     assert names == ["Unnamed", "object detection", "Image Classification", "Depth"]
@@ -601,16 +603,17 @@ def test_fake_methods(fake_catalog) -> None:
     assert payload["method"]["source_url"] == "/paper/1706.03762"
     assert payload["area"]["name"] == "General"
     assert len(fake_catalog.requests) == 3
-    page = on_fake(fake_catalog, lambda c: list_methods(c, area="audio", limit=5))
-    assert page["results"]
-    assert all(row["area_id"] == "6" for row in page["results"])
+    listing = on_fake(fake_catalog, lambda c: list_methods(c, area="audio", limit=5))
+    assert listing.payload["results"] and listing.areas["6"] == "Audio"
+    assert all(row["area_id"] == "6" for row in listing.payload["results"])
 
 
 def test_fake_list_tasks_flat_and_grouped(fake_catalog) -> None:
-    page = on_fake(fake_catalog, lambda c: list_tasks(c, area="Vision", limit=3))
+    page = on_fake(fake_catalog, lambda c: list_tasks(c, area="Vision", limit=3)).payload
     assert len(page["results"]) == 3
     assert page["next_page"] == 2
-    grouped = on_fake(fake_catalog, lambda c: list_tasks(c, group_by_area=True, area="audio"))
+    listing = on_fake(fake_catalog, lambda c: list_tasks(c, group_by_area=True, area="audio"))
+    grouped = listing.payload
     assert [area["name"] for area in grouped["results"]] == ["Audio"]
     names = [task["name"] for task in grouped["results"][0]["tasks"]]
     assert names == sorted(names, key=str.casefold)

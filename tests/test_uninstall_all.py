@@ -151,7 +151,7 @@ def test_a_cache_directory_that_holds_other_files_is_left_alone(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ):
     shared = home / "Downloads"
-    shared.mkdir()
+    shared.mkdir(mode=0o700)  # private: a shared one is refused as a cache
     (shared / "thesis.pdf").write_bytes(b"%PDF")
     monkeypatch.setenv("PWC_MCP_LOCAL_CACHE_DIR", str(shared))
     make_data(home)

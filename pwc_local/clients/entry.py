@@ -89,14 +89,29 @@ def server_env_problems(env: Mapping[str, str]) -> list[str]:
     if not ours:
         return problems
     found: list[str] = []
-    load_settings(environ=ours, problems=found)
+    load_settings(environ=ours, problems=found, env_origin="--env")
     config = ours.get(ENV_CONFIG_FILE)
     problems += [
-        message
-        for message in found
-        if " from environment " in message or (config and config in message)
+        message for message in found if " from --env " in message or (config and config in message)
     ]
     return problems
+
+
+# Words that make an environment variable's name a secret's (split at `_`).
+_SECRET_WORDS = frozenset(
+    {"KEY", "APIKEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "CREDENTIALS"}
+)
+_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@")
+
+
+def secret_names(env: Mapping[str, str]) -> list[str]:
+    """The variables of `env` that look like secrets: a name with a word such as KEY,
+    TOKEN or PASSWORD in it (`PWC_MCP_CURSOR_KEY_CURRENT`), or a URL with a password."""
+    return [
+        key
+        for key, value in env.items()
+        if _SECRET_WORDS & set(key.upper().split("_")) or _URL_PASSWORD.search(value)
+    ]
 
 
 def entry_program(entry: Any) -> str | None:

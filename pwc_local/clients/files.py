@@ -71,10 +71,11 @@ BACKUPS_KEPT = 3
 _STAMP = "%Y%m%d-%H%M%S"
 
 
-def backup(path: Path, *, now: datetime | None = None) -> Path:
+def backup(path: Path, *, now: datetime | None = None, private: bool = False) -> Path:
     """Copy `path` to a dated `NAME.YYYYMMDD-HHMMSS.bak` beside it (atomically, same
-    permissions), remove all but the newest `BACKUPS_KEPT` such copies, and return
-    the new copy's path. Each change keeps its own copy instead of overwriting one."""
+    permissions, or 0600 when `private`), remove all but the newest `BACKUPS_KEPT`
+    such copies, and return the new copy's path. Each change keeps its own copy
+    instead of overwriting one."""
     source = real_path(path)
     stamp = (now or datetime.now()).strftime(_STAMP)
     target = source.with_name(f"{source.name}.{stamp}.bak")
@@ -82,7 +83,7 @@ def backup(path: Path, *, now: datetime | None = None) -> Path:
     while target.exists():  # two changes within one second
         counter += 1
         target = source.with_name(f"{source.name}.{stamp}-{counter}.bak")
-    write_atomic(target, source.read_bytes(), like=source)
+    write_atomic(target, source.read_bytes(), like=source, private=private)
     for old in backups(source)[:-BACKUPS_KEPT]:
         with contextlib.suppress(OSError):
             old.unlink()
@@ -105,12 +106,15 @@ def backups(path: Path) -> list[Path]:
     return [item[2] for item in sorted(found)]
 
 
-def write_atomic(path: Path, data: bytes, *, like: Path | None = None) -> None:
+def write_atomic(
+    path: Path, data: bytes, *, like: Path | None = None, private: bool = False
+) -> None:
     """Replace `path` with `data` in one step.
 
     Permissions (and owner, when permitted) are taken from `like`, or from `path`
     itself when it exists; a new file gets the usual mode for the process umask.
-    Missing parent directories are created.
+    `private` (the text carries a secret) makes it 0600 whatever it was. Missing
+    parent directories are created.
     """
     target = real_path(path)
     reference = like if like is not None else target
@@ -127,7 +131,8 @@ def write_atomic(path: Path, data: bytes, *, like: Path | None = None) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         # mkstemp creates 0600; give the file its final mode before it becomes visible.
-        os.chmod(temp, stat.S_IMODE(info.st_mode) if info else 0o666 & ~_umask())
+        mode = stat.S_IMODE(info.st_mode) if info else 0o666 & ~_umask()
+        os.chmod(temp, 0o600 if private else mode)
         if info is not None and hasattr(os, "chown"):
             with contextlib.suppress(OSError):  # only root may give a file away
                 if (info.st_uid, info.st_gid) != (os.stat(temp).st_uid, os.stat(temp).st_gid):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -94,6 +94,8 @@ class Change:
     action: Action
     source: ConfigText | None
     after: str
+    # Our entry carries a secret: the file (and its backup) is written 0600.
+    private: bool = False
 
     @property
     def before(self) -> str:
@@ -147,9 +149,23 @@ def merge_entry(
 
 
 def plan_install(
+    target: ClientTarget,
+    path: Path,
+    name: str,
+    wanted: Mapping[str, Any],
+    *,
+    force: bool,
+    private: bool = False,
+) -> Change:
+    """The change that makes `name` hold `wanted` (a client-shaped entry); `private`:
+    `wanted` carries a secret, so the file is to be written 0600."""
+    change = _plan_install(target, path, name, wanted, force=force)
+    return replace(change, private=private)
+
+
+def _plan_install(
     target: ClientTarget, path: Path, name: str, wanted: Mapping[str, Any], *, force: bool
 ) -> Change:
-    """The change that makes `name` hold `wanted` (a client-shaped entry)."""
     source, document = load_document(target, path)
     existing = _entry(document, path, name)
     if existing is None:
@@ -181,9 +197,9 @@ def apply(change: Change) -> Path | None:
             f"{change.path} changed while we were editing it (is the client writing it?); "
             "run the command again"
         )
-    saved = backup(change.path) if change.source is not None else None
+    saved = backup(change.path, private=change.private) if change.source is not None else None
     encoder = change.source or ConfigText("")
-    write_atomic(change.path, encoder.encode(change.after))
+    write_atomic(change.path, encoder.encode(change.after), private=change.private)
     return saved
 
 

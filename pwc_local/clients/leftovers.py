@@ -8,7 +8,8 @@ removes them. Only what the server itself makes is touched:
 | cache      | the cache directory (`cache_dir`)       | the whole directory, but only when  |
 |            |                                         | it holds nothing the cache did not  |
 |            |                                         | make (`cache.db*`, its value        |
-|            |                                         | folders `00`..`ff`)                  |
+|            |                                         | folders `00`..`ff`, the server's    |
+|            |                                         | `tools-list-*.json` snapshots)      |
 | library    | the user data directory                 | `library.sqlite3` and its `-wal`,   |
 |            |                                         | `-shm`, `-journal` files            |
 | cursor key | the user configuration directory        | `cursor-key`, `cursor-key.previous` |
@@ -34,7 +35,12 @@ from pathlib import Path
 
 from pwc_local.config import CONFIG_FILE_NAME, Settings, format_size, pwc_config_dir
 
-_CACHE_MADE = re.compile(r"cache\.db(-wal|-shm|-journal)?|[0-9a-f]{2}|\.doctor-.*")
+# The cache's database, its value folders, `doctor`'s write probes and the server's
+# `tools/list` snapshots (`server.listing.snapshot_path`, with their temporaries).
+_CACHE_MADE = re.compile(
+    r"cache\.db(-wal|-shm|-journal)?|[0-9a-f]{2}|\.doctor-.*"
+    r"|tools-list-[0-9a-f]+(-[0-9a-f]+)?\.json(\.\d+\.tmp)?"
+)
 _LIBRARY_FILES = re.compile(r"library\.sqlite3(-wal|-shm|-journal)?")
 _KEY_FILES = re.compile(r"cursor-key(\.previous)?|\.cursor-key\.lock")
 

@@ -11,11 +11,12 @@ import sqlite3
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from pwc_local.config import format_size
+from pwc_local.failures import coded_text
 from pwc_local.store.cache import KINDS, CacheError, CacheStats, DiskCache
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -105,7 +106,7 @@ def clear(store: DiskCache, kinds: tuple[str, ...], as_json: bool) -> None:
     """
     chosen = sorted(set(kinds)) if kinds else None
     removed = _run(lambda: store.clear(chosen))
-    forgotten = _forget_reading() if chosen is None or "markdown" in chosen else 0
+    forgotten, failure = _forget_reading() if chosen is None or "markdown" in chosen else (0, None)
     if as_json:
         _print_json(
             {
@@ -115,32 +116,61 @@ def clear(store: DiskCache, kinds: tuple[str, ...], as_json: bool) -> None:
                 "read_papers_forgotten": forgotten,
             }
         )
-        return
-    which = ", ".join(chosen) if chosen else "all kinds"
-    click.echo(f"Removed {removed} entries ({which}) from {store.directory}.")
-    if forgotten:
-        click.echo(
-            f"The library forgot the passages of {forgotten} papers read but not saved "
-            "(saved papers stay)."
-        )
+    else:
+        which = ", ".join(chosen) if chosen else "all kinds"
+        click.echo(f"Removed {removed} entries ({which}) from {store.directory}.")
+        if forgotten:
+            click.echo(
+                f"The library forgot the passages of {forgotten} papers read but not saved "
+                "(saved papers stay)."
+            )
+    if failure is not None:
+        _fail(failure)
 
 
-def _forget_reading() -> int:
-    """Drop the library's memory of papers only read; 0 when there is no library."""
-    from pwc_local.common.shelf import LibraryError
+def _forget_reading() -> tuple[int, str | None]:
+    """Drop the library's memory of papers only read: how many, and the line saying why
+    it could not (a `code: sentence`). `(0, None)` when there is no library."""
+    from pwc_local.common.shelf import LibraryError, LibraryFull, LibraryReadOnly
     from pwc_local.store.library import Library
-    from pwc_local.store.library_db import DB_FILE_NAME, default_library_dir
+    from pwc_local.store.library_db import (
+        DB_FILE_NAME,
+        default_library_dir,
+        unwritable_error,
+        unwritable_os_reason,
+        unwritable_reason,
+    )
     from pwc_local.store.vocabulary import Vocabulary
 
-    if not (default_library_dir() / DB_FILE_NAME).exists():
-        return 0  # never create a library just to clear it
+    directory = default_library_dir()
+    if not (directory / DB_FILE_NAME).exists():
+        return 0, None  # never create a library just to clear it
+    reason: str | None = None
     try:
         with Library.open() as library:
-            Vocabulary(library.path).forget()  # the names answers showed go with them
-            return library.forget_reading()
-    except (LibraryError, OSError, sqlite3.Error) as exc:
-        click.echo(f"pwc-mcp-local: the cache was cleared, but not the library: {exc}", err=True)
-        sys.exit(1)
+            reason = library.read_only
+            if reason is None:
+                Vocabulary(library.path).forget()  # the names answers showed go with them
+                return library.forget_reading(), None
+    except LibraryReadOnly as exc:  # found unwritable only on writing (a full disk)
+        reason = "the disk is full" if isinstance(exc, LibraryFull) else "it is read-only"
+    except LibraryError as exc:
+        return 0, coded_text(exc)
+    except (OSError, sqlite3.Error) as exc:
+        reason = (
+            unwritable_reason(exc, directory / DB_FILE_NAME)
+            if isinstance(exc, sqlite3.Error)
+            else unwritable_os_reason(exc)
+        )
+        if reason is None:
+            return 0, f"the cache was cleared, but not the library in {directory}: {exc}"
+    refused = unwritable_error(
+        str(reason),
+        f"the cache was cleared, but the library in {directory} cannot be written "
+        f"({reason}), so it still holds the passages of papers read but not saved; "
+        "once it can be written, run `pwc-mcp-local cache clear --kind markdown` again",
+    )
+    return 0, coded_text(refused)
 
 
 @cache.command(context_settings=CONTEXT_SETTINGS)
@@ -168,8 +198,12 @@ def _run(action: Any) -> Any:
     try:
         return action()
     except CacheError as exc:
-        click.echo(f"pwc-mcp-local: {exc}", err=True)
-        sys.exit(1)
+        _fail(coded_text(exc))
+
+
+def _fail(line: str) -> NoReturn:
+    click.echo(f"pwc-mcp-local: {line}", err=True)
+    sys.exit(1)
 
 
 def _stats_document(result: CacheStats) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from pwc_local.commands import completion
 from pwc_local.commands.tool_words import ArgumentError, build_arguments, describe_parameter
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -71,8 +72,10 @@ async def _call(settings: Any, name: str, words: tuple[str, ...], json_args: str
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("tool")
-@click.argument("assignments", nargs=-1, metavar="[NAME=VALUE]...")
+@click.argument("tool", shell_complete=completion.tool_names)
+@click.argument(
+    "assignments", nargs=-1, metavar="[NAME=VALUE]...", shell_complete=completion.tool_parameters
+)
 @click.option("--args", "json_args", metavar="JSON", help="Arguments as one JSON object.")
 @click.option("--json", "as_json", is_flag=True, help="Print the structured result as JSON.")
 @click.pass_context
@@ -111,7 +114,7 @@ def call(
         click.echo(_tool_error_line(tool, text), err=True)
         sys.exit(1)
     if as_json:
-        from pwc_local.server.render import printable_json
+        from pwc_local.present.words import printable_json
 
         # The same JSON as ever; a control character in catalog text arrives escaped.
         click.echo(printable_json(outcome.structured_content, indent=2))

@@ -70,6 +70,7 @@ def doctor(ctx: click.Context, as_json: bool, offline: bool) -> None:
         config_error=error,
         offline=offline,
         server_args=server_args,
+        settings_file=config_file,
     )
     done: list[Any] = []
     if as_json:

@@ -23,6 +23,7 @@ from pwc_local.clients.entry import (
     ServerEntry,
     entry_for,
     parse_env,
+    secret_names,
     server_env_problems,
     validate_name,
 )
@@ -100,6 +101,11 @@ def _common_options(fn: click.decorators.FC) -> click.decorators.FC:
     help="Environment variable for the server process (repeatable).",
 )
 @click.option("--force", is_flag=True, help="Replace an existing entry of this name that differs.")
+@click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="Write a secret-looking --env value (a key, token, password) into the file, made 0600.",
+)
 def install(
     client: str,
     name: str,
@@ -109,6 +115,7 @@ def install(
     via_cli: bool,
     env: dict[str, str],
     force: bool,
+    allow_secret: bool,
 ) -> None:
     """Register pwc-mcp-local with an MCP client.
 
@@ -117,7 +124,8 @@ def install(
     installation by its absolute path; in a project's shared file (--project) it runs
     `pwc-mcp-local` by name, which must then be on the team's PATH. Other servers and
     settings in the file are kept; a dated `.bak` copy is written before any change
-    (the last three are kept). --env values the server would refuse are rejected.
+    (the last three are kept). --env values the server would refuse are rejected,
+    and so is a secret-looking one (a key, token or password) unless --allow-secret.
     """
     problems = server_env_problems(env)
     if problems:
@@ -125,14 +133,21 @@ def install(
             "; ".join(problems) + " (the server would refuse to start with it)",
             param_hint="'--env'",
         )
+    secrets = secret_names(env)
     if client == PRINT:
+        if secrets:
+            click.echo(f"Note: the entry below carries the secret {', '.join(secrets)}.", err=True)
         _print_entry(name, entry_for(env, portable=False))
         return
     target = TARGETS[client]
     path, scope = _config_path(target, project, config_file, via_cli)
+    if secrets:
+        _refuse_secrets(secrets, path, allow_secret, shared=scope.portable, via_cli=via_cli)
     entry = entry_for(env, portable=scope.portable)
     wanted = target.render(entry)
-    change = _plan(lambda: plan_install(target, path, name, wanted, force=force))
+    change = _plan(
+        lambda: plan_install(target, path, name, wanted, force=force, private=bool(secrets))
+    )
     if via_cli:
         _claude_cli_install(change, entry, project, dry_run)
     else:
@@ -213,6 +228,29 @@ def _config_path(
             raise click.UsageError(f"project directory {project} does not exist")
         return target.project_path(project.expanduser().absolute()), PROJECT_SCOPE
     return target.user_path(Host.current()), USER_SCOPE
+
+
+def _refuse_secrets(
+    names: list[str], path: Path, allowed: bool, *, shared: bool, via_cli: bool
+) -> None:
+    """Stop unless a secret may go into the client's file (see `install`'s help).
+
+    Refused rather than asked: install runs from scripts (install.sh) where no one can
+    answer, and the server does not need its key there (it keeps its own, 0600). A
+    shared project file and `claude mcp add` (whose arguments `ps` shows to every user)
+    never take one.
+    """
+    listed = ", ".join(names)
+    where = f"{path}, which the client, other programs and backups read"
+    if shared or via_cli:
+        channel = "a shared project file" if shared else "claude's command line, seen by ps"
+        raise click.UsageError(f"--env {listed} looks like a secret; it never goes into {channel}")
+    if not allowed:
+        raise click.UsageError(
+            f"--env {listed} looks like a secret and would be written into {where}; leave it "
+            "out (the server keeps its own cursor key in a 0600 file), or add --allow-secret "
+            "to write it (the file is then made 0600)"
+        )
 
 
 def _plan(make: Callable[[], Change]) -> Change:

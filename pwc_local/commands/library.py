@@ -1,4 +1,4 @@
-"""`pwc-mcp-local library add | list | remove | export | search | reindex`: the reading library.
+"""`pwc-mcp-local library add | refresh | list | remove | export | search | reindex`: the library.
 
 Saved papers live in the user data directory (`pwc_local.store.library`), apart
 from the cache: `cache clear` and the cache's size bound never touch them.
@@ -7,8 +7,9 @@ from the cache: `cache clear` and the cache's size bound never touch them.
 each paper in one transaction once all of it has arrived. It prints one outcome
 line per reference on stdout (a progress bar goes to stderr when that is a
 terminal), then a summary; the exit status is 1 when any reference failed. It can
-be interrupted at any point and simply run again: papers already saved are
-skipped without a request.
+be interrupted at any point and simply run again: papers already saved are not
+fetched again unless the catalog has a newer version (one small request each
+says), which replaces the copy; `library refresh` does that for saved papers.
 
 Every reference, title, heading and quote a line shows comes from a file, the
 catalog or the command line, so it goes through `safe_text` first (`shown`: one
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from pwc_local.commands import completion
 from pwc_local.common.shelf import LibraryError
 from pwc_local.config import Settings, format_size
 from pwc_local.contract import CITATION_FORMATS, MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
@@ -93,21 +95,26 @@ def add(ctx: click.Context, references: tuple[str, ...], from_file: Path | None)
     """
     wanted = [r.strip() for r in references if r.strip()]
     sources: dict[str, SourceCitation] = {}
+    unusable: list[str] = []  # outcome lines of entries that name no paper: each a failure
     if from_file is not None:
         listed = _read_list(from_file)
         for key in listed.skipped:
-            click.echo(f"skipped   BibTeX entry {shown(key)}: no arXiv ID, DOI or URL", err=True)
+            unusable.append(f"failed    BibTeX entry {shown(key)}: no arXiv ID, DOI or URL")
         for broken in listed.broken:
             entry = f"BibTeX entry {shown(broken.key)}" if broken.key else "a BibTeX entry"
-            click.echo(
-                f"skipped   {shown(str(from_file))}, line {broken.line}: {entry} cannot be read "
-                f"({shown(broken.reason)}); the entries after it were read",
-                err=True,
+            unusable.append(
+                f"failed    {shown(str(from_file))}, line {broken.line}: {entry} cannot be read "
+                f"({shown(broken.reason)}); the entries after it were read"
             )
         wanted += listed.references
         sources = listed.sources
     wanted = list(dict.fromkeys(wanted))
+    for line in unusable:
+        click.echo(line)
     if not wanted:
+        if unusable:
+            click.echo(_summary(len(unusable), 0, 0, len(unusable)))
+            sys.exit(1)
         raise click.UsageError("name at least one paper, or a file with --from")
     settings = _settings(ctx)
     with _opened() as opened:
@@ -124,11 +131,16 @@ def add(ctx: click.Context, references: tuple[str, ...], from_file: Path | None)
             )
             sys.exit(130)
     saved, already, failed = counts
-    click.echo(
-        f"{len(wanted)} papers: {saved} saved, {already} already in the library, {failed} failed."
-    )
+    failed += len(unusable)
+    click.echo(_summary(len(wanted) + len(unusable), saved, already, failed))
     if failed:
         sys.exit(1)
+
+
+def _summary(total: int, saved: int, already: int, failed: int) -> str:
+    """`library add`'s last line: `1 paper: 1 saved, 0 already in the library, 0 failed.`"""
+    noun = "paper" if total == 1 else "papers"
+    return f"{total} {noun}: {saved} saved, {already} already in the library, {failed} failed."
 
 
 def _read_list(path: Path) -> ReadingList:
@@ -168,6 +180,10 @@ async def _add_all(
     from pwc_local.runtime import build_runtime
 
     runtime = build_runtime(settings)
+    # Save into the library the runtime's catalog reads through: it is told which paper
+    # is being saved (`Shelf.saving`), so the chunks are not also indexed as read on the
+    # way, which wrote every paper twice and needed twice the disk space.
+    shelf = runtime.library if runtime.library is not None else opened
     counts = {SAVED: 0, ALREADY: 0, FAILED: 0}
     show_bar = sys.stderr.isatty()
     try:
@@ -175,9 +191,7 @@ async def _add_all(
             length=len(wanted), label="Saving", file=sys.stderr if show_bar else io.StringIO()
         ) as bar:
             for reference in wanted:
-                status, line = await _save_one(
-                    runtime.catalog, opened, reference, settings, sources
-                )
+                status, line = await _save_one(runtime.catalog, shelf, reference, settings, sources)
                 counts[status] += 1
                 if show_bar:
                     click.echo("", err=True)  # keep the outcome line off the bar's line
@@ -212,8 +226,78 @@ async def _save_one(
     if outcome.error is not None:
         return FAILED, f"failed    {shown(reference)}: {one_line(error_message(outcome.error))}"
     label = "saved    " if outcome.status == SAVED else "kept     "
+    label = "refreshed" if outcome.refreshed else label
     size = format_size(outcome.size) if outcome.size else "no Markdown"
     return outcome.status, f"{label} {shown(outcome.paper or '')}  {shown(outcome.title)} ({size})"
+
+
+@library.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("references", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every saved paper.")
+@click.pass_context
+def refresh(ctx: click.Context, references: tuple[str, ...], every: bool) -> None:
+    """Save papers again whose catalog version is newer than the saved copy.
+
+    One small request per paper says whether it changed; a changed one is fetched
+    again and replaces its copy (passages re-indexed). Exits 1 when any failed.
+    """
+    wanted = list(dict.fromkeys(r.strip() for r in references if r.strip()))
+    if every == bool(wanted):
+        raise click.UsageError("name saved papers, or --all")
+    settings = _settings(ctx)
+    with _opened() as opened:
+        if every:
+            wanted = [entry.paper for entry in opened.entries()]
+        import anyio
+
+        try:
+            refreshed, current, failed = anyio.run(_refresh_all, settings, opened, wanted)
+        except KeyboardInterrupt:  # each paper is replaced whole or not at all
+            click.echo(
+                "pwc-mcp-local: interrupted; the papers refreshed so far are kept.", err=True
+            )
+            sys.exit(130)
+    click.echo(
+        f"{len(wanted)} papers: {refreshed} refreshed, {current} up to date, {failed} failed."
+    )
+    if failed:
+        sys.exit(1)
+
+
+async def _refresh_all(
+    settings: Settings, opened: Library, wanted: list[str]
+) -> tuple[int, int, int]:
+    """`refresh_paper` for each of `wanted`, one line each, a bar on a terminal's stderr."""
+    from pwc_local.queries.saving import FAILED, refresh_paper
+    from pwc_local.runtime import build_runtime
+    from pwc_local.server.errors import error_message
+
+    runtime = build_runtime(settings)
+    counts = [0, 0, 0]
+    show_bar = sys.stderr.isatty()
+    try:
+        with click.progressbar(
+            length=len(wanted), label="Refreshing", file=sys.stderr if show_bar else io.StringIO()
+        ) as bar:
+            for reference in wanted:
+                outcome = await refresh_paper(
+                    runtime.catalog, opened, reference, namespace=settings.api_url
+                )
+                if outcome.status == FAILED:
+                    counts[2] += 1
+                    why = one_line(error_message(outcome.error or Exception()))
+                    line = f"failed    {shown(reference)}: {why}"
+                else:
+                    counts[0 if outcome.refreshed else 1] += 1
+                    label = "refreshed" if outcome.refreshed else "current  "
+                    line = f"{label} {shown(outcome.paper or '')}  {shown(outcome.title)}"
+                if show_bar:
+                    click.echo("", err=True)  # keep the outcome line off the bar's line
+                click.echo(line)
+                bar.update(1)
+    finally:
+        await runtime.aclose()
+    return counts[0], counts[1], counts[2]
 
 
 @library.command(name="list", context_settings=CONTEXT_SETTINGS)
@@ -251,7 +335,7 @@ def list_command(as_json: bool) -> None:
 
 
 @library.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("references", nargs=-1, required=True)
+@click.argument("references", nargs=-1, required=True, shell_complete=completion.saved_papers)
 def remove(references: tuple[str, ...]) -> None:
     """Remove saved papers (any spelling `add` takes, or the title). Exit 1 if one was not saved."""
     from pwc_local.common.references import spelled_identifier
@@ -292,6 +376,14 @@ def export(fmt: str, output: Path | None, force: bool) -> None:
     from pwc_local.queries.citations import CitationFields, format_citations
 
     name = shown(str(output))
+    if output is not None and not output.parent.is_dir():
+        # Never made here: a mistyped directory would swallow the export unseen.
+        click.echo(
+            f"pwc-mcp-local: cannot write {name}: the directory {shown(str(output.parent))} "
+            "does not exist; create it first or choose another --output. Nothing was written.",
+            err=True,
+        )
+        sys.exit(1)
     existed = output is not None and output.exists()
     if existed and not force:
         click.echo(

@@ -78,16 +78,22 @@ def _report(leftovers: list[Leftover], settings: Path | None, *, purging: bool) 
 
 
 def _purge(leftovers: list[Leftover], *, dry_run: bool, yes: bool) -> int:
+    """Delete what can be; the exit status is 1 when something is (or would be) left."""
     doomed = [item for item in leftovers if item.problem is None]
-    if not doomed:
-        return 0
-    names = [f"the {item.what}" for item in doomed]
-    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    kept = [item for item in leftovers if item.problem is not None]
+    left = f" and leave {_listed(kept)} (above)" if kept else ""
     if dry_run:
-        click.echo(f"Dry run: --purge would delete {listed}; nothing was deleted.")
-        return 0
-    if not yes:
-        question = f"Delete {listed} for good (saved papers and open cursors are lost)?"
+        if doomed:
+            click.echo(
+                f"Dry run: --purge would delete {_listed(doomed)}{left}; nothing was deleted."
+            )
+        elif kept:
+            click.echo(
+                f"Dry run: --purge would leave {_listed(kept)} (above); nothing was deleted."
+            )
+        return 1 if kept else 0
+    if doomed and not yes:
+        question = f"Delete {_listed(doomed)} for good (saved papers and open cursors are lost)?"
         if not click.confirm(question, default=False):
             click.echo("Nothing was deleted.")
             return 0
@@ -97,4 +103,14 @@ def _purge(leftovers: list[Leftover], *, dry_run: bool, yes: bool) -> int:
     for item in doomed:
         if not any(str(path) in line for path in item.paths for line in failures):
             click.echo(f"Deleted the {item.what}: {item.where}")
-    return 1 if failures else 0
+    if kept:
+        click.echo(
+            f"Left {_listed(kept)}: see above for why and how to remove it by hand.", err=True
+        )
+    return 1 if failures or kept else 0
+
+
+def _listed(items: list[Leftover]) -> str:
+    """`the cache`, `the cache and the library`, `the cache, the library and the cursor key`."""
+    names = [f"the {item.what}" for item in items]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

@@ -10,13 +10,14 @@ data directory), so a watch added here shows in the tools and the other way roun
     pwc-mcp-local whats-new --peek --json                 # look only; the tool's JSON
 
 Each look asks the live catalog (not the cache: a fresh cache entry would hide a
-change for minutes). `whats-new` prints every change, and moves the baselines only
-once the whole report is written and flushed: a full disk or a closed pipe prints
-one line on stderr and moves nothing, so the next run shows the same changes. It
-exits 0 whether or not anything changed and 1 when some watch could not be checked
-(the catalog unreachable, say, or another look reporting it); those keep their
-baselines, so the next run reports what changed meanwhile. A failing `watch add` or
-`watch remove` prints its `code: sentence` line on stderr and exits 1.
+change for minutes), and writes what it saw into the cache the servers share.
+`whats-new` prints every change, and moves the baselines only once the whole report
+is written and flushed: a full disk or a closed pipe prints one line on stderr and
+moves nothing, so the next run shows the same changes. It exits 0 whether or not
+anything changed and 1 when some watch could not be checked (the catalog
+unreachable, say, or another look reporting it); those keep their baselines, so the
+next run reports what changed meanwhile. A failing `watch add` or `watch remove`
+prints its `code: sentence` line on stderr and exits 1.
 
 Names and titles come from the catalog and are untrusted: every line goes through
 `safe_text` first.
@@ -30,13 +31,13 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import click
 
+from pwc_local.commands import completion
 from pwc_local.commands.settings import settings_for
 from pwc_local.config import ConfigError, Settings
 from pwc_local.contract import WATCH_KINDS
 
 if TYPE_CHECKING:
     from pwc_local.server.watch_models import WhatsNewResult
-    from pwc_local.store.outage import OutageGuard
     from pwc_local.store.watchlist import Watchlist
     from pwc_local.upstream.source import CatalogSource
 
@@ -99,7 +100,7 @@ def list_watches(ctx: click.Context, as_json: bool) -> None:
 
 @watch.command("remove", context_settings=CONTEXT_SETTINGS)
 @click.argument("kind", type=KIND)
-@click.argument("target", nargs=-1, required=True)
+@click.argument("target", nargs=-1, required=True, shell_complete=completion.watch_targets)
 @click.pass_context
 def remove(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
     """Stop watching TARGET (its name, the words it was added with, or its ID)."""
@@ -221,12 +222,12 @@ def _run(settings: Settings, query: Callable[[CatalogSource, Watchlist], Awaitab
         sys.exit(1)
 
 
-def _live_catalog(settings: Settings) -> OutageGuard:
-    """The catalog without cache or library, behind the outage guard (see the module docstring).
+def _live_catalog(settings: Settings) -> CatalogSource:
+    """The catalog behind the outage guard, writing through to the cache (module docstring).
 
     One command is one short process, so its outage memory is its own: once the
     catalog failed to answer, the remaining watches are not waited on.
     """
-    from pwc_local.runtime import outage_guard
+    from pwc_local.runtime import live_catalog
 
-    return outage_guard(settings)
+    return live_catalog(settings)

@@ -30,7 +30,13 @@ from urllib.parse import unquote, urlsplit
 
 from pwc_local.safe_text import shown
 from pwc_local.upstream.envelopes import listing_of, next_page_after, object_of
-from pwc_local.upstream.errors import Ambiguous, NotFound, PaperMissing, translate_404
+from pwc_local.upstream.errors import (
+    Ambiguous,
+    NotFound,
+    PaperMissing,
+    UsageError,
+    translate_404,
+)
 from pwc_local.upstream.source import CatalogSource, segment
 
 TITLE_PAGE_SIZE = 100
@@ -75,16 +81,26 @@ class ParsedReference:
         return self.candidate.replace("-", " ") if self.kind == SLUG else self.candidate
 
 
-def parse_reference(text: str) -> ParsedReference:
-    """Classify a paper reference without asking the catalog.
+def paper_text(text: object) -> str:
+    """The reference `text` spells, without surrounding blanks.
 
-    Raises `NotFound` for an empty reference and `PaperMissing` ("Paper URL not
-    supported") for an http(s) URL that is not an arXiv, Hugging Face or Papers
-    With Code paper URL.
+    Empty or only blanks is a `UsageError` (`invalid_argument`), the same answer the
+    input schema gives an empty string: `"   "` names no paper either.
     """
     reference = text.strip() if isinstance(text, str) else ""
     if not reference:
-        raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
+        raise UsageError("paper must not be empty; pass an arXiv ID, catalog ID, URL or title")
+    return reference
+
+
+def parse_reference(text: str) -> ParsedReference:
+    """Classify a paper reference without asking the catalog.
+
+    Raises `UsageError` for an empty or blank reference (`paper_text`) and
+    `PaperMissing` ("Paper URL not supported") for an http(s) URL that is not an
+    arXiv, Hugging Face or Papers With Code paper URL.
+    """
+    reference = paper_text(text)
     if reference.lower().startswith(("http://", "https://")):
         return _parse_url(reference)
     if reference[:6].lower() == "arxiv:":  # `arXiv:1706.03762`, as papers cite it
@@ -106,7 +122,7 @@ def spelled_identifier(text: str) -> str | None:
     """
     try:
         parsed = parse_reference(text)
-    except (NotFound, PaperMissing):
+    except (UsageError, NotFound):
         return None
     return parsed.candidate if parsed.is_identifier else None
 
@@ -178,8 +194,8 @@ async def resolve_paper(catalog: CatalogSource, reference: str) -> str:
     Titles and slugs are resolved by search (`resolve_title`).
 
     Raises `PaperMissing` when nothing matches (the public-metadata fallback
-    trigger), `Ambiguous` when several papers match a title, `NotFound` for an empty
-    reference or a title search that cannot be settled within its page budget.
+    trigger), `Ambiguous` when several papers match a title, `UsageError` for a blank
+    reference, `NotFound` for a title search that cannot be settled within its page budget.
     """
     parsed = parse_reference(reference)
     if parsed.kind in (ARXIV, LEGACY):

@@ -120,6 +120,7 @@ class LibraryEntry:
     has_markdown: bool
     size: int
     saved_at: float
+    content_version: str | None = None  # set by `entry` (a refresh compares it)
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,13 @@ class Shelf(Protocol):
         """The canonical ID of a saved or read paper, or `None`."""
         ...
 
-    def save(self, paper: SavedPaper, responses: Mapping[str, Any] | None = None) -> bool: ...
+    def save(
+        self,
+        paper: SavedPaper,
+        responses: Mapping[str, Any] | None = None,
+        *,
+        replace: bool = False,
+    ) -> bool: ...
 
     def saving(self, paper: str) -> AbstractContextManager[None]:
         """While it is open, `paper`'s chunks are not indexed as they pass."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pwc_local.common.names import BENCHMARK, KnownNames
 from pwc_local.queries.arguments import optional_text, required_text
 from pwc_local.queries.leaderboard import (
     MetricRequest,
@@ -35,6 +36,7 @@ from pwc_local.queries.leaderboard import (
 )
 from pwc_local.queries.lookup import (
     areas_matching,
+    closest_known,
     closest_names,
     exact_match,
     not_found,
@@ -74,6 +76,7 @@ SCAN_ROW_LIMIT = 1000  # a metric scan stops with an error rather than read more
 _MAX_PAGE = 100  # pages run 1-100: a scan never asks beyond, paging never offers beyond
 
 _BENCHMARK_FIELDS = ("name", "full_name", "slug", "id")
+_SEARCH_PAGE: dict[str, QueryValue] = {"page": 1, "page_size": 100}
 
 
 @dataclass(frozen=True)
@@ -113,16 +116,19 @@ class BenchmarkListAnswer:
 # -- get_benchmark ---------------------------------------------------------------------
 
 
-async def find_benchmark(catalog: CatalogSource, benchmark: str) -> dict[str, Any]:
+async def find_benchmark(
+    catalog: CatalogSource, benchmark: str, names: KnownNames | None = None
+) -> dict[str, Any]:
     """The benchmark (dataset) row whose name, full name, slug or ID is `benchmark`.
 
     One `datasets/?q=` search, then an exact match. Raises
-    `NotFound("Benchmark not found: X; closest results: ...")`. A match without an ID
-    fails the shape check (its leaderboard could not be asked for), so that search
-    answer is not cached.
+    `NotFound("Benchmark not found: X; closest results: ...")`, the closest from the
+    search's rows, or when it had none from a broader search and the `names` seen
+    before (`lookup.closest_known`). A match without an ID fails the shape check (its
+    leaderboard could not be asked for), so that search answer is not cached.
     """
     reference = required_text(benchmark, "benchmark")
-    params: dict[str, QueryValue] = {"q": reference, "page": 1, "page_size": 100}
+    params: dict[str, QueryValue] = {"q": reference, **_SEARCH_PAGE}
 
     def search(document: Any) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         rows = result_rows(document, what="benchmark search")
@@ -133,14 +139,23 @@ async def find_benchmark(catalog: CatalogSource, benchmark: str) -> dict[str, An
 
     match, rows = await catalog.get_json("datasets/", params, accept=search)
     if match is None:
-        raise not_found("Benchmark", reference, closest_names(rows, reference, ("name",)))
+        closest = closest_names(rows, reference, ("name",)) or await closest_known(
+            catalog,
+            names,
+            kind=BENCHMARK,
+            reference=reference,
+            path="datasets/",
+            params=_SEARCH_PAGE,
+        )
+        raise not_found("Benchmark", reference, closest)
     return match
 
 
 async def get_benchmark(
     catalog: CatalogSource,
-    benchmark: str,
+    names: KnownNames | None = None,
     *,
+    benchmark: str,
     page: int,
     limit: int,
     is_open: bool | None,
@@ -178,7 +193,7 @@ async def get_benchmark(
         sort_metric=sort_metric,
         pareto=pareto,
     )
-    row = await find_benchmark(catalog, reference)
+    row = await find_benchmark(catalog, reference, names)
     board = _Leaderboard(catalog, row, reference=reference, is_open=is_open, size=size)
     try:
         return BenchmarkAnswer(await board.answer(page, limit, request))

@@ -33,12 +33,13 @@ Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 @dataclass(frozen=True)
 class LibraryPage:
-    """One page of saved papers, most recently saved first."""
+    """One page of saved papers, most recently saved first; `pages` is how many there are."""
 
     count: int
     page: int
     next_page: int | None
     entries: list[LibraryEntry]
+    pages: int
 
 
 @dataclass(frozen=True)
@@ -70,18 +71,20 @@ async def save_papers(
     for done, reference in enumerate(wanted, 1):
         outcome = await save_paper(catalog, library, reference, namespace=catalog.namespace)
         outcomes.append(outcome)
-        await progress(done, len(wanted), f"{outcome.status}: {outcome.paper or '?'}")
+        status = "refreshed" if outcome.refreshed else outcome.status
+        await progress(done, len(wanted), f"{status}: {outcome.paper or '?'}")
     return outcomes
 
 
 async def list_library(library: Shelf, *, page: int, limit: int) -> LibraryPage:
-    """One page of the saved papers."""
+    """One page of the saved papers, and how many pages of `limit` they fill (at least 1)."""
     count = await _blocking(library.count)
     entries = await _blocking(
         functools.partial(library.entries, offset=(page - 1) * limit, limit=limit)
     )
     next_page = page + 1 if page * limit < count else None
-    return LibraryPage(count=count, page=page, next_page=next_page, entries=entries)
+    pages = max(1, -(-count // limit))
+    return LibraryPage(count=count, page=page, next_page=next_page, entries=entries, pages=pages)
 
 
 async def search_library(

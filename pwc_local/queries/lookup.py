@@ -12,7 +12,9 @@ earlier row whose *slug* is `ocr`:
     'OCR'
 
 When nothing matches, `not_found` builds the stable message the MCP layer passes
-through (`Task not found: X; closest results: a, b, c`).
+through (`Task not found: X; closest results: a, b, c`). The closest results come
+from the search's own rows; when it found none (a typo: `imagnet`), from
+`closest_known`: one broader search and the names seen before.
 
 Areas (`Vision`, `Audio`, ...) are resolved the same way against `areas/`. Argument
 checks live in `pwc_local.queries.arguments`.
@@ -20,19 +22,27 @@ checks live in `pwc_local.queries.arguments`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
-from pwc_local.upstream.envelopes import listing_payload, rows_of
-from pwc_local.upstream.errors import NotFound
-from pwc_local.upstream.source import CatalogSource
+import anyio
+import anyio.to_thread
+
+from pwc_local.common.names import KnownNames
+from pwc_local.queries.outline import closest
+from pwc_local.safe_text import one_line
+from pwc_local.upstream.envelopes import listing_payload, result_rows, rows_of
+from pwc_local.upstream.errors import NotFound, UpstreamError
+from pwc_local.upstream.source import CatalogSource, QueryValue
 
 __all__ = [
     "AREA_PARAMS",
     "area_named",
     "area_not_found",
     "areas_matching",
+    "closest_known",
     "closest_names",
     "exact_match",
     "fetch_areas",
@@ -44,6 +54,11 @@ __all__ = [
 
 # `areas/` is small (a few dozen research areas); one page of 500 always holds all of it.
 AREA_PARAMS: dict[str, str | int] = {"page": 1, "page_size": 500, "ordering": "name"}
+MAX_SUGGESTIONS = 3
+STEM_CHARS = 4  # a broader search sends the first characters of the longest word
+MIN_STEM_CHARS = 3
+SUGGESTION_SECONDS = 2.0  # the broader search is a hint: never wait longer on it
+_WORDS = re.compile(r"[^\W_]+")
 
 
 def _folded(value: Any) -> str | None:
@@ -103,6 +118,59 @@ def closest_names(
         scored.append((similarity + (1.0 if contained else 0.0), label))
     scored.sort(key=lambda item: -item[0])  # stable: equal scores keep catalog order
     return [label for _, label in scored[:limit]]
+
+
+def search_stem(reference: str) -> str | None:
+    """What a broader search sends for a name no search found: the first
+    `STEM_CHARS` characters of its longest word (`imagnet` -> `imag`,
+    `image classifcation` -> `clas`), `None` for a name with no word that long.
+
+    A typo usually sits past a word's first letters, and the catalog searches by
+    substring, so the stem finds the name that was meant among its neighbours.
+    """
+    words = _WORDS.findall(reference)
+    longest = max(words, key=len, default="")
+    if len(longest) < MIN_STEM_CHARS:
+        return None
+    stem = longest[:STEM_CHARS]
+    return None if stem.casefold() == reference.strip().casefold() else stem
+
+
+async def closest_known(
+    catalog: CatalogSource,
+    names: KnownNames | None,
+    *,
+    kind: str,
+    reference: str,
+    path: str,
+    params: Mapping[str, QueryValue],
+) -> list[str]:
+    """Up to `MAX_SUGGESTIONS` names like `reference`, for a search that found no rows.
+
+    Candidates: the rows of one broader search of `path` (`params` plus `q` =
+    `search_stem`), at most `SUGGESTION_SECONDS` and never an error of its own (the
+    caller's `not_found` stands), then the `names` of `kind` seen before (no
+    request). Ranked by the one fuzzy match (`outline.closest`); a name not close
+    enough is not suggested.
+    """
+    labels: list[str] = []
+    stem = search_stem(reference)
+    if stem is not None:
+        with anyio.move_on_after(SUGGESTION_SECONDS):
+            try:
+                rows = await catalog.get_json(
+                    path, {**params, "q": stem}, accept=lambda d: result_rows(d, what=kind)
+                )
+            except UpstreamError:  # a hint: the catalog's trouble shows on the next call
+                rows = []
+            labels += [one_line(str(row["name"]), 200) for row in rows if _folded(row.get("name"))]
+    if names is not None:
+        known = await anyio.to_thread.run_sync(names.lookup, kind, "")
+        labels += [name.label for name in known]
+    unique: dict[str, str] = {}
+    for label in labels:
+        unique.setdefault(label.casefold(), label)
+    return closest(reference, unique.values(), lambda label: label, MAX_SUGGESTIONS)
 
 
 def not_found(label: str, reference: str, suggestions: Sequence[str]) -> NotFound:

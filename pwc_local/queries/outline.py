@@ -31,7 +31,11 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
 
 PREAMBLE_ID = "s0"
 PREAMBLE_HEADING = "(text before the first heading)"
@@ -124,23 +128,25 @@ class Outline:
             )
         ]
 
+    def by_start(self, name: str) -> list[Section]:
+        """Every section whose heading, as a person names it, starts with the words `name`.
+
+        "Appendix B" names "Appendix B — Multilingual results" (whole words only: not
+        "Appendix Bx"), as a person cites a long heading by its first words.
+        """
+        wanted = heading_name(name)
+        if not wanted:
+            return []
+        return [
+            s
+            for s in self.sections
+            if s.level > 0 and f"{heading_name(s.heading)} ".startswith(f"{wanted} ")
+        ]
+
     def closest(self, name: str, count: int) -> list[Section]:
         """Up to `count` sections whose headings are most like `name`, best first."""
-        wanted = heading_name(name)[:MAX_COMPARED_CHARS]
-        words = set(wanted.split())
-        scored = []
-        for section in self.sections:
-            if section.level == 0:
-                continue
-            have = heading_name(section.heading)[:MAX_COMPARED_CHARS]
-            matcher = difflib.SequenceMatcher(None, wanted, have)
-            shared = len(words & set(have.split())) / max(len(words), 1)
-            if shared == 0 and matcher.real_quick_ratio() < CLOSE_ENOUGH:
-                continue
-            score = max(matcher.ratio(), shared)
-            if score >= CLOSE_ENOUGH:
-                scored.append((-score, section.offset, section))
-        return [section for _score, _offset, section in sorted(scored)[:count]]
+        headed = (s for s in self.sections if s.level > 0)
+        return closest(name, headed, lambda section: section.heading, count)
 
 
 @dataclass(frozen=True)
@@ -272,6 +278,31 @@ def _closes(line: str, fence: tuple[str, int]) -> bool:
 
 def _comparable(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+def closest(name: str, candidates: Iterable[T], label: Callable[[T], str], count: int) -> list[T]:
+    """Up to `count` of `candidates` whose labels are most like `name`, best first.
+
+    The one fuzzy match for names a caller misspelt: section headings here, benchmark
+    and task names in `lookup.closest_known`. Labels are compared as people name them
+    (`heading_name`), by string similarity or the share of `name`'s words they hold,
+    whichever is higher; below `CLOSE_ENOUGH` a label is not suggested. Ties keep the
+    candidates' order.
+    """
+    wanted = heading_name(name)[:MAX_COMPARED_CHARS]
+    words = set(wanted.split())
+    scored: list[tuple[float, int, T]] = []
+    for index, candidate in enumerate(candidates):
+        have = heading_name(label(candidate))[:MAX_COMPARED_CHARS]
+        matcher = difflib.SequenceMatcher(None, wanted, have)
+        shared = len(words & set(have.split())) / max(len(words), 1)
+        if shared == 0 and matcher.real_quick_ratio() < CLOSE_ENOUGH:
+            continue
+        score = max(matcher.ratio(), shared)
+        if score >= CLOSE_ENOUGH:
+            scored.append((-score, index, candidate))
+    scored.sort(key=lambda item: item[:2])
+    return [candidate for _score, _index, candidate in scored[:count]]
 
 
 def heading_name(text: str) -> str:

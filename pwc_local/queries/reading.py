@@ -37,7 +37,7 @@ from pwc_local.common.cursors import (
     CursorState,
     source_for,
 )
-from pwc_local.common.references import resolve_paper, shown
+from pwc_local.common.references import paper_text, resolve_paper, shown
 from pwc_local.contract import CHUNK_BYTES
 from pwc_local.queries.public import Link, catalog_or_public, public_markdown
 from pwc_local.queries.whole_markdown import read_document, slice_chunk
@@ -87,6 +87,7 @@ class ReadResult:
     next_cursor: str | None
     in_catalog: bool = True
     available_at: list[Link] = field(default_factory=list)
+    start: int = 0  # the byte of the whole Markdown this chunk starts at
 
 
 @dataclass(frozen=True)
@@ -104,11 +105,11 @@ class _Plan:
 async def read_paper(
     catalog: CatalogSource,
     codec: CursorCodec,
-    paper: str,
+    chunk_limit: int = CHUNK_BYTES,
     *,
+    paper: str,
     cursor: str | None,
     now: float | None = None,
-    chunk_limit: int = CHUNK_BYTES,
 ) -> ReadResult:
     """Read one chunk of a paper's Markdown, from the start or from `cursor`.
 
@@ -121,9 +122,7 @@ async def read_paper(
     without Markdown, and the usual reference and upstream errors. A paper the
     catalog does not hold is answered from public metadata on a first read.
     """
-    reference = paper.strip() if isinstance(paper, str) else ""
-    if not reference:
-        raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
+    reference = paper_text(paper)
     if isinstance(chunk_limit, bool) or not 1 <= chunk_limit <= CHUNK_BYTES:
         raise UsageError(f"chunk limit must be from 1 to {CHUNK_BYTES} bytes")
     instant = time.time() if now is None else now
@@ -240,6 +239,7 @@ async def _read(
         markdown=chunk.text,
         truncated=chunk.truncated,
         next_cursor=next_cursor,
+        start=plan.offset,
     )
 
 

@@ -8,8 +8,11 @@ given (the caching catalog of `runtime`, so the chunks land in the cache too).
 
 Order of events, and why:
 
-1. A reference the library already knows is skipped without a request (that is
-   what makes an interrupted `library add` resumable: run it again).
+1. A reference the library already knows costs one small request, the first KiB
+   of its Markdown, which says the catalog's content version: the same as the
+   saved copy's, the paper is kept as it is (so an interrupted `library add` is
+   resumed by running it again); another, it is fetched again and replaces the
+   copy (`refresh`), passages included. Offline it is kept.
 2. The metadata request and every chunk are fetched into memory; the JSON answers
    are recorded on the way, so the same requests can be answered offline later.
 3. One `Shelf.save` transaction stores it all, unless the paper turned out to be
@@ -43,6 +46,7 @@ from pwc_local.common.references import (
 )
 from pwc_local.common.shelf import (
     STATUS_KEY,
+    LibraryEntry,
     LibraryError,
     SavedPaper,
     Shelf,
@@ -53,10 +57,12 @@ from pwc_local.contract import CHUNK_BYTES
 from pwc_local.queries.citations import SourceCitation, citation_fields
 from pwc_local.queries.public import paper_info_or_public, public_markdown
 from pwc_local.queries.whole_markdown import MAX_DOCUMENT_BYTES
+from pwc_local.safe_text import one_line
 from pwc_local.upstream.errors import (
     CatalogError,
     HTTPStatusError,
     InvalidResponse,
+    NotFound,
     PaperChanged,
     RecordMissing,
 )
@@ -65,6 +71,8 @@ from pwc_local.upstream.source import Accept, CatalogSource, MarkdownChunk, Quer
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+VERSION_PROBE_BYTES = 1024  # a first chunk this small still carries the content version
 
 SAVED = "saved"
 ALREADY = "already saved"
@@ -77,7 +85,8 @@ class SaveOutcome:
 
     `error` is the exception of a failure, for the caller to word (the command line
     and the MCP layer each have their own wording); `size` is the Markdown's bytes;
-    `title` is bounded like a listing's (`library.shown_title`).
+    `title` is bounded like a listing's (`library.shown_title`). `refreshed`: saved
+    again over an older copy, the catalog having a newer version.
     """
 
     reference: str
@@ -87,6 +96,7 @@ class SaveOutcome:
     in_catalog: bool = True
     size: int = 0
     error: BaseException | None = None
+    refreshed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -162,9 +172,11 @@ async def save_paper(
         if known is not None:
             entry = await _blocking(library.entry, known)
             if entry is not None:
-                return SaveOutcome(
-                    text, ALREADY, entry.paper, entry.title, entry.in_catalog, entry.size
-                )
+                if not await _behind_catalog(catalog, library, entry):
+                    return SaveOutcome(
+                        text, ALREADY, entry.paper, entry.title, entry.in_catalog, entry.size
+                    )
+                return await _refresh(catalog, library, text, entry.paper, namespace, source)
         library.check_writable()  # before any request: a read-only library saves nothing
         paper = await fetch_paper(
             catalog, text, namespace=namespace, source=source, library=library
@@ -172,8 +184,10 @@ async def save_paper(
         saved = paper.saved
         if not await _blocking(library.save, saved, paper.responses):
             # Saved before under another spelling: that copy stays, this spelling joins it.
+            kept = await _blocking(library.entry, saved.paper)
+            size = kept.size if kept is not None and kept.has_markdown else 0
             title = shown_title(saved.title)
-            return SaveOutcome(text, ALREADY, saved.paper, title, saved.in_catalog)
+            return SaveOutcome(text, ALREADY, saved.paper, title, saved.in_catalog, size)
         return SaveOutcome(
             text, SAVED, saved.paper, shown_title(saved.title), saved.in_catalog, _size(saved)
         )
@@ -182,6 +196,71 @@ async def save_paper(
     except Exception as exc:  # the library (sqlite3) or a bug: the paper failed, not the run
         log.warning("saving a paper failed: %s", type(exc).__name__)
         return SaveOutcome(text, FAILED, error=exc)
+
+
+async def refresh_paper(
+    catalog: CatalogSource, library: Shelf, reference: str, *, namespace: str
+) -> SaveOutcome:
+    """Save the saved paper `reference` again when the catalog has a newer version.
+
+    `already saved` when it has not (or cannot say: offline), `saved` with
+    `refreshed` when it had; `failed` for a reference the library does not hold.
+    """
+    text = reference.strip()
+    try:
+        known = await _blocking(library.resolve, text) if text else None
+        entry = None if known is None else await _blocking(library.entry, known)
+        if entry is None:
+            raise NotFound(f"Paper not found in the library: {one_line(text, 200)}")
+        if not await _behind_catalog(catalog, library, entry):
+            return SaveOutcome(
+                text, ALREADY, entry.paper, entry.title, entry.in_catalog, entry.size
+            )
+        return await _refresh(catalog, library, text, entry.paper, namespace, None)
+    except (CatalogError, LibraryError, OSError) as exc:
+        return SaveOutcome(text, FAILED, error=exc)
+
+
+async def _behind_catalog(catalog: CatalogSource, library: Shelf, entry: LibraryEntry) -> bool:
+    """Whether the catalog's content version of a saved paper is another than its copy's.
+
+    One first chunk of `VERSION_PROBE_BYTES`, read past the saved copy (`Shelf.saving`);
+    a paper saved from its public page, or without Markdown, is not asked about.
+    """
+    if not entry.in_catalog or not entry.has_markdown or entry.content_version is None:
+        return False
+    with library.saving(entry.paper):
+        try:
+            chunk = await catalog.read_markdown(
+                entry.paper, offset=0, limit=VERSION_PROBE_BYTES, content_version=None
+            )
+        except CatalogError:  # unreachable, gone, no Markdown now: the copy stays as it is
+            return False
+    return chunk.content_version != entry.content_version
+
+
+async def _refresh(
+    catalog: CatalogSource,
+    library: Shelf,
+    reference: str,
+    paper: str,
+    namespace: str,
+    source: SourceCitation | None,
+) -> SaveOutcome:
+    """Fetch `paper` again and replace its saved copy in one transaction."""
+    library.check_writable()
+    fetched = await fetch_paper(catalog, paper, namespace=namespace, source=source, library=library)
+    saved = fetched.saved
+    await _blocking(functools.partial(library.save, saved, fetched.responses, replace=True))
+    return SaveOutcome(
+        reference,
+        SAVED,
+        saved.paper,
+        shown_title(saved.title),
+        saved.in_catalog,
+        _size(saved),
+        refreshed=True,
+    )
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 
 from pwc_local.common.cursors import CursorCodec, CursorState, source_for
-from pwc_local.common.references import resolve_paper
+from pwc_local.common.references import paper_text, resolve_paper
 from pwc_local.contract import CHUNK_BYTES, MAX_REFERENCE_CHARS
 from pwc_local.queries.outline import Outline, Section, parse_outline
 from pwc_local.queries.public import catalog_or_public
@@ -86,7 +86,9 @@ class SectionRead:
 
     `markdown` is the section's text from its start; `truncated` says it was cut at
     `max_bytes`, and then `next_cursor` continues with `read_paper` at byte
-    `offset + len(markdown in bytes)` of the paper.
+    `offset + len(markdown in bytes)` of the paper. `next_heading` is the heading
+    that ends the section (bounded), `None` when it runs to the end of the paper:
+    where a reader going on with `read_paper` has finished the section.
     """
 
     paper: str
@@ -95,26 +97,67 @@ class SectionRead:
     markdown: str
     truncated: bool
     next_cursor: str | None
+    next_heading: str | None = None
 
 
-async def get_paper_outline(catalog: CatalogSource, paper: str) -> PaperOutline:
-    """The section tree of `paper`'s Markdown (see `outline` for the rules)."""
+async def get_paper_outline(catalog: CatalogSource, paper: str, *, depth: int) -> PaperOutline:
+    """The section tree of `paper`'s Markdown (see `outline` for the rules), `depth`
+    levels below the title (`listed_sections`)."""
     document = await _document(catalog, _reference(paper))
     outline = parse_outline(document.text)
-    sections, note = listed_sections(outline)
+    sections, note = listed_sections(outline, depth)
     return PaperOutline(document.paper, document.version, outline, sections, note)
 
 
-def listed_sections(outline: Outline) -> tuple[tuple[Section, ...], str | None]:
+def section_depth(section: Section, titled: bool) -> int:
+    """How deep `section` sits: 1 for a chapter, 2 for its subsections ...
+
+    The title does not count as a level when it holds the whole paper (`titled`: the
+    only top-level heading), so "depth 2" means chapters and their subsections
+    whether or not the paper has a title heading. The title and preamble are 0.
+    """
+    return max(len(section.path) - (1 if titled else 0), 0)
+
+
+def listed_sections(
+    outline: Outline, depth: int | None = None
+) -> tuple[tuple[Section, ...], str | None]:
     """The sections an outline answer lists, and the note when some are left out.
 
-    At most `MAX_OUTLINE_SECTIONS`, deeper sections left out first: every section
-    down to the deepest level at which all fit, then the first ones (in document
-    order) of the level below, as many as still fit. So a paper whose title is its
-    only H1 still lists its chapters. Every section stays readable by ID or heading
-    with `read_paper_section`, whose text shows the headings under it.
+    First those at most `depth` levels deep (`section_depth`; `None`: all): a
+    compact outline of a long paper by default, the note saying how many deeper ones
+    were left out and which `depth` lists them. Then at most `MAX_OUTLINE_SECTIONS`,
+    deeper sections left out first (`_capped`). Every section stays readable by ID or
+    heading with `read_paper_section`, whose text shows the headings under it.
     """
-    every = outline.sections
+    titled = sum(s.level > 0 for s in outline.top_level()) == 1
+    within = tuple(
+        s for s in outline.sections if depth is None or section_depth(s, titled) <= depth
+    )
+    listed, note = _capped(within)
+    left_out = len(outline.sections) - len(within)
+    if left_out and depth is not None:
+        deepest = max(section_depth(s, titled) for s in outline.sections)
+        more = f"depth={depth + 1} lists one level more" + (
+            f", depth={deepest} all" if deepest > depth + 1 else ""
+        )
+        deeper = (
+            f"{left_out} deeper section{'s' if left_out > 1 else ''} left out "
+            f"({len(listed)} of {len(outline.sections)} listed, {depth} level"
+            f"{'s' if depth > 1 else ''} below the title); {more}, or read_paper_section "
+            "reads one with the headings under it."
+        )
+        note = deeper if note is None else f"{note} {deeper}"
+    return listed, note
+
+
+def _capped(every: tuple[Section, ...]) -> tuple[tuple[Section, ...], str | None]:
+    """At most `MAX_OUTLINE_SECTIONS` of `every`, and the note when some are left out.
+
+    Deeper sections are left out first: every section down to the deepest level at
+    which all fit, then the first ones (in document order) of the level below, as
+    many as still fit. So a paper whose title is its only H1 still lists its chapters.
+    """
     if len(every) <= MAX_OUTLINE_SECTIONS:
         return tuple(shown_section(s) for s in every), None
     depth = 0  # len(path): 0 for the preamble, 1 for a top-level section
@@ -177,7 +220,8 @@ async def read_paper_section(
         raise UsageError(f"max_bytes must be from {MIN_SECTION_BYTES} to {CHUNK_BYTES}")
     instant = time.time() if now is None else now
     document = await _document(catalog, reference)
-    chosen = find_section(parse_outline(document.text), wanted)
+    outline = parse_outline(document.text)
+    chosen = find_section(outline, wanted)
     data = document.data
     body = data[chosen.offset : chosen.end]
     shown = shown_section(chosen)
@@ -195,6 +239,7 @@ async def read_paper_section(
         limit=CHUNK_BYTES,
         exp=codec.expiry_for_new_read(instant),
     )
+    following = next((s for s in outline.sections if s.level and s.offset == chosen.end), None)
     return SectionRead(
         document.paper,
         document.version,
@@ -202,6 +247,7 @@ async def read_paper_section(
         body[:cut].decode("utf-8"),
         True,
         codec.mint(state, now=instant),
+        None if following is None else one_line(following.heading, 80, cut=ELLIPSIS),
     )
 
 
@@ -210,13 +256,14 @@ def find_section(outline: Outline, wanted: str) -> Section:
 
     In that order, each a unique match or `Ambiguous`: the section ID (`s2.1`); the
     heading as written (case and spacing aside); the heading without its number and
-    punctuation (`outline.heading_name`: "Key ideas" finds "2 Key ideas"). A miss
-    lists the closest headings with their IDs.
+    punctuation (`outline.heading_name`: "Key ideas" finds "2 Key ideas"); the first
+    words of such a heading ("Appendix B" finds "Appendix B — Multilingual results").
+    A miss lists the closest headings with their IDs.
     """
     by_id = outline.by_id(wanted)
     if by_id is not None:
         return by_id
-    for matches in (outline.by_heading(wanted), outline.by_name(wanted)):
+    for matches in (outline.by_heading(wanted), outline.by_name(wanted), outline.by_start(wanted)):
         if len(matches) == 1:
             return matches[0]
         if matches:
@@ -269,9 +316,7 @@ def cut_point(body: bytes, budget: int) -> int:
 
 
 def _reference(paper: object) -> str:
-    reference = paper.strip() if isinstance(paper, str) else ""
-    if not reference:
-        raise NotFound("Paper reference cannot be empty; pass an arXiv ID, catalog ID or title")
+    reference = paper_text(paper)
     if len(reference) > MAX_REFERENCE_CHARS:
         raise UsageError(f"paper must be at most {MAX_REFERENCE_CHARS} characters")
     return reference

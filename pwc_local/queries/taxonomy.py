@@ -15,14 +15,17 @@ projects into typed models. Failures are the typed errors of
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
+from pwc_local.common.names import TASK, KnownNames
 from pwc_local.queries.arguments import optional_text, required_text
 from pwc_local.queries.lookup import (
     area_named,
     areas_matching,
+    closest_known,
     closest_names,
     exact_match,
     fetch_areas,
@@ -40,7 +43,13 @@ from pwc_local.upstream.envelopes import (
     rows_of,
     trending_results,
 )
-from pwc_local.upstream.errors import InvalidResponse, NotFound, UsageError, translate_404
+from pwc_local.upstream.errors import (
+    CatalogError,
+    InvalidResponse,
+    NotFound,
+    UsageError,
+    translate_404,
+)
 from pwc_local.upstream.source import CatalogSource, QueryValue, segment
 
 __all__ = [
@@ -76,6 +85,44 @@ _FULL_LIST_CUTOFF = 0.5
 
 
 # -- shared helpers --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AreaListing:
+    """A task or method listing: the catalog's document as it came (`payload`) and the
+    names of the research areas its rows name only by `area_id` (`areas`, ID -> name)."""
+
+    payload: Any
+    areas: dict[str, str] = field(default_factory=dict)
+
+
+async def _with_area_names(
+    catalog: CatalogSource,
+    path: str,
+    params: dict[str, QueryValue],
+    what: str,
+    areas: list[dict[str, Any]] | None,
+) -> AreaListing:
+    """One listing page, with the names of the areas its rows name by ID.
+
+    `areas` are the rows the area filter was resolved with; without a filter they are
+    fetched beside the page (`areas/`, one small cached page). A listing is still
+    answered without them.
+    """
+
+    async def names() -> list[dict[str, Any]]:
+        if areas is not None:
+            return areas
+        try:
+            return await fetch_areas(catalog)
+        except CatalogError:
+            return []
+
+    payload, rows = await gather(
+        lambda: catalog.get_json(path, params, accept=payload_of(what)), names
+    )
+    named = {str(row["id"]): str(row["name"]) for row in rows if "id" in row and "name" in row}
+    return AreaListing(payload, named)
 
 
 async def gather(*calls: Callable[[], Awaitable[Any]]) -> list[Any]:
@@ -126,10 +173,14 @@ def _with_id(summary: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
-async def _task_summary(catalog: CatalogSource, reference: str) -> dict[str, Any]:
+async def _task_summary(
+    catalog: CatalogSource, reference: str, names: KnownNames | None
+) -> dict[str, Any]:
     """The task row named by `reference`: by ID for digits, else exact match in a search.
 
-    A summary without an ID fails the shape check, so that answer is not cached.
+    A miss suggests the closest of the search's rows, or when it had none those of a
+    broader search and the `names` seen before (`lookup.closest_known`). A summary
+    without an ID fails the shape check, so that answer is not cached.
     """
     if is_numeric_id(reference):
         with translate_404(NotFound(f"Task not found: {reference}")):
@@ -145,7 +196,10 @@ async def _task_summary(catalog: CatalogSource, reference: str) -> dict[str, Any
 
     match, rows = await catalog.get_json("tasks/", {"q": reference, **_LOOKUP_PAGE}, accept=search)
     if match is None:
-        raise not_found("Task", reference, closest_names(rows, reference, ("name",)))
+        closest = closest_names(rows, reference, ("name",)) or await closest_known(
+            catalog, names, kind=TASK, reference=reference, path="tasks/", params=_LOOKUP_PAGE
+        )
+        raise not_found("Task", reference, closest)
     return match
 
 
@@ -196,7 +250,9 @@ def _common_methods(papers: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     return ranked[:COMMON_METHODS]
 
 
-async def get_task(catalog: CatalogSource, task: str) -> dict[str, Any]:
+async def get_task(
+    catalog: CatalogSource, names: KnownNames | None = None, *, task: str
+) -> dict[str, Any]:
     """One task by exact name, slug or ID, with its neighbourhood in the taxonomy.
 
     Requests: `tasks/{id}` (all-digit reference) or `tasks/?q=` (exact match on name,
@@ -212,7 +268,7 @@ async def get_task(catalog: CatalogSource, task: str) -> dict[str, Any]:
     Raises `NotFound("Task not found: X; closest results: ...")` for an unknown task.
     """
     reference = required_text(task, "task")
-    summary = await _task_summary(catalog, reference)
+    summary = await _task_summary(catalog, reference, names)
     path = f"tasks/{segment(str(summary['id']))}"
     missing = f"Task not found: {reference}"
 
@@ -302,7 +358,7 @@ async def list_tasks(
     order_direction: str,
     page: int,
     limit: int | None,
-) -> dict[str, Any]:
+) -> AreaListing:
     """List research tasks, flat and paged, or grouped by area.
 
     Flat (default): `area` is resolved to its ID first (`Area not found` lists the real
@@ -324,16 +380,17 @@ async def list_tasks(
                 "group_by_area returns the whole taxonomy in one response, so page, limit "
                 "and level cannot be combined with it; drop them or set group_by_area to false"
             )
-        return await _grouped_tasks(catalog, area, order_by, order_direction == "desc")
+        return AreaListing(await _grouped_tasks(catalog, area, order_by, order_direction == "desc"))
 
     params: dict[str, QueryValue] = {"page": page, "page_size": limit or DEFAULT_LIMIT}
     params["q"] = optional_text(search)
+    rows = None
     if area is not None:
-        params["area_id"], _ = await resolve_area(catalog, area)
+        params["area_id"], rows = await resolve_area(catalog, area)
     params["level"] = level
     params["visible_only"] = visible_only
     params["ordering"] = ordering
-    return await catalog.get_json("tasks/", params, accept=payload_of("task list"))
+    return await _with_area_names(catalog, "tasks/", params, "task list", rows)
 
 
 async def _grouped_tasks(
@@ -404,7 +461,7 @@ async def list_methods(
     order_direction: str,
     page: int,
     limit: int,
-) -> dict[str, Any]:
+) -> AreaListing:
     """One page of `methods/`, optionally searched, in one area, or from one year.
 
     `area` is resolved like in `list_tasks`. The payload is the catalog's page
@@ -414,11 +471,12 @@ async def list_methods(
     params: dict[str, QueryValue] = {"page": page, "page_size": limit}
     params["q"] = optional_text(search)
     area = optional_text(area)
+    rows = None
     if area is not None:
-        params["area_id"], _ = await resolve_area(catalog, area)
+        params["area_id"], rows = await resolve_area(catalog, area)
     params["introduced_year"] = introduced_year
     params["ordering"] = ordering
-    return await catalog.get_json("methods/", params, accept=payload_of("method list"))
+    return await _with_area_names(catalog, "methods/", params, "method list", rows)
 
 
 # -- conferences and organizations -----------------------------------------------------

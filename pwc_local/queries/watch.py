@@ -185,7 +185,7 @@ async def resolve_and_look(
         resolved = Resolved(kind, key, _label(row.get("name"), key))
         return resolved, await _benchmark_look(catalog, {**row, "id": key})
     if kind == "task":
-        page = await get_task(catalog, text)
+        page = await get_task(catalog, task=text)
         key = str(page["task"]["id"])
         resolved = Resolved(kind, key, _label(page["task"].get("name"), key))
         return resolved, await _task_look(catalog, key, page)
@@ -243,7 +243,7 @@ async def _task_look(
     """The task's benchmarks (its `get_task` page, unless given) and newest papers."""
 
     async def task_page() -> dict[str, Any]:
-        return page if page is not None else await get_task(catalog, key)
+        return page if page is not None else await get_task(catalog, task=key)
 
     page, papers = await gather(task_page, lambda: _listed_papers(catalog, task=key))
     snapshot = _papers_look(papers)

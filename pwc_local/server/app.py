@@ -17,6 +17,9 @@ point for a `tools/call`, so that every tool error carries a code:
   `invalid_argument: limit must be at most 25` instead of pydantic's text, which has
   no code and echoes the rejected values;
 * an unknown tool name is reported as `not_found: unknown tool ...`;
+* an argument the tool does not take is refused (`invalid_argument: unknown argument
+  ...; the tool takes query, mode, ...`), as the CLI refuses it, where the SDK would
+  drop it silently;
 * a crash the SDK catches outside a tool body is `internal_error: ...`;
 * a JSON number sent for a paper or entity reference (`paper: 1706.03762`) is read
   as the reference text it stands for before validation (`server/lenient.py`).
@@ -65,6 +68,7 @@ from pwc_local.server.completions import register_completions
 from pwc_local.server.errors import (
     error_message,
     prompt_arguments_message,
+    unknown_arguments_message,
     unknown_prompt_message,
     unknown_tool_message,
     validation_message,
@@ -80,6 +84,9 @@ if TYPE_CHECKING:
     from pwc_local.server.tools import CatalogTools
 
 logger = logging.getLogger(__name__)
+
+# The services (`tools.SERVICES`) through which a tool may wait on the catalog.
+CATALOG_NEEDS = frozenset({"catalog", "live"})
 
 HOUR_MS = 3_600_000
 # Clients may cache listings for an hour (they never change while serving) and resource
@@ -152,6 +159,8 @@ class PwcServer(MCPServer):
         # The bindings by tool name, loaded with the tools (`ensure_tools`).
         self._specs: Mapping[str, ToolSpec] = {}
         self._output_models: dict[str, type[BaseModel]] = {}
+        # Whether output schemas keep `schema_version` (the hosted profile sends it).
+        self.versioned = True
         self._listing: list[MCPTool] | None = None
         # Where this installation's listing snapshot is, worked out once (it stats every
         # source file) by whoever needs it first: the preparation thread or tools/list.
@@ -197,7 +206,7 @@ class PwcServer(MCPServer):
                 return tool.output_schema
         from pwc_local.server.listing import output_schema
 
-        return output_schema(model)
+        return output_schema(model, self.versioned)
 
     def prepare_after_initialize(
         self,
@@ -307,6 +316,15 @@ class PwcServer(MCPServer):
                 self._register_tools = None
             self._tools_ready = True
 
+    def is_local_tool(self, name: str) -> bool:
+        """Whether tool `name` answers from local data only (never waits on the catalog).
+
+        The transport runs such calls in a lane of their own (`server/admission.py`).
+        Before the bindings are loaded every tool counts as one that may wait.
+        """
+        spec = self._specs.get(name)
+        return spec is not None and not CATALOG_NEEDS & set(spec.needs)
+
     def ensure_templates(self) -> None:
         """Register the resource templates and prompts once; later calls return at once."""
         if self._register_templates is None:
@@ -343,7 +361,7 @@ class PwcServer(MCPServer):
                 update: dict[str, Any] = {"input_schema": _without_titles(tool.input_schema)}
                 model = self._output_models.get(tool.name)
                 if model is not None:
-                    update["output_schema"] = output_schema(model)
+                    update["output_schema"] = output_schema(model, self.versioned)
                 listing.append(tool.model_copy(update=update))
             self._listing = listing
             if self._snapshot is not None:
@@ -362,6 +380,14 @@ class PwcServer(MCPServer):
         if name not in self.tool_names:
             raise ToolError(unknown_tool_message(name))
         spec = self._specs.get(name)  # tools added outside the table (tests) have no references
+        known = [
+            field.alias or key
+            for key, field in sdk.argument_fields(sdk.registered_tool(self, name)).items()
+        ]
+        if unknown := set(arguments) - set(known):
+            # The SDK would drop them silently, and the caller believe they applied.
+            message = unknown_arguments_message(unknown, known)
+            raise ToolError(f"Error executing tool {name}: {message}")
         arguments = lenient_arguments(arguments, spec.references if spec else frozenset())
         try:
             return await super().call_tool(name, arguments, context)
@@ -481,7 +507,7 @@ def _tool_registration(tools: _DeferredTools, settings: Settings) -> Callable[[M
     def register(server: MCPServer) -> None:
         from pwc_local.server.tools import register_tools
 
-        register_tools(server, tools.get(), settings.tool_selected)
+        register_tools(server, tools.get(), settings)
 
     return register
 
@@ -510,7 +536,9 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
         name=text.SERVER_NAME,
         title=text.SERVER_TITLE,
         description=text.SERVER_DESCRIPTION,
-        instructions=text.INSTRUCTIONS,
+        instructions=text.INSTRUCTIONS
+        if settings.profile == "hosted"
+        else text.COMPACT_INSTRUCTIONS,
         website_url=text.WEBSITE_URL,
         version=__version__,
         lifespan=_lifespan(runtime),
@@ -520,6 +548,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
         subscriptions=False,
         log_level=settings.log_level.upper(),
     )
+    server.versioned = settings.profile == "hosted"
     register_completions(server, runtime)
     return server
 
@@ -527,8 +556,8 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
 def run_stdio(settings: Settings) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin; the exit status.
 
-    Requests still running when stdin closes may finish within one catalog timeout
-    (plus a margin) before the session ends.
+    Requests still running when stdin closes may finish within
+    `stdio.DEFAULT_DRAIN_TIMEOUT` (1.5 s) before the session ends.
     """
     from pwc_local.server import stdio
 
@@ -540,9 +569,12 @@ def run_stdio(settings: Settings) -> int:
     # The cache directory may need platformdirs: looked up after `initialize` too. When
     # everything is ready, what start-up made is frozen out of the collector's way.
     server.prepare_after_initialize(
-        snapshot_dir=settings.resolved_cache_dir, tools=settings.tools, then=gc.freeze
+        snapshot_dir=settings.resolved_cache_dir,
+        # A snapshot per tool selection and profile: each lists other tools or schemas.
+        tools=settings.tools if settings.profile == "compact" else f"{settings.tools}/hosted",
+        then=gc.freeze,
     )
     try:
-        return stdio.run(server, drain_timeout=settings.timeout + 5)
+        return stdio.run(server, local_tool=server.is_local_tool)
     finally:
         server.join_background(timeout=10)

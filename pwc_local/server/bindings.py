@@ -33,6 +33,25 @@ from mcp_types import ToolAnnotations
 
 from pwc_local import contract
 from pwc_local.contract import Group, Param, Tool
+from pwc_local.present import benchmarks as shown_benchmarks
+from pwc_local.present import papers as shown_papers
+from pwc_local.present import projections
+from pwc_local.present import reading as shown_reading
+from pwc_local.present import taxonomy as shown_taxonomy
+from pwc_local.present.hosted import (
+    BenchmarkPage,
+    BenchmarkResult,
+    EvaluationPage,
+    MethodResult,
+    PaperInfoResult,
+    PaperLineageResult,
+    PaperPage,
+    PaperReadResult,
+    QueryResult,
+    TaskResult,
+    ToolOutput,
+)
+from pwc_local.present.record import Presenter
 from pwc_local.queries import (
     benchmarks,
     citing,
@@ -48,25 +67,11 @@ from pwc_local.queries import (
 from pwc_local.server import (
     library_models,
     links,
-    projections,
     reading_results,
     text,
     watch_models,
 )
 from pwc_local.server import render_pieces as piece
-from pwc_local.server.models import (
-    BenchmarkPage,
-    BenchmarkResult,
-    EvaluationPage,
-    MethodResult,
-    PaperInfoResult,
-    PaperLineageResult,
-    PaperPage,
-    PaperReadResult,
-    QueryResult,
-    TaskResult,
-    ToolOutput,
-)
 from pwc_local.server.render import Piece, of_model
 from pwc_local.server.render_generic import generic
 
@@ -86,6 +91,7 @@ class ToolSpec:
     text: tuple[Piece, ...] = (generic,)
     needs: tuple[str, ...] = ("catalog",)
     links: Callable[[Any], list[links.PaperLink]] | None = None
+    compact: Presenter | None = None
 
     @property
     def name(self) -> str:
@@ -135,9 +141,42 @@ def _rows(noun: str) -> tuple[Piece, ...]:
     return (piece.data(noun), piece.next_page())
 
 
-def _taxonomy(name: str, query: QueryFunction, *, text: tuple[Piece, ...] = (generic,)) -> ToolSpec:
-    """A hosted taxonomy tool (`queries.taxonomy`): the catalog's payload as it came."""
-    return _bind(name, query=query, output=QueryResult, project=_data, text=text)
+def _listing(answer: Any, _arguments: Arguments) -> QueryResult:
+    """A task or method listing (`taxonomy.AreaListing`): the catalog's payload, as `_data`."""
+    return QueryResult(data=answer.payload)
+
+
+# The compact presentation of each family (`pwc_local.present`).
+PAPER_LIST = Presenter(
+    shown_papers.PaperList, shown_papers.paper_list, shown_papers.paper_list_text
+)
+CATALOG_ENTRY = Presenter(
+    shown_taxonomy.CatalogEntry, shown_taxonomy.catalog_entry, shown_taxonomy.catalog_entry_text
+)
+
+
+def _catalog_list(noun: str) -> Presenter:
+    return Presenter(
+        shown_taxonomy.CatalogList,
+        shown_taxonomy.catalog_list,
+        shown_taxonomy.catalog_list_text(noun),
+    )
+
+
+def _taxonomy(name: str, query: QueryFunction, *, noun: str | None = None) -> ToolSpec:
+    """A hosted taxonomy tool (`queries.taxonomy`): the catalog's payload as it came.
+
+    With a `noun`, a listing of them (`text`: rows of `noun`s); without, one entry.
+    """
+    listed = name in ("list_tasks", "list_methods")  # answered as an `AreaListing`
+    return _bind(
+        name,
+        query=query,
+        output=QueryResult,
+        project=_listing if listed else _data,
+        text=_rows(noun) if noun else (generic,),
+        compact=_catalog_list(noun) if noun else CATALOG_ENTRY,
+    )
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -149,6 +188,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=_papers,
         summary=lambda page, _: text.found_papers(page),
         text=PAPERS,
+        compact=PAPER_LIST,
         links=links.page_links,
     ),
     _bind(
@@ -164,6 +204,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         summary=lambda result, _: text.paper_info(result),
         text=(piece.paper_info, piece.note),
         links=links.info_links,
+        compact=Presenter(
+            shown_papers.PaperFacts, shown_papers.paper_facts, shown_papers.paper_facts_text
+        ),
     ),
     _bind(
         "get_paper_evaluations",
@@ -172,15 +215,23 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=lambda answer, a: projections.evaluation_page(a["paper"], a["page"], answer),
         summary=lambda result, _: text.paper_evaluations(result),
         text=(piece.paper_evaluations, piece.next_page()),
+        compact=Presenter(
+            shown_papers.PaperEvaluations,
+            shown_papers.paper_evaluations,
+            shown_papers.paper_evaluations_text,
+        ),
     ),
     _bind(
         "read_paper",
         query=reading.read_paper,
-        needs=("catalog", "codec"),
+        needs=("catalog", "codec", "read_chunk"),
         output=PaperReadResult,
         project=lambda answer, _: projections.paper_read(answer),
         summary=lambda result, _: text.paper_markdown(result),
         text=(of_model(text.paper_markdown),),
+        compact=Presenter(
+            shown_reading.PaperChunk, shown_reading.paper_chunk, shown_reading.paper_chunk_text
+        ),
     ),
     _bind(
         "list_papers",
@@ -188,6 +239,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=_papers,
         text=PAPERS,
+        compact=PAPER_LIST,
         links=links.page_links,
     ),
     _bind(
@@ -196,6 +248,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=_papers,
         text=PAPERS,
+        compact=PAPER_LIST,
     ),
     _bind(
         "list_trending_papers",
@@ -203,6 +256,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperPage,
         project=_papers,
         text=PAPERS,
+        compact=PAPER_LIST,
     ),
     _bind(
         "get_related_papers",
@@ -211,6 +265,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=lambda answer, _: projections.related_page(answer),
         summary=lambda page, _: page.note,
         text=PAPERS,
+        compact=PAPER_LIST,
     ),
     _bind(
         "get_paper_lineage",
@@ -218,19 +273,24 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=PaperLineageResult,
         project=lambda answer, _: projections.lineage(answer),
         text=(piece.lineage,),
+        compact=Presenter(shown_papers.Lineage, shown_papers.lineage, shown_papers.lineage_text),
     ),
     # -- taxonomy ---------------------------------------------------------------------------
     _bind(
         "get_task",
         query=taxonomy.get_task,
+        needs=("catalog", "names"),
         output=TaskResult,
         project=lambda answer, a: projections.task_result(
             answer, benchmark_limit=a["benchmark_limit"]
         ),
         summary=lambda result, _: text.task(result),
         text=(piece.task,),
+        compact=Presenter(
+            shown_taxonomy.TaskFacts, shown_taxonomy.task_facts, shown_taxonomy.task_text
+        ),
     ),
-    _taxonomy("list_tasks", taxonomy.list_tasks, text=_rows("task")),
+    _taxonomy("list_tasks", taxonomy.list_tasks, noun="task"),
     _bind(
         "get_method",
         query=taxonomy.get_method,
@@ -238,24 +298,33 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=lambda answer, _: projections.method_result(answer),
         summary=lambda result, _: text.method(result),
         text=(piece.method,),
+        compact=Presenter(
+            shown_taxonomy.MethodFacts, shown_taxonomy.method_facts, shown_taxonomy.method_text
+        ),
     ),
-    _taxonomy("list_methods", taxonomy.list_methods, text=_rows("method")),
+    _taxonomy("list_methods", taxonomy.list_methods, noun="method"),
     _taxonomy("get_conference", taxonomy.get_conference),
-    _taxonomy("list_conferences", taxonomy.list_conferences, text=_rows("conference")),
+    _taxonomy("list_conferences", taxonomy.list_conferences, noun="conference"),
     _taxonomy("get_organization", taxonomy.get_organization),
-    _taxonomy("list_organizations", taxonomy.list_organizations, text=_rows("organization")),
+    _taxonomy("list_organizations", taxonomy.list_organizations, noun="organization"),
     _taxonomy("get_framework", taxonomy.get_framework),
-    _taxonomy("list_frameworks", taxonomy.list_frameworks, text=_rows("framework")),
+    _taxonomy("list_frameworks", taxonomy.list_frameworks, noun="framework"),
     # -- benchmarks -------------------------------------------------------------------------
     _bind(
         "get_benchmark",
         query=benchmarks.get_benchmark,
+        needs=("catalog", "names"),
         output=BenchmarkResult,
         project=lambda answer, a: projections.benchmark_result(
             answer.payload, page=a["page"], metric_note=answer.metric_note
         ),
         summary=lambda result, _: text.benchmark(result),
         text=(piece.benchmark, piece.metric_note, piece.next_page()),
+        compact=Presenter(
+            shown_benchmarks.Leaderboard,
+            shown_benchmarks.leaderboard_page,
+            shown_benchmarks.leaderboard_text,
+        ),
     ),
     _bind(
         "list_benchmarks",
@@ -266,6 +335,11 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         summary=lambda page, answer: text.benchmark_list(page, list(answer.notes)),
         text=(piece.benchmarks, piece.benchmark_notes, piece.next_page()),
+        compact=Presenter(
+            shown_benchmarks.BenchmarkList,
+            shown_benchmarks.benchmark_list,
+            shown_benchmarks.benchmark_list_text,
+        ),
     ),
     # -- the reading library (local additions; tools=hosted leaves them out) -------------
     _bind(
@@ -302,6 +376,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=reading_results.PaperOutlineResult,
         project=reading_results.paper_outline,
         text=(of_model(reading_results.outline_text),),
+        compact=Presenter(shown_reading.Outline, shown_reading.outline, shown_reading.outline_text),
     ),
     _bind(
         "read_paper_section",

@@ -201,8 +201,8 @@ def matching(names: Iterable[Name], prefix: str, *, loose: bool = False) -> list
 async def _tasks(catalog: CatalogSource, prefix: str) -> list[Name]:
     from pwc_local.server.tools import call_query
 
-    document = await call_query("list_tasks", catalog, search=prefix, limit=MAX_VALUES)
-    return _names(document.get("results"), "name", ("slug", "id"))
+    listing = await call_query("list_tasks", catalog, search=prefix, limit=MAX_VALUES)
+    return _names(listing.payload.get("results"), "name", ("slug", "id"))
 
 
 async def _benchmarks(catalog: CatalogSource, prefix: str) -> list[Name]:

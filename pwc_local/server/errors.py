@@ -22,8 +22,9 @@ What the caller may see is deliberately narrow: the catalog layer's client-facin
 messages (`NotFound`, `Ambiguous`, `UsageError`), a sanitised and shortened 400/422
 detail, a Retry-After value, and fixed sentences. Upstream bodies, URLs, exception
 text and tracebacks never reach a tool result. Logs get the exception class (and,
-for bugs, the traceback frames) but never arguments. Any text quoted in a message
-passes through the one sanitiser, `pwc_local.safe_text.one_line`.
+for bugs, the traceback frames) but never arguments. Every sentence passes through
+the one sanitiser, `pwc_local.safe_text.one_line`, in `failures.coded_text`, so no
+caller or catalog text quoted in it can carry a terminal escape or a line break.
 
 Argument-validation failures get the same treatment: pydantic's own text echoes
 the rejected values, so `validation_message` rewrites each error as
@@ -127,6 +128,17 @@ def prompt_arguments_message(name: str, expected: Iterable[str]) -> str:
     names = sorted(expected)
     noun = "argument" if len(names) == 1 else "arguments"
     return coded_text(UsageError(f"prompt {name} takes exactly the {noun} {', '.join(names)}."))
+
+
+def unknown_arguments_message(unknown: Iterable[str], known: Iterable[str]) -> str:
+    """The error text for tool arguments the tool does not take: their names and the right ones."""
+    names = sorted(unknown)
+    shown = ", ".join(one_line(name, NAME_LIMIT, fold=False) for name in names[:3])
+    if len(names) > 3:
+        shown += f" and {len(names) - 3} more"
+    noun = "argument" if len(names) == 1 else "arguments"
+    valid = ", ".join(known) or "none"
+    return coded_text(UsageError(f"unknown {noun} {shown}; the tool takes {valid}."))
 
 
 # -- argument validation -----------------------------------------------------------------

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, TypeGuard
 
 from mcp_types import (
+    CONNECTION_CLOSED,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -323,6 +324,30 @@ def encode_message(message: JSONRPCMessage) -> bytes:
         if raw in data:
             data = data.replace(raw, escaped)
     return data + b"\n"
+
+
+MODERN_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+
+def enveloped(params: dict[str, Any] | None) -> bool:
+    """Whether request params carry the 2026-07-28 envelope (its protocol-version key in `_meta`).
+
+    The client's first request decides a session's era: one so marked (other than
+    `initialize`) opens the modern era, anything else the handshake era.
+    """
+    meta = (params or {}).get("_meta")
+    return isinstance(meta, dict) and MODERN_VERSION_KEY in meta
+
+
+def pong(request_id: RequestId) -> bytes:
+    """The answer to a handshake-era `ping`, as one line (the transport answers it itself)."""
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": {}}
+    return json.dumps(body, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def connection_closed(request_id: RequestId) -> bytes:
+    """The error for a request the session ends without running (the SDK's words and code)."""
+    return Rejected(CONNECTION_CLOSED, "Connection closed", request_id).frame()
 
 
 def oversized_answer(request_id: RequestId, tool: str | None) -> bytes:

@@ -1,6 +1,6 @@
 """Output models, projections and text of the library tools (save, list, search).
 
-Kept apart from `models.py` (the hosted tools' contract) so the local additions
+Kept apart from `present/hosted.py` (the hosted tools' contract) so the local additions
 are visibly local. Their text (every mode but `json`) is the Markdown of the pieces
 at the end. Every schema here ends up in `tools/list`, which the three
 tools may grow by at most 6,000 bytes, so fields carry descriptions only where
@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from pwc_local.server.models import ToolOutput, _Strict
-from pwc_local.server.render import Call, clean, count_of, handle, plural
+from pwc_local.present.hosted import ToolOutput, _Strict
+from pwc_local.present.words import clean, count_of, handle, plural
+from pwc_local.server.render import Call
 
 # A search hit's quote in the text: a sentence or so; structuredContent has the whole quote.
 QUOTE_CHARS = 160
@@ -48,9 +49,10 @@ class LibraryRow(_Strict):
 
 
 class LibraryPage(ToolOutput):
-    count: int
     page: int
+    pages: int
     next_page: int | None = None
+    count: int
     results: list[LibraryRow]
 
 
@@ -101,6 +103,7 @@ def library_page(answer: Any, _arguments: Any = None) -> LibraryPage:
     return LibraryPage(
         count=answer.count,
         page=answer.page,
+        pages=answer.pages,
         next_page=answer.next_page,
         results=[
             LibraryRow(
@@ -154,6 +157,11 @@ def library_text(call: Call) -> str:
     page = call.model
     if not page.count:
         return "The library is empty; save papers with save_papers."
+    if not page.results:  # past the end: say where the pages end
+        return (
+            f"{plural(page.count, 'saved paper')}, {plural(page.pages, 'page')} at this limit: "
+            f"page {page.page} is past the end."
+        )
     head = f"{plural(page.count, 'saved paper')} (page {page.page}):"
     rows = [
         f"- {handle(row.title, row.paper)} · saved {clean(row.saved_at, 40)}"

@@ -21,7 +21,7 @@ the answer and a client to check its types, and drops the rest:
 
 A nested model is left open (`{"type": "object"}`, and an array of them plain
 `{"type": "array"}`) rather than spelled out: its fields are the same in every tool
-that returns it, they are documented in `pwc_local/server/models.py`, and they
+that returns it, they are documented in `pwc_local/present/hosted.py`, and they
 would cost the listing about 12 KB more. Every field of a result is in every
 `structuredContent` (null or empty when there is nothing), so neither `default`
 nor `required` tells a client anything (together 2.3 KB over 29 tools). The input
@@ -64,9 +64,16 @@ def output_model_of(fn: Callable[..., Any]) -> type[BaseModel] | None:
 
 
 @functools.cache
-def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The compact output schema of `model` (cached; treat the result as read-only)."""
-    return compact_output_schema(model.model_json_schema())
+def output_schema(model: type[BaseModel], versioned: bool = True) -> dict[str, Any]:
+    """The compact output schema of `model` (cached; treat the result as read-only).
+
+    `versioned=False`: without `schema_version`, which the compact profile does not send.
+    """
+    schema = compact_output_schema(model.model_json_schema())
+    if not versioned and "schema_version" in schema.get("properties", {}):
+        properties = {k: v for k, v in schema["properties"].items() if k != "schema_version"}
+        schema = {**schema, "properties": properties}
+    return schema
 
 
 def compact_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -124,7 +131,9 @@ def _simplified(node: dict[str, Any]) -> dict[str, Any]:
 # started from the same installation answers `tools/list` from that file at once,
 # while the tools register in the background for the calls that follow. Any edit or
 # upgrade changes the fingerprint, so a stale listing is never served; a missing or
-# unreadable snapshot only means the listing is built as before.
+# unreadable snapshot only means the listing is built as before. Its text reaches the
+# model, so it is read and written only in a private directory, as a private file
+# (`private_files`, the cache's rules): a shared directory means no snapshot.
 
 
 def snapshot_path(directory: Path, tools: str = "all") -> Path:
@@ -140,10 +149,16 @@ def snapshot_path(directory: Path, tools: str = "all") -> Path:
 
 
 def load_snapshot(path: Path) -> list[dict[str, Any]] | None:
-    """The saved tool dicts, or `None` when there is no usable snapshot."""
+    """The saved tool dicts, or `None` when there is no usable (or no private) snapshot."""
+    from pwc_local import private_files
+
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        if private_files.exposure(os.lstat(path.parent), directory=True) is not None:
+            return None
+        fd = private_files.open_private(path, os.O_RDONLY)
+        with open(fd, encoding="utf-8") as handle:
+            document = json.loads(handle.read())
+    except (OSError, ValueError, private_files.NotPrivate):
         return None
     tools = document.get("tools") if isinstance(document, dict) else None
     if not isinstance(tools, list) or not all(isinstance(tool, dict) for tool in tools):
@@ -153,18 +168,22 @@ def load_snapshot(path: Path) -> list[dict[str, Any]] | None:
 
 def save_snapshot(path: Path, tools: list[dict[str, Any]]) -> None:
     """Save the listing atomically; failures (read-only disk ...) are ignored."""
+    from pwc_local import private_files
+
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):  # made owner-only, like the cache
-            os.mkdir(path.parent, 0o700)
-        temporary.write_text(json.dumps({"tools": tools}), encoding="utf-8")
+        private_files.make_private_dir(path.parent)  # owner-only, like the cache
+        if private_files.exposure(os.lstat(path.parent), directory=True) is not None:
+            return
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        with open(private_files.open_private(temporary, flags), "w", encoding="utf-8") as out:
+            out.write(json.dumps({"tools": tools}))
         os.replace(temporary, path)
         current = f"tools-list-{_fingerprint()}"
         for old in path.parent.glob("tools-list-*.json"):  # earlier installations'
             if not old.name.startswith(current):
                 old.unlink(missing_ok=True)
-    except OSError:
+    except (OSError, private_files.NotPrivate):
         with contextlib.suppress(OSError):
             temporary.unlink(missing_ok=True)
 

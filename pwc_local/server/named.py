@@ -26,9 +26,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pwc_local.server import library_models, reading_results
-from pwc_local.server.links import info_links, page_links, row_links
-from pwc_local.server.models import (
+from pwc_local.present.hosted import (
     BenchmarkPage,
     BenchmarkResult,
     PaperInfoResult,
@@ -36,6 +34,8 @@ from pwc_local.server.models import (
     PaperReadResult,
     TaskResult,
 )
+from pwc_local.server import library_models, reading_results
+from pwc_local.server.links import info_links, page_links, row_links
 from pwc_local.store.vocabulary import BENCHMARK, PAPER, TASK, Name, Vocabulary
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,8 @@ from typing import Any
 
 from pwc_local.config import format_size
 from pwc_local.contract import CitationFormat
-from pwc_local.server.models import ToolOutput, _Strict
-from pwc_local.server.render import clean, printable_block
+from pwc_local.present.hosted import ToolOutput, _Strict
+from pwc_local.present.words import clean, printable_block
 
 # The models carry no docstrings or field descriptions on purpose: they would be
 # repeated in every session's tools/list (the budget of issue 9 is 4,000 bytes for the
@@ -41,11 +41,12 @@ class PaperOutlineResult(ToolOutput):
 
 
 class PaperSectionResult(ToolOutput):
+    next_cursor: str | None = None  # first: clients that cut long results keep it
     paper: str
     section: OutlineSection
-    markdown: str
     truncated: bool
-    next_cursor: str | None = None
+    next_heading: str | None = None  # where a cut section ends; null: the paper's end
+    markdown: str
 
 
 class CitationResult(ToolOutput):
@@ -105,13 +106,20 @@ def outline_text(result: PaperOutlineResult, _answer: Any = None) -> str:
 
 
 def section_text(result: PaperSectionResult, _answer: Any = None) -> str:
-    """The section's Markdown once, and when cut how to read on."""
+    """The section's Markdown once, and when cut how much was shown and how to read on."""
     if not result.truncated or result.next_cursor is None:
         return result.markdown
+    shown = format_size(len(result.markdown.encode()))
+    end = (
+        f"the section ends at the heading '{clean(result.next_heading)}', after which "
+        "read_paper goes on into the next sections"
+        if result.next_heading
+        else "the section runs to the end of the paper"
+    )
     return (
-        f"{result.markdown}\n\n[Section cut at the byte budget: call read_paper with the same "
-        f"paper and cursor {result.next_cursor} to read on (past the section's end, "
-        f"{result.section.offset + result.section.length} bytes into the paper).]"
+        f"{result.markdown}\n\n[Cut at max_bytes: {shown} of the section's "
+        f"{format_size(result.section.length)} shown. To read on, call read_paper with the "
+        f"same paper and cursor={result.next_cursor}; {end}.]"
     )
 
 

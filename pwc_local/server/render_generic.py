@@ -20,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pwc_local.server.render import (
+from pwc_local.present.words import (
     CELL_CHARS,
     FREE_TEXT_CHARS,
-    Call,
     clean,
     handle,
     id_of,
@@ -32,6 +31,7 @@ from pwc_local.server.render import (
     trimmed,
     yes_no,
 )
+from pwc_local.server.render import Call
 
 MAX_DEPTH = 6
 DEEPER = "(nested deeper: see structuredContent)"

@@ -3,7 +3,7 @@
 Each is a function of a `render.Call` to a block of text (or `None`), built from the
 helpers in `render`; a factory (`next_page("page")`) takes what differs between the
 tools that share a piece. A tool's own piece reads the fields of its output model
-(`models.py`); the shared ones (`next_page`, `note`) read what their models have in
+(`present/hosted.py`); the shared ones (`next_page`, `note`) read what their models have in
 common, and `data`'s `next_page` for a catalog payload. The library tools' pieces are
 with their models (`library_models.py`).
 """
@@ -14,11 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from pwc_local.server.render import (
+from pwc_local.present.words import (
     AUTHORS_LISTED,
     METRIC_COLUMNS,
-    Call,
-    Piece,
     call_hint,
     clean,
     entity,
@@ -27,13 +25,13 @@ from pwc_local.server.render import (
     literal,
     metric,
     paper_ids,
-    paper_line,
     parameters,
     plural,
     table,
     trimmed,
     yes_no,
 )
+from pwc_local.server.render import Call, Piece, paper_line
 from pwc_local.server.render_generic import markdown_of
 
 # -- shared -----------------------------------------------------------------------------------

@@ -6,8 +6,8 @@ without a word, abandons running requests when stdin closes and writes `\\r\\n` 
 Windows. This module owns the wire instead and feeds the SDK's low-level server a pair
 of in-memory streams:
 
-    stdin ─ reader ─▶ guard ─▶ SDK server ─▶ forwarder ─▶ writer ─ stdout
-                        └──── protocol errors ───────────▶┘
+    stdin ─ reader ─▶ guard ─▶ feeder ─▶ SDK server ─▶ forwarder ─▶ writer ─ stdout
+                        └──── protocol errors, pings ───────────────▶┘
 
 * **The ends cost no thread hop where they can.** On POSIX, a stdin or stdout that
   is a pipe or socket (what every MCP client gives) is made non-blocking and waited
@@ -27,18 +27,24 @@ of in-memory streams:
   exception's text) leaves as -32603 "Internal error".
 * **Lines are capped** at `MAX_LINE_BYTES`. A longer line is skipped without being
   held in memory and answered with -32600; the session carries on.
-* **Request ids are tracked.** A request reusing the id of one still running is
-  refused (-32600) and the first one continues. When stdin closes, requests in flight
-  may finish (up to `drain_timeout` seconds), their answers are flushed, and only then
-  does the server stop.
-* **Back-pressure.** At most `MAX_IN_FLIGHT` (32) requests are admitted and not yet
-  written out; a request is "out" when the writer thread takes its answer for the
-  pipe, or when it is cancelled. The guard holds the next request until a slot frees
-  and reads no further line meanwhile, so the reader thread blocks and stdin fills:
-  a client that sends without reading answers stalls itself, and the process holds
-  at most 32 answers (each under the 2 MiB bound) whatever it sends. A cancellation
-  sent before the held request frees its slot at once; one sent after it is read
-  when a slot frees (every catalog request ends within the configured timeout).
+* **Requests are admitted in lanes** (`pwc_local.server.admission`). The guard reads
+  every line as it comes and answers `ping` itself (in the handshake era; the modern
+  one has none). A request that may wait on the catalog runs in the catalog lane,
+  the rest (listings, completions, tools reading only local data) in the local lane,
+  each with `MAX_IN_FLIGHT` (32) slots; a slot is held until the writer takes the
+  answer for the pipe. Past that, requests wait
+  in a bounded room, and only once that is full does the guard stop reading: a
+  client that sends without reading answers stalls itself, and the process holds at
+  most 32 answers per lane (each under the 2 MiB bound) whatever it sends.
+* **Ids are the client's, exactly.** A request reusing the id of one in progress is
+  refused (-32600) and the first one continues; `5` and `"5"` are two ids. The SDK
+  sees a fresh integer per request (it would fold `"5"` into `5`), and each answer
+  leaves with the client's id. A cancel drops a waiting request, or frees a running
+  one's slot at once and stops its handler (its HTTP request is aborted); nothing is
+  answered for it.
+* **End of input.** When stdin closes, requests in progress get `drain_timeout`
+  (1.5 s) to be answered; then the rest are cancelled and answered with the SDK's
+  "Connection closed" error, everything is flushed, and the server stops.
 * **Answers are bounded.** An answer over `MAX_ANSWER_BYTES` (2 MiB, the hosted server's bound) is
   replaced by an `upstream_error:` of a few hundred bytes: a tool error for a tool
   call, -32603 otherwise. Rows are bounded long before (the HTTP client cuts a page
@@ -48,7 +54,8 @@ Typical use, from the command line entry point:
 
     from pwc_local.server import stdio
 
-    sys.exit(stdio.run(build_server(settings), drain_timeout=settings.timeout + 5))
+    server = build_server(settings)
+    sys.exit(stdio.run(server, local_tool=server.is_local_tool))
 
 `serve()` is the same loop as a coroutine, and accepts explicit binary streams, which
 is how the tests drive it in-process.
@@ -68,7 +75,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO, cast
 import anyio
 from anyio.from_thread import BlockingPortal
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     INTERNAL_ERROR,
@@ -78,6 +84,7 @@ from mcp_types import (
 )
 
 from pwc_local.server import sdk
+from pwc_local.server.admission import CANCELLED, Admission
 from pwc_local.server.framing import (
     MAX_ANSWER_BYTES,
     MAX_LINE_BYTES,
@@ -88,12 +95,15 @@ from pwc_local.server.framing import (
     Rejected,
     ToolRefusal,
     answered_id,
+    connection_closed,
     encode_message,
+    enveloped,
     inspect_line,
     invalid,
     is_request_id,
     iter_lines,
     oversized_answer,
+    pong,
     public_error,
 )
 
@@ -107,11 +117,14 @@ logger = logging.getLogger(__name__)
 
 _Outgoing = tuple[bytes, "RequestId | None"]  # an encoded line and the request it answers
 
-DEFAULT_DRAIN_TIMEOUT = 30.0
-"""Seconds requests in flight may keep running after stdin closes (catalog timeout + margin)."""
+DEFAULT_DRAIN_TIMEOUT = 1.5
+"""Seconds requests in flight may keep running after stdin closes, before they are cancelled.
 
-MAX_IN_FLIGHT = 32
-"""Requests admitted but not yet written out; past it, stdin is not read (back-pressure)."""
+Long enough for what answers from the cache, the library or a responsive catalog;
+shorter than the 2 s the SDK's own stdio client waits after closing stdin before it
+sends SIGTERM, so the answers (or a "Connection closed" error) are written and the
+process ends by itself.
+"""
 
 _OUTPUT_QUEUE = 32  # encoded messages waiting for the writer thread
 _WRITE_BATCH = 64  # messages joined into one write when several are waiting
@@ -119,7 +132,7 @@ _WRITE_BATCH_BYTES = 256 * 1024  # ... as long as the joined bytes stay this sma
 
 
 # ---------------------------------------------------------------------------------------
-# The session: threads at the two ends, three tasks in between.
+# The session: threads at the two ends, four tasks in between.
 
 
 class _Session:
@@ -133,6 +146,7 @@ class _Session:
         drain_timeout: float,
         *,
         pipes: tuple[int | None, int | None] = (None, None),
+        local_tool: Callable[[str], bool] | None = None,
     ):
         self._lowlevel = lowlevel
         self._source = source
@@ -141,12 +155,13 @@ class _Session:
         # waits on them itself (`_Pipe`); None: a thread blocks on the stream instead.
         self._pipe_in, self._pipe_out = pipes
         self._drain_timeout = drain_timeout
-        # Request id -> the tool it calls (None for other methods), until its answer
-        # leaves for stdout (or it is cancelled).
-        self._outstanding: dict[RequestId, str | None] = {}
-        self._room = anyio.Event()  # set whenever a slot below MAX_IN_FLIGHT frees
+        self._admission = Admission(local_tool or (lambda name: False))
+        self._input_ended = False  # stdin closed and the drain is over: feed nothing more
+        # The era the client's first request opened (None before it): the transport
+        # answers `ping` only in the handshake era; the modern one has no ping.
+        self._handshake_era: bool | None = None
+        self._changed = anyio.Event()  # set (and replaced) whenever the admission changes
         self._paused_before = False
-        self._drained: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
         self.reader_done = threading.Event()
         self.writer_done = threading.Event()
@@ -172,7 +187,8 @@ class _Session:
                         tg.start_soon(self._write_pipe, self._pipe_out, output_out, flushed)
                     tg.start_soon(self._serve_sdk, sdk_reads, sdk_writes)
                     tg.start_soon(self._forward, from_sdk, output.clone())
-                    tg.start_soon(self._guard, lines, to_sdk, output.clone())
+                    tg.start_soon(self._feed, to_sdk)
+                    tg.start_soon(self._guard, lines, output.clone())
                     output.close()  # the stream ends once both clones are closed
                     await flushed.wait()
                     # Everything is answered and written: a reader still waiting on an
@@ -191,27 +207,70 @@ class _Session:
         options = self._lowlevel.create_initialization_options()
         await self._lowlevel.run(reads, writes, options)
 
+    def _poke(self) -> None:
+        """Wake whoever waits for the admission to change (the feeder, a paused guard)."""
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def _feed(self, to_sdk: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+        """Pass what the admission made ready to the SDK, in order, until input ends.
+
+        The one task that writes to the SDK: a request always reaches it before a
+        cancel of that request does.
+        """
+        ready = self._admission.ready
+        async with to_sdk:
+            try:
+                while ready or not self._input_ended:
+                    if not ready:
+                        await self._changed.wait()
+                        continue
+                    await to_sdk.send(SessionMessage(ready.popleft()))
+                    self._poke()
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                logger.debug("the MCP server stopped reading; closing the session")
+                self._lost_output()
+
     async def _guard(
         self,
         lines: MemoryObjectReceiveStream[bytes | LineTooLong],
-        to_sdk: MemoryObjectSendStream[SessionMessage | Exception],
         output: MemoryObjectSendStream[_Outgoing],
     ) -> None:
-        """Judge each line; answer the bad ones, pass the good ones to the SDK."""
-        async with output, lines, to_sdk:
+        """Judge each line; answer the bad ones (and pings), hand the good ones on."""
+        async with output, lines:
             try:
-                async for line in lines:
-                    await self._admit(line, to_sdk, output)
+                while (line := await self._next_line(lines)) is not None:
+                    await self._take(line, output)
+                    if self._admission.full:
+                        await self._wait_for_room()
+                await self._drain(output)
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                logger.debug("the MCP server stopped reading; closing the session")
-                return
-            await self._drain()
+                logger.debug("stdout is gone; closing the session")
+            finally:
+                self._input_ended = True
+                self._poke()
 
-    async def _admit(
-        self,
-        line: bytes | LineTooLong,
-        to_sdk: MemoryObjectSendStream[SessionMessage | Exception],
-        output: MemoryObjectSendStream[_Outgoing],
+    async def _next_line(
+        self, lines: MemoryObjectReceiveStream[bytes | LineTooLong]
+    ) -> bytes | LineTooLong | None:
+        """The next line, or None at end of input.
+
+        Slots freed by cancels are filled only once no line is at hand: the cancels
+        a client sends together all count before anything waiting starts.
+        """
+        try:
+            return lines.receive_nowait()
+        except anyio.WouldBlock:
+            self._admit_waiting()
+        except anyio.EndOfStream:
+            return None
+        try:
+            return await lines.receive()
+        except anyio.EndOfStream:
+            return None
+
+    async def _take(
+        self, line: bytes | LineTooLong, output: MemoryObjectSendStream[_Outgoing]
     ) -> None:
         request_id: RequestId | None = None
         try:
@@ -223,21 +282,35 @@ class _Session:
                 return
             message = verdict.message
             if isinstance(message, JSONRPCRequest):
-                await self._wait_for_room()
                 request_id = message.id
-                self._outstanding[coerce_request_id(request_id)] = _tool_name(message)
-            await to_sdk.send(SessionMessage(message))
-            if isinstance(message, JSONRPCNotification):
-                self._note_cancelled(message)
+                if self._answers_ping(message):
+                    # Answered here: a liveness check must not wait for a slot.
+                    await output.send((pong(message.id), None))
+                    return
+                self._admission.offer(message, len(cast(bytes, line)))
+            elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
+                cancelled = (message.params or {}).get("requestId")
+                if not (is_request_id(cancelled) and self._admission.cancel(cancelled)):
+                    logger.debug("a cancel named no request in progress; ignored")
+            else:
+                self._admission.pass_on(message)
+            self._poke()
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             raise
         except Exception as exc:
             # A bug here must cost one message, not the session.
             logger.error("stdio guard failed on a message: %s", type(exc).__name__)
-            if request_id is not None:
-                self._settle(request_id)
+            if request_id is not None and not self._admission.knows(request_id):
                 failure = Rejected(INTERNAL_ERROR, "Internal error", request_id)
                 await output.send((failure.frame(), None))
+
+    def _answers_ping(self, request: JSONRPCRequest) -> bool:
+        """Whether this is a ping the transport answers itself (see `_handshake_era`)."""
+        if self._handshake_era is None:
+            # The first request goes to the SDK, whatever it is: it decides the era.
+            self._handshake_era = request.method == "initialize" or not enveloped(request.params)
+            return False
+        return self._handshake_era and request.method == "ping" and not enveloped(request.params)
 
     def _judge(self, line: bytes | LineTooLong) -> Accepted | Rejected | ToolRefusal | None:
         if isinstance(line, LineTooLong):
@@ -251,97 +324,105 @@ class _Session:
             request_id = verdict.id
         elif verdict is not None and isinstance(verdict.message, JSONRPCRequest):
             request_id = verdict.message.id
-        if request_id is not None and coerce_request_id(request_id) in self._outstanding:
-            # The id belongs to the running request; a second answer carrying it
+        if request_id is not None and self._admission.knows(request_id):
+            # The id belongs to a request in progress; a second answer carrying it
             # would be ambiguous, so this refusal says which id via `data`.
             return invalid("a request with this id is still in progress", {"id": request_id})
         return verdict
 
-    def _note_cancelled(self, message: JSONRPCNotification) -> None:
-        """A cancelled request will never be answered: stop waiting for it."""
-        if message.method != "notifications/cancelled" or not message.params:
-            return
-        request_id = message.params.get("requestId")
-        if is_request_id(request_id):
-            self._settle(request_id)
-
     async def _wait_for_room(self) -> None:
-        """Back-pressure: hold this request (and stop reading stdin) while the session is full.
+        """Back-pressure: read no more of stdin while the waiting room is full.
 
-        A slot frees when an answer is taken for writing, so a client that stops reading
-        stdout stops this session from reading stdin once `MAX_IN_FLIGHT` answers wait:
-        memory stays bounded by those answers, however many requests the client sends.
+        A slot frees when an answer is taken for writing, so a client that stops
+        reading stdout stops this session from reading stdin once every slot's answer
+        waits and the waiting room is full: memory stays bounded, however many
+        requests the client sends.
         """
-        if len(self._outstanding) < MAX_IN_FLIGHT:
-            return
         if not self._paused_before:
             self._paused_before = True  # said once per session: it may recur often
             logger.info(
-                "%d requests in flight; not reading stdin until an answer is written",
-                MAX_IN_FLIGHT,
+                "%d in flight, more waiting; not reading stdin until an answer is written",
+                self._admission.in_flight,
             )
-        while len(self._outstanding) >= MAX_IN_FLIGHT:
-            if self._room.is_set():
-                self._room = anyio.Event()
-            await self._room.wait()
+        self._admit_waiting()
+        while self._admission.full:
+            await self._changed.wait()
 
-    def _settle(self, request_id: RequestId) -> None:
-        self._outstanding.pop(coerce_request_id(request_id), None)
-        if len(self._outstanding) < MAX_IN_FLIGHT:
-            self._room.set()
-        if not self._outstanding and self._drained is not None:
-            self._drained.set()
+    def _settle(self, internal: RequestId) -> None:
+        self._admission.settle(internal)
+        self._admit_waiting()
 
-    async def _drain(self) -> None:
-        """At end of input: give requests in flight their time to be answered."""
-        if not self._outstanding:
-            return
-        logger.info(
-            "stdin closed; letting %d request(s) in flight finish (up to %.0f s)",
-            len(self._outstanding),
-            self._drain_timeout,
-        )
-        self._drained = anyio.Event()
-        with anyio.move_on_after(self._drain_timeout) as waited:
-            await self._drained.wait()
-        if waited.cancelled_caught:
-            logger.warning(
-                "stdin closed; %d request(s) still running after %.0f s are abandoned",
-                len(self._outstanding),
+    def _admit_waiting(self) -> None:
+        self._admission.admit_waiting()
+        self._poke()
+
+    async def _drain(self, output: MemoryObjectSendStream[_Outgoing]) -> None:
+        """At end of input: answer what can be answered within the bound, then stop.
+
+        Requests still running at the bound are cancelled when the SDK's input
+        closes (it answers each with a "Connection closed" error); those still
+        waiting for a slot get the same answer from here.
+        """
+        if not self._admission.idle:
+            logger.info(
+                "stdin closed; letting %d request(s) in flight finish (up to %.1f s)",
+                self._admission.in_flight,
                 self._drain_timeout,
             )
+            self._admit_waiting()
+            with anyio.move_on_after(self._drain_timeout):
+                while not self._admission.idle:
+                    await self._changed.wait()
+            if not self._admission.idle:
+                logger.warning(
+                    "stdin closed; %d request(s) still running after %.1f s are cancelled",
+                    self._admission.in_flight,
+                    self._drain_timeout,
+                )
+            for request_id in self._admission.abandon_waiting():
+                await output.send((connection_closed(request_id), None))
 
     async def _forward(
         self,
         from_sdk: MemoryObjectReceiveStream[SessionMessage],
         output: MemoryObjectSendStream[_Outgoing],
     ) -> None:
-        """Encode what the SDK sends, within the answer bound, for the writer thread."""
+        """Encode what the SDK sends, within the answer bound, for the writer thread.
+
+        An answer carries the SDK's id for its request; it leaves with the client's.
+        An answer to a request the client cancelled in the meantime is dropped.
+        """
         async with from_sdk, output:
             async for item in from_sdk:
                 message = public_error(item.message)
-                answered = answered_id(message)
+                internal = answered_id(message)
+                ticket = None
+                if internal is not None:
+                    ticket = self._admission.ticket(internal)
+                    if ticket is None:
+                        logger.debug("dropped the answer to a cancelled request")
+                        continue
+                    message = message.model_copy(update={"id": ticket.client_id})
                 try:
                     data = encode_message(message)
                 except Exception as exc:
                     logger.error("could not encode an outgoing message: %s", type(exc).__name__)
-                    if answered is None:
+                    if ticket is None:
                         continue
-                    data = Rejected(INTERNAL_ERROR, "Internal error", answered).frame()
+                    data = Rejected(INTERNAL_ERROR, "Internal error", ticket.client_id).frame()
                 if len(data) > MAX_ANSWER_BYTES:
-                    if answered is None:
+                    if ticket is None:
                         logger.warning("dropped a %d-byte notification over the bound", len(data))
                         continue
-                    tool = self._outstanding.get(coerce_request_id(answered))
                     logger.warning("an answer of %d bytes was over the bound; refused", len(data))
-                    data = oversized_answer(answered, tool)
-                await output.send((data, answered))
+                    data = oversized_answer(ticket.client_id, ticket.tool)
+                await output.send((data, internal))
 
     async def _next_output(self, output: MemoryObjectReceiveStream[_Outgoing]) -> bytes | None:
         """The next bytes to write (several messages if queued), or None when done.
 
-        The requests these answer leave `_outstanding` here, just before their bytes
-        go to the pipe, which frees their back-pressure slots.
+        The requests these answer are settled here, just before their bytes go to
+        the pipe, which frees their back-pressure slots.
         """
         try:
             batch = [await output.receive()]
@@ -444,14 +525,6 @@ class _Session:
         finally:
             self.writer_done.set()
             _quietly(portal.call, flushed.set)
-
-
-def _tool_name(message: JSONRPCRequest) -> str | None:
-    """The tool a `tools/call` names (for the text of an over-long answer), else None."""
-    if message.method != "tools/call" or not message.params:
-        return None
-    name = message.params.get("name")
-    return name if isinstance(name, str) else None
 
 
 def _daemon(name: str, target: Callable[..., None], *args: Any) -> None:
@@ -593,6 +666,7 @@ async def serve(
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
     drain_timeout: float = DEFAULT_DRAIN_TIMEOUT,
+    local_tool: Callable[[str], bool] | None = None,
 ) -> None:
     """Serve one MCP session over stdio until stdin closes or the client goes away.
 
@@ -603,8 +677,11 @@ async def serve(
     buffered binary streams; they are used as they are and not closed.
 
     `drain_timeout` bounds how long requests still running at end of input may take
-    before they are cancelled (the SDK then answers them with a "connection closed"
-    error). Returns when every answer has been written and flushed.
+    before they are cancelled (the SDK then answers them with a "Connection closed"
+    error). `local_tool(name)` says which tools answer from local data only: their
+    calls run in the local lane, never behind calls stuck on the catalog
+    (`pwc_local.server.admission`). Returns when every answer has been written and
+    flushed.
     """
     lowlevel = sdk.lowlevel_server(server)
     claimed: list[_ClaimedDescriptor] = []
@@ -620,7 +697,14 @@ async def serve(
             stdout = claimed[-1].stream
             _flush_python_stdout()  # anything printed before now goes to stderr
             pipe_out = claimed[-1].pollable()
-        session = _Session(lowlevel, stdin, stdout, drain_timeout, pipes=(pipe_in, pipe_out))
+        session = _Session(
+            lowlevel,
+            stdin,
+            stdout,
+            drain_timeout,
+            pipes=(pipe_in, pipe_out),
+            local_tool=local_tool,
+        )
         await session.run()
     finally:
         _flush_python_stdout()
@@ -628,7 +712,12 @@ async def serve(
             claim.release(close=session is None or session.finished_with(claim.fd))
 
 
-def run(server: MCPServer | Server, *, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT) -> int:
+def run(
+    server: MCPServer | Server,
+    *,
+    drain_timeout: float = DEFAULT_DRAIN_TIMEOUT,
+    local_tool: Callable[[str], bool] | None = None,
+) -> int:
     """Serve `server` on the process's stdin/stdout; return the exit status.
 
     0 when the session ended normally: stdin closed, the client stopped reading, or
@@ -636,18 +725,20 @@ def run(server: MCPServer | Server, *, drain_timeout: float = DEFAULT_DRAIN_TIME
     1 when the transport itself failed; the exception class is logged to stderr.
     """
     try:
-        return anyio.run(_serve_until_signal, server, drain_timeout)
+        return anyio.run(_serve_until_signal, server, drain_timeout, local_tool)
     except KeyboardInterrupt:  # SIGINT where signal handlers are unavailable (Windows)
         return 0
 
 
-async def _serve_until_signal(server: MCPServer | Server, drain_timeout: float) -> int:
+async def _serve_until_signal(
+    server: MCPServer | Server, drain_timeout: float, local_tool: Callable[[str], bool] | None
+) -> int:
     status = 0
     async with anyio.create_task_group() as tg:
         if sys.platform != "win32":
             tg.start_soon(_cancel_on_signal, tg.cancel_scope)
         try:
-            await serve(server, drain_timeout=drain_timeout)
+            await serve(server, drain_timeout=drain_timeout, local_tool=local_tool)
         except Exception as exc:
             logger.error("stdio transport failed: %s", ", ".join(_exception_names(exc)))
             status = 1

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pwc_local.safe_text import one_line
 
 if TYPE_CHECKING:  # the server's identity is read before `initialize`; the models are not
-    from pwc_local.server.models import (
+    from pwc_local.present.hosted import (
         BenchmarkPage,
         BenchmarkResult,
         EvaluationPage,
@@ -45,6 +45,13 @@ is null.
 - structuredContent is complete; the text block may trim long text.
 - "Official implementation" is the catalog's own designation, not verified; an evaluation's \
 is_open may be null when nobody recorded it."""
+
+# The default (compact) profile: each half of a result is whole, and clients pass on one.
+COMPACT_INSTRUCTIONS = INSTRUCTIONS.replace(
+    "- structuredContent is complete; the text block may trim long text.",
+    "- A result's text and its structuredContent carry the same facts; either alone is "
+    "complete. Lists come as tables (columns, then rows).",
+)
 
 # -- summaries (the hosted server's templates, literally; the `summary` mode) ------------
 
@@ -117,6 +124,14 @@ def paper_markdown(result: PaperReadResult) -> str:
     return (
         f"{result.markdown}\n\n[Truncated: call read_paper again with the same paper and "
         f"cursor {result.next_cursor} to read on.]"
+    )
+
+
+def behind_notice(saved_at: str, newer_seen: str) -> str:
+    """The first line of an answer from a saved copy the catalog has a newer version of."""
+    return (
+        f"From the library's copy saved at {saved_at}; the catalog showed a newer version "
+        f"at {newer_seen}. save_papers with this paper refreshes the copy."
     )
 
 

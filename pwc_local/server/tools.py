@@ -36,6 +36,7 @@ the bindings, and with them the query modules, so the server imports it after
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -47,15 +48,19 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from pwc_local.common.names import KnownNames
 from pwc_local.common.shelf import Shelf
 from pwc_local.common.watches import WatchStore
+from pwc_local.config import Settings
 from pwc_local.contract import REQUIRED, Kind
+from pwc_local.present.hosted import CacheStatus, ToolOutput
+from pwc_local.present.record import Shown
+from pwc_local.present.words import call_hint
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server import named, render
 from pwc_local.server.bindings import BY_NAME, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
-from pwc_local.server.models import CacheStatus, ToolOutput
 from pwc_local.store.freshness import Freshness
 from pwc_local.upstream.source import CatalogSource
 
@@ -85,10 +90,8 @@ async def _library(runtime: Runtime, freshness: Freshness) -> Shelf:
 
 async def _live(runtime: Runtime, freshness: Freshness) -> Any:
     # The watch list compares with what the catalog has now: the outage guard over
-    # HTTP, below the cache and the library.
-    if runtime.outage is None:
-        raise RuntimeError("this runtime has no live catalog for the watch list")
-    return runtime.outage
+    # HTTP, below the cache and the library (and writing through to the cache).
+    return runtime.live_catalog()
 
 
 async def _watchlist(runtime: Runtime, freshness: Freshness) -> WatchStore:
@@ -98,9 +101,19 @@ async def _watchlist(runtime: Runtime, freshness: Freshness) -> WatchStore:
     return await anyio.to_thread.run_sync(runtime.open_watchlist)
 
 
+async def _names(runtime: Runtime, freshness: Freshness) -> KnownNames | None:
+    # The names tool answers showed (completions' vocabulary), for not-found suggestions.
+    return runtime.vocabulary
+
+
 async def _timeout(runtime: Runtime, freshness: Freshness) -> Any:
     # A bound for work of several requests (one watch's look): the `timeout` setting.
     return runtime.settings.timeout
+
+
+async def _read_chunk(runtime: Runtime, freshness: Freshness) -> Any:
+    # read_paper's first chunk: the `read_chunk` setting, else the profile's size.
+    return runtime.settings.chunk_bytes
 
 
 async def _silent(runtime: Runtime, freshness: Freshness) -> Any:
@@ -118,7 +131,9 @@ SERVICES: dict[str, Callable[[Runtime, Freshness], Awaitable[Any]]] = {
     "library": _library,
     "live": _live,
     "watchlist": _watchlist,
+    "names": _names,
     "timeout": _timeout,
+    "read_chunk": _read_chunk,
     PROGRESS: _silent,
 }
 
@@ -186,24 +201,67 @@ def tool_result(
     answer: Any,
     arguments: Arguments,
     freshness: Freshness,
-    mode: str,
+    settings: Settings,
 ) -> CallToolResult:
-    """`structuredContent` = the model; one text block in the `result_text` `mode`.
+    """`structuredContent` and one text block, in the `structured` profile and `result_text` mode.
 
-    When stale cache entries were used, the model's `cache` says so and so does the
-    text (`render.text_block`).
+    Compact profile (a tool with a presenter): both halves from the tool's `Record`
+    (`pwc_local.present`). Hosted profile: the hosted model, and its Markdown. When stale
+    cache entries were used, both halves say so; so they do for a saved copy the catalog
+    has a newer version of (`newer_version_seen`, the text's first line).
     """
-    stale_since = None
-    if freshness.stale and freshness.cached_at is not None:
-        stale_since = freshness.cached_at
-        model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
+    mode = settings.result_text
+    stale_since = freshness.cached_at if freshness.stale else None
+    behind = None
+    if freshness.saved_at is not None and freshness.newer_seen is not None:
+        from pwc_local.server.text import behind_notice
+
+        saved_at, newer_seen = freshness.saved_at.isoformat(), freshness.newer_seen.isoformat()
+        model.cache = CacheStatus(
+            stale=stale_since is not None,
+            cached_at=saved_at if stale_since is None else stale_since.isoformat(),
+            newer_version_seen=newer_seen,
+        )
+        behind = behind_notice(saved_at, newer_seen)
     summary = spec.summary(model, answer) if spec.summary and mode == "summary" else None
-    structured = model.model_dump(mode="json")
+    if spec.compact is not None and settings.profile == "compact":
+        record = spec.compact.build(model, answer, arguments)
+        if stale_since is not None:
+            record.stale = stale_since.isoformat(timespec="seconds")
+        structured = record.structured()
+        shown = Shown(hint=functools.partial(call_hint, spec.tool, arguments), arguments=arguments)
+        text = render.record_text(
+            structured,
+            mode,
+            summary,
+            stale_since,
+            lambda: spec.compact.text(record, shown),  # type: ignore[union-attr]
+        )
+        if behind is not None and mode != "json":
+            text = f"{behind}\n\n{text}"
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)], structured_content=structured
+        )
+    if stale_since is not None and behind is None:
+        model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
+    if settings.profile == "compact":  # a local tool's model: nothing sent for nothing
+        structured = model.model_dump(mode="json", exclude_none=True, exclude={"schema_version"})
+    else:
+        structured = model.model_dump(mode="json")
     call = render.Call(spec.tool, spec.text, model, answer, arguments, structured)
     text = render.text_block(call, mode, summary, stale_since)
+    if behind is not None and mode != "json":
+        text = f"{behind}\n\n{text}"
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=call.structured
     )
+
+
+def output_model(spec: ToolSpec, settings: Settings) -> type[Any]:
+    """The model a tool's `outputSchema` is generated from, in the `structured` profile."""
+    if spec.compact is not None and settings.profile == "compact":
+        return spec.compact.record
+    return spec.output
 
 
 class CatalogTools:
@@ -237,8 +295,7 @@ class CatalogTools:
             answer = await spec.query(*services, **forwarded(spec, arguments))
             model = spec.project(answer, arguments)
             named.learn(runtime.vocabulary, model)  # for completions; queues, never waits
-            mode = runtime.settings.result_text
-            result = tool_result(spec, model, answer, arguments, freshness, mode)
+            result = tool_result(spec, model, answer, arguments, freshness, runtime.settings)
             if spec.links is not None:
                 result.content += await resource_links(
                     spec.links(model), lambda paper: markdown_readable(runtime.catalog, paper)
@@ -250,7 +307,9 @@ class CatalogTools:
             raise ToolError(error_message(exc)) from None
 
 
-def tool_function(spec: ToolSpec, tools: CatalogTools) -> Callable[..., Awaitable[CallToolResult]]:
+def tool_function(
+    spec: ToolSpec, tools: CatalogTools, output: type[Any] | None = None
+) -> Callable[..., Awaitable[CallToolResult]]:
     """An async function whose signature is `spec.params`, for the SDK to derive the schema.
 
     The SDK reads `inspect.signature` (names, annotations with their bounds,
@@ -278,7 +337,7 @@ def tool_function(spec: ToolSpec, tools: CatalogTools) -> Callable[..., Awaitabl
             inspect.Parameter(_CONTEXT, inspect.Parameter.KEYWORD_ONLY, annotation=Context)
         )
         annotations[_CONTEXT] = Context
-    returns = Annotated[CallToolResult, spec.output]
+    returns = Annotated[CallToolResult, output or spec.output]
     run.__name__ = run.__qualname__ = spec.name
     run.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
     run.__annotations__ = annotations | {"return": returns}
@@ -296,20 +355,16 @@ def schema_type(declared: Any) -> Any:
 _CONTEXT = "mcp_context"  # no table parameter has this name (test_contract checks)
 
 
-def register_tools(
-    server: MCPServer,
-    tools: CatalogTools,
-    select: Callable[[str, str], bool] | None = None,
-) -> None:
+def register_tools(server: MCPServer, tools: CatalogTools, settings: Settings) -> None:
     """Add the tools of the contract table to `server`, in table order.
 
-    `select(name, group)` picks which (the `tools` setting); by default all of them.
+    The `tools` setting picks which; the `structured` profile, each one's output model.
     """
     for spec in TOOLS:
-        if select is not None and not select(spec.name, spec.group):
+        if not settings.tool_selected(spec.name, spec.group):
             continue
         server.add_tool(
-            tool_function(spec, tools),
+            tool_function(spec, tools, output_model(spec, settings)),
             name=spec.name,
             description=spec.description,
             annotations=spec.annotations,

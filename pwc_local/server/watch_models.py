@@ -18,8 +18,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from pwc_local.contract import WatchKind
+from pwc_local.present.hosted import ToolOutput, _Strict
 from pwc_local.safe_text import one_line, shown
-from pwc_local.server.models import ToolOutput, _Strict
 from pwc_local.server.render import Call
 
 ChangeType = Literal[

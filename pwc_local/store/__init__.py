@@ -20,8 +20,7 @@
   - `passages` (cutting Markdown into passages), `passage_index` (the FTS5 index of
     them, its searches and quotes) and `ranking` (exact matches first).
 * `keys`: the per-machine cursor key.
-* `private_files`: 0700 directories, 0600 files, `O_NOFOLLOW` opens, owner and mode
-  checks, for `keys` and `library_db`.
+  (0700 directories, 0600 files: the root module `pwc_local.private_files`.)
 
 It sits on `upstream/` and `common/`; it imports neither `queries/` nor `server/`.
 """

@@ -59,7 +59,10 @@ and once when it clears, not per call. `get_nowait()` is `get()` for the event
 loop: it answers only when that needs no waiting (a small row, no lock, nothing to
 delete) and raises `WouldBlock` otherwise, so the caller can retry in a thread.
 The maintenance calls (`stats`, `clear`, `prune`) raise `CacheError` instead, so the
-command line can say what went wrong.
+command line can say what went wrong, where, and the fix (`CacheFull` for a full disk).
+`stats` only reads, so it answers on a full disk or a read-only mount too; `clear` on a
+full disk first deletes the value files of what it removes, which gives SQLite the
+room its deletions need.
 """
 
 from __future__ import annotations
@@ -79,14 +82,27 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import diskcache
 
-from pwc_local.config import DEFAULT_CACHE_SIZE, Settings
-from pwc_local.store.private_files import make_private_dir
+from pwc_local.config import DEFAULT_CACHE_SIZE, ConfigError, Settings
+from pwc_local.private_files import (
+    WRONG_TYPE,
+    NotPrivate,
+    Refusal,
+    exposure,
+    make_private_dir,
+    narrow_private_dir,
+    narrow_private_file,
+    open_private,
+    refusal,
+)
+from pwc_local.store.library_db import is_full, unwritable_os_reason, unwritable_reason
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 KIND_RESPONSE = "response"
 KIND_PUBLIC = "public"
@@ -147,16 +163,29 @@ _SEALED = _HEADER.size - 16
 _MAGIC = b"pwc\x01"
 
 
-class CacheError(Exception):
+class CacheError(ConfigError):
     """The cache directory or database cannot be used; the message says which and why.
 
     `condition` names the kind of trouble for the once-per-condition log: `busy`
-    (another process's lock), `full`, `read-only`, `unusable`, `damaged`, `failed`.
+    (another process's lock), `full`, `read-only`, `unusable`, `damaged`, `failed`,
+    `unsafe` (the directory or database is not private: see `ensure_directory`), whose
+    `refusal` holds the problem and its fix apart. The maintenance commands show it as
+    `config_error: <message>` (`CacheFull`: `disk_full:`), the message naming the
+    directory and the fix.
     """
 
-    def __init__(self, message: str, condition: str = "failed") -> None:
+    def __init__(
+        self, message: str, condition: str = "failed", refusal: Refusal | None = None
+    ) -> None:
         super().__init__(message)
         self.condition = condition
+        self.refusal = refusal
+
+
+class CacheFull(CacheError):
+    """The disk holding the cache is full (a maintenance command could not write)."""
+
+    code = "disk_full"
 
 
 class WouldBlock(Exception):
@@ -175,14 +204,63 @@ def response_ttl(path: str) -> int:
     return REST_TTL
 
 
-def ensure_directory(directory: Path) -> None:
-    """Create the cache directory, readable by its owner only, unless it exists already.
+def ensure_directory(directory: Path, *, ours: bool = False, create: bool = True) -> None:
+    """Create the cache directory 0700 unless it exists; refuse one others may use.
 
-    The cache reveals what was read and searched, so whoever makes the directory first
-    (a server, `doctor`, a cache command) makes it 0700; an existing one is left as the
-    person set it up.
+    The cache reveals what was read and searched, and what it holds is served as
+    answers, so it follows the key's and the library's rules (`private_files`): a
+    directory another user owns or may enter (who could plant resealed entries) is
+    refused with a `CacheError` naming the path and the fix, and so is a database
+    file (`cache.db`, `-wal`, `-shm`) that is not private. The default directory
+    (`ours`) is this app's own, so one whose mode drifted is narrowed to 0700 instead,
+    as a database file of ours in a private directory is narrowed to 0600 (older
+    versions let SQLite make it 0644). `create=False` only checks (the read path).
     """
-    make_private_dir(directory)  # another process may be first
+    try:
+        if create:
+            make_private_dir(directory)  # another process may be first
+        found = (
+            narrow_private_dir(directory) if ours else exposure(os.lstat(directory), directory=True)
+        )
+    except OSError as exc:
+        raise CacheError(
+            f"cannot use the cache directory {directory}: {exc.strerror or exc}",
+            _write_problem(exc)[0],
+        ) from None
+    if found is not None:
+        condition = "unusable" if found.kind == WRONG_TYPE else "unsafe"
+        refused = refusal("cache directory", directory, found, directory=True)
+        raise CacheError(str(refused), condition, refused)
+    for name in (diskcache.core.DBNAME, *_DATABASE_SIDE_FILES):
+        path = directory / name
+        try:
+            found = narrow_private_file(path)  # not opened: see narrow_private_file
+        except FileNotFoundError:
+            if create and name == diskcache.core.DBNAME:
+                _create_private(path)
+            continue
+        except OSError as exc:
+            raise CacheError(
+                f"cannot check {path}: {exc.strerror or exc}", _write_problem(exc)[0]
+            ) from None
+        if found is not None:
+            refused = refusal("cache database", path, found)
+            raise CacheError(str(refused), "unsafe", refused)
+
+
+def _create_private(path: Path) -> None:
+    """Create the empty database file 0600, so SQLite (which keeps the mode of an
+    existing file, and gives it to `-wal` and `-shm`) never makes it readable."""
+    try:
+        os.close(open_private(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return  # another process (or thread) was first; the next check covers it
+    except (OSError, NotPrivate) as exc:
+        raise CacheError(f"cannot create {path}: {exc}", "failed") from None
+
+
+# SQLite's files beside the database; it gives them the database file's mode.
+_DATABASE_SIDE_FILES = tuple(diskcache.core.DBNAME + suffix for suffix in ("-wal", "-shm"))
 
 
 def cache_key(kind: str, parts: Sequence[Any]) -> str:
@@ -347,10 +425,14 @@ class DiskCache:
         size_limit: int = DEFAULT_CACHE_SIZE,
         clock: Callable[[], float] = time.time,
         lock_timeout: float = LOCK_TIMEOUT,
+        own_directory: bool = False,
     ) -> None:
         # Absolute, so a relative setting can still be opened as an SQLite URI.
         self.directory = Path(os.path.abspath(directory))
         self.size_limit = size_limit
+        # The platform's default directory is ours to narrow; a configured one is not
+        # (`ensure_directory`).
+        self.own_directory = own_directory
         self.clock = clock
         self._lock_timeout = lock_timeout
         self._cache: diskcache.Cache | None = None
@@ -366,7 +448,11 @@ class DiskCache:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DiskCache:
-        return cls(settings.resolved_cache_dir(), size_limit=settings.cache_size)
+        return cls(
+            settings.resolved_cache_dir(),
+            size_limit=settings.cache_size,
+            own_directory=settings.cache_dir is None,
+        )
 
     # -- the serving path: never raises -------------------------------------------------
 
@@ -426,19 +512,29 @@ class DiskCache:
         One grouped scan of the index table (no value is read): about a second
         for 100,000 entries.
         """
-        cache = self._maintenance_cache()
+        path = self.directory / diskcache.core.DBNAME
+        if not path.is_file() or path.stat().st_size == 0:  # a new cache: make its tables
+            self._maintenance("read", self._maintenance_cache)
         kinds = {kind: KindStats() for kind in KINDS}
         try:
-            # diskcache keeps small values inline (size 0) and large ones in files.
-            with _read_only(self.directory / diskcache.core.DBNAME) as db:
+            # Read only: a full disk or a read-only directory still has its figures.
+            db = _last_resort_reader(path)
+            try:
+                # diskcache keeps small values inline (size 0) and large ones in files.
                 rows = db.execute(
                     "SELECT tag, COUNT(*),"
                     " SUM(CASE WHEN filename IS NULL THEN length(value) ELSE size END),"
                     " MIN(store_time), MAX(store_time) FROM Cache GROUP BY tag"
                 ).fetchall()
-            volume = cache.volume()
+                # diskcache's `volume()`: the database's pages and its files' bytes.
+                pages = db.execute("PRAGMA page_count").fetchone()[0]
+                page_size = db.execute("PRAGMA page_size").fetchone()[0]
+                stored = db.execute("SELECT value FROM Settings WHERE key = 'size'").fetchone()
+            finally:
+                db.close()
+            volume = pages * page_size + int(stored[0] if stored else 0)
         except (sqlite3.Error, OSError) as exc:
-            raise CacheError(f"cannot read the cache in {self.directory}: {exc}") from None
+            raise self._maintenance_error(exc, "read") from None
         for tag, count, size, oldest, newest in rows:
             if tag in kinds:
                 kinds[tag] = KindStats(int(count), int(size or 0), oldest, newest)
@@ -446,13 +542,23 @@ class DiskCache:
 
     def clear(self, kinds: Iterable[str] | None = None) -> int:
         """Remove every entry, or those of the given kinds; returns how many went."""
-        cache = self._maintenance_cache()
-        try:
-            if kinds is None:
+        chosen = None if kinds is None else [_checked_kind(kind) for kind in kinds]
+
+        def clear() -> int:
+            cache = self._maintenance_cache()
+            if chosen is None:
                 return int(cache.clear(retry=True))
-            return sum(int(cache.evict(_checked_kind(kind), retry=True)) for kind in kinds)
-        except (sqlite3.Error, OSError) as exc:
-            raise CacheError(f"cannot clear the cache in {self.directory}: {exc}") from None
+            return sum(int(cache.evict(kind, retry=True)) for kind in chosen)
+
+        try:
+            return self._maintenance("clear", clear)
+        except CacheFull:
+            # Deleting needs room in SQLite's log; the value files of the entries
+            # going anyway give it (their rows read as misses meanwhile).
+            if not self._free_value_files(chosen):
+                raise
+            self.close()
+            return self._maintenance("clear", clear)
 
     def prune(self) -> PruneResult:
         """Remove entries past their lifetime, and any that fail to verify on the way.
@@ -478,7 +584,7 @@ class DiskCache:
         and page cache, took 4.1 s of CPU and 3.7-5.6 s); most of it is SQLite's
         deletions (four indexes and two triggers per row).
         """
-        cache = self._maintenance_cache()
+        cache = self._maintenance("prune", self._maintenance_cache)
         now = self.clock()
         gone = {"expired": 0, "corrupt": 0}
         doomed: list[tuple[int, float, str | None, str]] = []
@@ -522,8 +628,83 @@ class DiskCache:
                         doomed = []
                 self._delete_rows(cache, db, doomed, gone)
         except (sqlite3.Error, OSError) as exc:
-            raise CacheError(f"cannot prune the cache in {self.directory}: {exc}") from None
+            raise self._maintenance_error(exc, "prune") from None
         return PruneResult(expired=gone["expired"], corrupt=gone["corrupt"])
+
+    def _maintenance(self, doing: str, action: Callable[[], T]) -> T:
+        """`action()`, its failures as the `CacheError` that says why and what to do."""
+        try:
+            return action()
+        except CacheError as exc:
+            if exc.condition in ("damaged", "unusable"):
+                raise
+            raise self._maintenance_error(exc.__context__ or exc, doing) from None
+        except (sqlite3.Error, OSError, diskcache.Timeout) as exc:
+            raise self._maintenance_error(exc, doing) from None
+
+    def _maintenance_error(self, exc: BaseException, doing: str) -> CacheError:
+        """The `CacheError` a maintenance command shows for `exc`: which directory, why, the fix."""
+        where = self.directory
+        reason: str | None = None
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+            return CacheError(
+                f"the cache database in {where} is damaged ({exc}); "
+                "delete that directory to start a new cache",
+                "damaged",
+            )
+        if isinstance(exc, sqlite3.Error):
+            reason = unwritable_reason(exc, where / diskcache.core.DBNAME)
+        elif isinstance(exc, OSError):
+            reason = unwritable_os_reason(exc)
+        if reason is None and isinstance(exc, CacheError):
+            reason = {"full": "the disk is full", "read-only": "it is read-only"}.get(exc.condition)
+        if reason is not None and is_full(reason):
+            return CacheFull(
+                f"cannot {doing} the cache in {where}: {reason}; free some space on that disk "
+                "(`cache clear` frees the cache's own), then run it again",
+                "full",
+            )
+        if reason is not None and not reason.startswith("SQLite"):
+            return CacheError(
+                f"cannot {doing} the cache in {where}: {reason}; make the "
+                "directory writable, or set PWC_MCP_LOCAL_CACHE_DIR to one that is",
+                "read-only",
+            )
+        condition, meaning = _write_problem(exc)
+        if condition == "busy":
+            meaning = "another process (a server, a `library add`) holds its write lock"
+            return CacheError(
+                f"cannot {doing} the cache in {where}: {meaning}; try again in a moment", "busy"
+            )
+        return CacheError(f"cannot {doing} the cache in {where}: {meaning}", condition)
+
+    def _free_value_files(self, kinds: Sequence[str] | None) -> bool:
+        """Delete the value files of the entries of `kinds` (all: `None`); whether any went.
+
+        For `clear` on a full disk: the files are found through a read-only connection
+        (which needs no space) and removed before their rows, which then read as misses.
+        """
+        path = self.directory / diskcache.core.DBNAME
+        sql = "SELECT filename FROM Cache WHERE filename IS NOT NULL"
+        if kinds is not None:
+            sql += f" AND tag IN ({','.join('?' * len(kinds))})"
+        try:
+            db = _last_resort_reader(path)
+            try:
+                names = [row[0] for row in db.execute(sql, tuple(kinds or ()))]
+            finally:
+                db.close()
+        except (sqlite3.Error, OSError):
+            return False
+        freed = False
+        for name in names:
+            relative = Path(str(name))
+            if relative.is_absolute() or ".." in relative.parts:
+                continue  # diskcache never writes such a name: not ours to delete
+            with contextlib.suppress(OSError):
+                (self.directory / relative).unlink()
+                freed = True
+        return freed
 
     def close(self) -> None:
         """Write pending access times, close every connection; a later call reopens."""
@@ -639,6 +820,14 @@ class DiskCache:
             return db
         path = self.directory / diskcache.core.DBNAME
         if not path.is_file():
+            return None
+        try:
+            ensure_directory(self.directory, ours=self.own_directory, create=False)
+        except CacheError as exc:
+            # Nothing from a cache others could have written is served.
+            self._conditions.report(
+                "read", exc.condition, f"cache not used: {exc}; answering from the catalog"
+            )
             return None
         db = _open_reader(path)
         timeout = int(self._lock_timeout * 1000) if wait else 0
@@ -863,11 +1052,7 @@ class DiskCache:
         with self._open_lock:
             if self._cache is None:
                 try:
-                    ensure_directory(self.directory)
-                    if not self.directory.is_dir():
-                        raise CacheError(
-                            f"{self.directory} exists but is not a directory", "unusable"
-                        )
+                    ensure_directory(self.directory, ours=self.own_directory)
                     self._cache = self._open_shared()
                 except sqlite3.OperationalError as exc:  # locked, unreadable, no space ...
                     raise CacheError(
@@ -990,6 +1175,17 @@ def _open_reader(path: Path) -> sqlite3.Connection:
     raise sqlite3.OperationalError(f"cannot open {path} for reading")
 
 
+def _last_resort_reader(path: Path) -> sqlite3.Connection:
+    """`_open_reader`, or where even that fails (a full disk has no room for the `-shm`
+    file) the file as it is, `immutable=1`: for the maintenance commands only, which
+    read once and may miss what the WAL holds, never for serving."""
+    try:
+        return _open_reader(path)
+    except sqlite3.OperationalError:
+        uri = f"{path.as_uri()}?mode=ro&immutable=1"
+        return sqlite3.connect(uri, uri=True, isolation_level=None)
+
+
 def _is_busy(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -1015,16 +1211,3 @@ def _checked_kind(kind: str) -> str:
     if kind not in KINDS:
         raise CacheError(f"unknown cache kind {kind!r} (known: {', '.join(KINDS)})")
     return kind
-
-
-class _read_only:
-    """A short-lived query-only SQLite connection, closed on exit."""
-
-    def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT)
-
-    def __enter__(self) -> sqlite3.Connection:
-        return self._db
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._db.close()

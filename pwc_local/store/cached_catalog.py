@@ -33,6 +33,13 @@ into the `cache` label (`pwc_local.store.freshness`). With nothing cached, the
 upstream error stands. Other failures (404, 409, 429 ...) always stand: they are
 answers, not outages.
 
+What a watch-list look saw live (`LiveCatalog`, the source `whats_new` gets) is
+written through: each answer replaces the stored answer to the same request, and
+a changed one stores a "seen live" mark for its path; a fresh entry of that path
+stored before the mark counts as expired. The watch reads 100 rows a page where
+`get_benchmark` asks for 20, so only the path ties the two entries together; the
+mark costs each cached JSON hit one more read-only lookup (~35 us).
+
 Lookups run on the event loop when that is cheap (`DiskCache.get_nowait`: one
 read-only SELECT, no lock, a small value) and in a worker thread otherwise (a
 large value, another process's lock in the way, a damaged entry to delete).
@@ -157,7 +164,7 @@ class CachingCatalog:
         parts = [self.namespace, path.strip("/"), _params_key(params)]
         entry = await _lookup(self.cache, kind, parts)
         if entry is not None and entry.is_fresh(self.clock()):
-            cached = _accepted(entry, accept)
+            cached = None if await self._overtaken(kind, path, entry) else _accepted(entry, accept)
             if cached is not None:
                 return cached[0]
         if self._known_down():
@@ -174,9 +181,43 @@ class CachingCatalog:
                 raise
             return stale[0]
         value = accept(document)  # InvalidResponse leaves here, and nothing is stored
+        await self._store(kind, path, params, document)
+        return value
+
+    async def _store(
+        self,
+        kind: str,
+        path: str,
+        params: Mapping[str, QueryValue] | None,
+        document: Any,
+        *,
+        live: bool = False,
+    ) -> None:
+        """Store an accepted answer; a `live` one that differs from the stored answer to
+        the same request first marks the path "seen live" (`_overtaken`)."""
+        parts = [self.namespace, path.strip("/"), _params_key(params)]
+        if live:
+            before = await _lookup(self.cache, kind, parts)
+            if before is None or before.value != document:
+                for changed in _related_paths(path):
+                    marker = self._seen_live_parts(changed)
+                    await _blocking(self.cache.put, kind, marker, True, ttl=response_ttl(changed))
         await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
         await self._note_first_page(kind, path, params)
-        return value
+
+    async def _overtaken(self, kind: str, path: str, entry: Entry) -> bool:
+        """Whether a look at the live catalog (`LiveCatalog`) saw this path change since
+        `entry` was stored: the same leaderboard or search asked with other parameters
+        (a watch reads 100 rows a page, `get_benchmark` 20), so keys alone cannot say."""
+        marker = await _lookup(self.cache, kind, self._seen_live_parts(path))
+        return (
+            marker is not None
+            and marker.is_fresh(self.clock())
+            and (entry.cached_at < marker.cached_at)
+        )
+
+    def _seen_live_parts(self, path: str) -> list[Any]:
+        return [self.namespace, path.strip("/"), "seen live"]
 
     async def _stale(
         self,
@@ -297,6 +338,28 @@ class CachingCatalog:
         chunk = await self._cached_chunk(paper, seen.value, 0, limit)
         return chunk is not None and not chunk.truncated
 
+    def live(self) -> LiveCatalog:
+        """This catalog's upstream, writing through to its cache (`LiveCatalog`)."""
+        return LiveCatalog(self)
+
+    async def note_latest_version(self, paper: str, version: str) -> None:
+        """Remember `version` as the newest content version the catalog showed for `paper`.
+
+        Kept apart from the "last version seen" entry, which opens the cached chunks
+        offline: a look reads no chunk worth keeping, and must not hide those.
+        """
+        parts = [self.namespace, paper, "latest"]
+        seen = await _lookup(self.cache, KIND_VERSION, parts)
+        if seen is None or seen.value != version:
+            await _blocking(self.cache.put, KIND_VERSION, parts, version, ttl=None)
+
+    async def latest_version(self, paper: str) -> tuple[str, float] | None:
+        """`(version, when seen)` as `note_latest_version` stored it for `paper` (no request)."""
+        seen = await _lookup(self.cache, KIND_VERSION, [self.namespace, paper, "latest"])
+        if seen is None or not isinstance(seen.value, str):
+            return None
+        return seen.value, seen.cached_at
+
     async def _cached_chunk(
         self, paper: str, version: str, offset: int, limit: int
     ) -> MarkdownChunk | None:
@@ -321,6 +384,62 @@ class CachingCatalog:
         parts = [self.namespace, paper, chunk.content_version, offset, limit]
         value = {"text": chunk.text, "truncated": chunk.truncated, "next_offset": chunk.next_offset}
         await _blocking(self.cache.put, KIND_MARKDOWN, parts, value, ttl=None)
+
+
+class LiveCatalog:
+    """The catalog as it is now, for the watch list, writing what it sees into the cache.
+
+    Every request goes to `caching.upstream` (the outage guard over HTTP): a look
+    must not be hidden by a fresh entry. Each answer then replaces the cached
+    answer to the same request, and a changed one marks its path, so an entry of
+    the same path stored earlier under other parameters is asked for again
+    (`CachingCatalog._overtaken`): `get_benchmark` right after `whats_new` agrees
+    with it. A first Markdown read notes the paper's latest content version
+    (`CachingCatalog.latest_version`), which the library compares with a saved copy.
+    """
+
+    def __init__(self, caching: CachingCatalog) -> None:
+        self.caching = caching
+
+    @property
+    def namespace(self) -> str:
+        return self.caching.namespace
+
+    async def get_json(
+        self, path: str, params: Mapping[str, QueryValue] | None = None, *, accept: Accept[T]
+    ) -> T:
+        document = await self.caching.upstream.get_json(path, params, accept=as_is)
+        value = accept(document)  # only an accepted answer is stored, as below
+        kind = KIND_PUBLIC if _is_public(path) else KIND_RESPONSE
+        await self.caching._store(kind, path, params, document, live=True)
+        return value
+
+    async def read_markdown(
+        self, paper: str, *, offset: int, limit: int, content_version: str | None
+    ) -> MarkdownChunk:
+        chunk = await self.caching.upstream.read_markdown(
+            paper, offset=offset, limit=limit, content_version=content_version
+        )
+        if content_version is None:
+            await self.caching.note_latest_version(paper, chunk.content_version)
+        return chunk
+
+    async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
+        return await self.caching.whole_markdown_cached(paper, limit=limit)
+
+    async def aclose(self) -> None:
+        """Closes the caching catalog (a command's own); the server closes its catalog itself."""
+        await self.caching.aclose()
+
+
+def _related_paths(path: str) -> list[str]:
+    """`path` and the paths whose answers change with it: a leaderboard's rows are also
+    the `evaluations/` rows of their papers (`get_paper_info`) and of size-filtered
+    boards (`get_benchmark max_parameters`)."""
+    parts = path.strip("/").split("/")
+    if len(parts) == 3 and parts[0] == "datasets" and parts[2] == "evaluations":
+        return [path, "evaluations/"]
+    return [path]
 
 
 def _first_page(

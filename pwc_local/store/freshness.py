@@ -2,8 +2,10 @@
 
 When the catalog cannot be reached, the caching source may answer from an expired
 entry (`pwc_local.store.cached_catalog`); the tool result must then say so
-(`cache: {"stale": true, "cached_at": ...}` plus a sentence in the text). The label
-travels explicitly, in one direction:
+(`cache: {"stale": true, "cached_at": ...}` plus a sentence in the text). So must a
+saved paper's copy served while the catalog was seen with a newer version
+(`cache.newer_version_seen`, `store.library_catalog`). The label travels
+explicitly, in one direction:
 
 1. the tool layer makes a `Freshness` record for the call and asks for the call's
    view of the catalog, `runtime.catalog.for_call(freshness)` (`ServingSource`);
@@ -28,16 +30,27 @@ from pwc_local.upstream.source import CatalogSource
 
 @dataclass
 class Freshness:
-    """`cached_at` is the oldest time among the stale entries that were served."""
+    """`cached_at` is the oldest time among the stale entries that were served.
+
+    `saved_at` and `newer_seen` are set when a saved paper's copy was served while
+    the catalog has been seen with a newer version (`note_behind`).
+    """
 
     stale: bool = False
     cached_at: datetime | None = None
+    saved_at: datetime | None = None
+    newer_seen: datetime | None = None
 
     def note_stale(self, cached_at: datetime) -> None:
         """Record that an entry stored at `cached_at` was served past its lifetime."""
         self.stale = True
         if self.cached_at is None or cached_at < self.cached_at:
             self.cached_at = cached_at
+
+    def note_behind(self, saved_at: datetime, newer_seen: datetime) -> None:
+        """Record that a library copy saved at `saved_at` was served, though a newer
+        catalog version was seen at `newer_seen`."""
+        self.saved_at, self.newer_seen = saved_at, newer_seen
 
 
 class ServingSource(CatalogSource, Protocol):

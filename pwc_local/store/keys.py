@@ -51,7 +51,7 @@ from pathlib import Path
 
 from pwc_local.common.cursors import key_id
 from pwc_local.config import APP_NAME, ConfigError
-from pwc_local.store.private_files import (
+from pwc_local.private_files import (
     FOREIGN,
     LINK,
     O_CLOEXEC,

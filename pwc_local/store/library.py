@@ -62,6 +62,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -73,10 +74,13 @@ from typing import Any
 from pwc_local.common.shelf import (
     LibraryBusy,
     LibraryEntry,
+    LibraryFull,
+    LibraryReadOnly,
     RawHit,
     SavedPaper,
     shown_title,
 )
+from pwc_local.config import format_size
 from pwc_local.store.library_db import (
     DB_FILE_NAME,
     WRITER_PRAGMAS,
@@ -97,6 +101,7 @@ from pwc_local.store.passage_index import (
     fts_search,
     index_passages,
     like_search,
+    search_terms,
 )
 from pwc_local.store.passages import Headings, split_passages
 from pwc_local.store.saved_pieces import (
@@ -122,6 +127,17 @@ BUSY_MEMORY = 30.0  # seconds after a save gave up during which writes try only 
 MAX_READ_DOCUMENTS = 2_000
 MAX_KNOWN_ALIASES = 50_000
 MAX_SEALED = 16  # saved papers whose checked seal a process remembers (`_verified_once`)
+# Free disk a save needs per byte of Markdown, measured (a 293 KiB paper: 0.94 MB): the
+# text is stored twice (the pieces, and the passages the index points into) plus the
+# index, about 3.2 bytes a byte, all in the WAL before the commit. The checkpoint copies
+# it into the database later, in free pages or, failing those, as the file grows.
+SAVE_SPACE_FACTOR = 4
+SAVE_SPACE_MARGIN = 256 * 1024  # the WAL's index and the rows beside the Markdown
+
+
+# Per library file: the papers `Library.saving` holds (see `Library.__init__`).
+_SAVING: dict[str, set[str]] = {}
+_SAVING_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -135,6 +151,7 @@ class SavedRead:
     in_catalog: bool
     has_markdown: bool
     chunk: LocalChunk | None
+    saved_at: float = 0.0
 
 
 def alias_key(text: str) -> str:
@@ -161,8 +178,12 @@ class Library:
         # Saved papers whose seal was checked, and the database state then: a read of
         # the next chunk of one needs no second check until something is committed.
         self._sealed: dict[str, tuple[tuple[int, int], SavedRow]] = {}
-        self._saving: set[str] = set()  # papers being fetched to be saved (`saving`)
+        # Papers being fetched to be saved (`saving`), shared by every `Library` of this
+        # file in the process: `library add` saves through one and reads through the
+        # runtime's.
+        self._saving = _SAVING.setdefault(str(path), set())
         self._busy_until = 0.0  # monotonic; see `_write`
+        self._unlearnt: str | None = None  # why learning was last skipped (`_not_learnt`)
 
     # -- opening -------------------------------------------------------------------------
 
@@ -248,27 +269,50 @@ class Library:
 
     # -- saved papers --------------------------------------------------------------------
 
-    def save(self, paper: SavedPaper, responses: Mapping[str, Any] | None = None) -> bool:
+    def save(
+        self,
+        paper: SavedPaper,
+        responses: Mapping[str, Any] | None = None,
+        *,
+        replace: bool = False,
+    ) -> bool:
         """Store `paper` completely unless it is saved already, in one transaction.
 
         Returns whether it was stored. A paper saved before (and still verified) is
         kept as it is and learns `paper.aliases` as further spellings: the check and
         the write are one transaction, so two processes saving one paper under two
-        spellings keep both. A saved copy that fails verification is replaced.
+        spellings keep both. A saved copy that fails verification is replaced, and
+        with `replace` (a refresh: the catalog has a newer version) any copy is:
+        its spellings stay, its pieces, answers and passages are those of `paper`.
 
         `responses` maps `response_key(...)` to the catalog JSON documents fetched
         while saving (the paper record, a title search, a public record), so the
         same requests can be answered offline later (`stored_response`).
         """
+        try:
+            return self._save(paper, responses, replace)
+        except LibraryFull:
+            # What the failed transaction wrote stays in the WAL until a checkpoint:
+            # give the space back now, and say how much a save needs.
+            self._shrink_wal()
+            raise LibraryFull(self._full_message(_markdown_size(paper))) from None
+
+    def _save(self, paper: SavedPaper, responses: Mapping[str, Any] | None, replace: bool) -> bool:
         saved_at = paper.saved_at or time.time()
         aliases = {alias_key(a) for a in (paper.paper, *paper.aliases) if a.strip()}
+        cited = paper.citation
         with self._write() as db:
             if verified(db, paper.paper) is not None:
-                db.executemany(
-                    "INSERT OR IGNORE INTO aliases(alias, paper) VALUES (?, ?)",
-                    [(alias, paper.paper) for alias in aliases],
-                )
-                return False
+                if not replace:
+                    db.executemany(
+                        "INSERT OR IGNORE INTO aliases(alias, paper) VALUES (?, ?)",
+                        [(alias, paper.paper) for alias in aliases],
+                    )
+                    return False
+                rows = db.execute("SELECT alias FROM aliases WHERE paper = ?", (paper.paper,))
+                aliases.update(str(row[0]) for row in rows)
+                old = db.execute("SELECT citation FROM papers WHERE paper = ?", (paper.paper,))
+                cited = _with_source_of(old.fetchone()[0], cited)
             self._forget_saved(db, paper.paper)
             for key, document in (responses or {}).items():
                 text = json.dumps(document, ensure_ascii=False)
@@ -288,7 +332,7 @@ class Library:
             if paper.markdown is not None:
                 size, digests = store_pieces(db, paper.paper, doc, paper.markdown, paper.title)
             metadata = json.dumps(paper.metadata, ensure_ascii=False)
-            citation = json.dumps(paper.citation, ensure_ascii=False)
+            citation = json.dumps(cited, ensure_ascii=False)
             db.execute(
                 "INSERT INTO papers(paper, title, in_catalog, metadata, citation, markdown, "
                 "content_version, digest, saved_at, layout, size) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -310,19 +354,25 @@ class Library:
 
     @contextlib.contextmanager
     def saving(self, paper: str) -> Iterator[None]:
-        """While `paper` is fetched to be saved, its chunks are not indexed as read.
+        """While `paper` is fetched to be saved, its chunks are not indexed as read,
+        and no saved copy of it answers reads (`is_saving`: a refresh reads the catalog).
 
         `save` indexes it once, from its pieces; indexing each chunk as it passes
         too would write the whole paper twice (chunks, passages and their index),
         only for `save` to delete the first copy.
         """
-        with self._lock:
+        with _SAVING_LOCK:
             self._saving.add(paper)
         try:
             yield
         finally:
-            with self._lock:
+            with _SAVING_LOCK:
                 self._saving.discard(paper)
+
+    def is_saving(self, paper: str) -> bool:
+        """Whether `paper` is being fetched to be saved (`saving`): its reads go to the
+        catalog then, not to a saved copy being refreshed."""
+        return paper in self._saving  # one set lookup: no lock, so never a wait
 
     def get(self, reference: str) -> SavedPaper | None:
         """The saved paper `reference` names (canonical ID or alias), verified, or `None`.
@@ -377,6 +427,7 @@ class Library:
             has_markdown=row.size is not None,
             size=row.size or 0,
             saved_at=row.saved_at,
+            content_version=row.content_version,
         )
 
     def stored_response(self, key: str) -> tuple[bool, Any]:
@@ -418,12 +469,15 @@ class Library:
             }
         if keys <= known:
             return
-        with self._write(LEARN_WAIT) as db:
-            db.executemany(
-                "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
-                [(key, paper) for key in keys - known],
-            )
-            _bound_rows(db, "known_aliases", MAX_KNOWN_ALIASES)
+        try:
+            with self._write(LEARN_WAIT) as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO known_aliases(alias, paper) VALUES (?, ?)",
+                    [(key, paper) for key in keys - known],
+                )
+                _bound_rows(db, "known_aliases", MAX_KNOWN_ALIASES)
+        except LibraryReadOnly as exc:  # learnt on the side: never a failure
+            self._not_learnt(exc)
 
     def learn_query(self, key: str, params: str) -> None:
         """Remember the exact parameters last sent for a request of normalised `key`."""
@@ -431,11 +485,14 @@ class Library:
             return  # a read-only library learns nothing, quietly
         if self.known_query(key) == params:
             return
-        with self._write(LEARN_WAIT) as db:
-            db.execute(
-                "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
-            )
-            _bound_rows(db, "query_aliases", MAX_KNOWN_ALIASES)
+        try:
+            with self._write(LEARN_WAIT) as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO query_aliases(key, params) VALUES (?, ?)", (key, params)
+                )
+                _bound_rows(db, "query_aliases", MAX_KNOWN_ALIASES)
+        except LibraryReadOnly as exc:  # learnt on the side: never a failure
+            self._not_learnt(exc)
 
     def known_query(self, key: str) -> str | None:
         """The exact parameters (JSON) last sent for normalised `key`, or `None`."""
@@ -564,17 +621,18 @@ class Library:
                 return None
             version = row.content_version
             if row.size is None or version is None:
-                return SavedRead(row.in_catalog, row.size is not None, None)
+                return SavedRead(row.in_catalog, row.size is not None, None, row.saved_at)
             if content_version is not None and content_version != version:
-                return SavedRead(row.in_catalog, True, None)
+                return SavedRead(row.in_catalog, True, None, row.saved_at)
             if row.whole is not None:
                 chunk = cut(row.whole.encode("utf-8"), version, offset, limit)
-                return SavedRead(row.in_catalog, True, chunk)
+                return SavedRead(row.in_catalog, True, chunk, row.saved_at)
             if offset >= row.size:
-                return SavedRead(row.in_catalog, True, LocalChunk("", version, False, None))
+                end = LocalChunk("", version, False, None)
+                return SavedRead(row.in_catalog, True, end, row.saved_at)
             pieces = pieces_around(self._db, paper, offset, limit)
         served = chunk_of(pieces, version, offset, limit, row.size)
-        return None if served is None else SavedRead(row.in_catalog, True, served)
+        return None if served is None else SavedRead(row.in_catalog, True, served, row.saved_at)
 
     # -- the index of read papers --------------------------------------------------------
 
@@ -600,37 +658,40 @@ class Library:
             ).fetchone()
         if known is not None and (known[0] or known[1] is not None):
             return
-        with self._write(LEARN_WAIT) as db:
-            row = db.execute(
-                "SELECT id, version, saved, title FROM documents WHERE paper = ?", (paper,)
-            ).fetchone()
-            if row is not None and row[2]:
-                return  # saved papers are indexed from their stored Markdown
-            if row is None or row[1] != version:
-                doc = self._replace_document(db, paper, version, title, saved=False)
-            else:
-                doc = int(row[0])
-                title = title or str(row[3])
-                db.execute("UPDATE documents SET touched_at = ? WHERE id = ?", (now, doc))
-                if title:
-                    db.execute("UPDATE documents SET title = ? WHERE id = ?", (title, doc))
-                if db.execute(
-                    "SELECT 1 FROM chunks WHERE doc = ? AND start = ?", (doc, start)
-                ).fetchone():
-                    return
-            previous = db.execute(
-                "SELECT headings FROM chunks WHERE doc = ? AND stop = ?", (doc, start)
-            ).fetchone()
-            opened: Headings = _headings_from(previous[0]) if previous else ()
-            split = split_passages(text, base=start, headings=opened, title=title)
-            stop = start + len(text.encode("utf-8"))
-            db.execute(
-                "INSERT INTO chunks(doc, start, stop, final, text, digest, headings) "
-                "VALUES (?,?,?,?,?,?,?)",
-                (doc, start, stop, int(final), text, digest(text), json.dumps(split.headings)),
-            )
-            index_passages(db, doc, split.passages)
-            _bound_rows(db, "documents", MAX_READ_DOCUMENTS, where="saved = 0", by="touched_at")
+        try:
+            with self._write(LEARN_WAIT) as db:
+                row = db.execute(
+                    "SELECT id, version, saved, title FROM documents WHERE paper = ?", (paper,)
+                ).fetchone()
+                if row is not None and row[2]:
+                    return  # saved papers are indexed from their stored Markdown
+                if row is None or row[1] != version:
+                    doc = self._replace_document(db, paper, version, title, saved=False)
+                else:
+                    doc = int(row[0])
+                    title = title or str(row[3])
+                    db.execute("UPDATE documents SET touched_at = ? WHERE id = ?", (now, doc))
+                    if title:
+                        db.execute("UPDATE documents SET title = ? WHERE id = ?", (title, doc))
+                    if db.execute(
+                        "SELECT 1 FROM chunks WHERE doc = ? AND start = ?", (doc, start)
+                    ).fetchone():
+                        return
+                previous = db.execute(
+                    "SELECT headings FROM chunks WHERE doc = ? AND stop = ?", (doc, start)
+                ).fetchone()
+                opened: Headings = _headings_from(previous[0]) if previous else ()
+                split = split_passages(text, base=start, headings=opened, title=title)
+                stop = start + len(text.encode("utf-8"))
+                db.execute(
+                    "INSERT INTO chunks(doc, start, stop, final, text, digest, headings) "
+                    "VALUES (?,?,?,?,?,?,?)",
+                    (doc, start, stop, int(final), text, digest(text), json.dumps(split.headings)),
+                )
+                index_passages(db, doc, split.passages)
+                _bound_rows(db, "documents", MAX_READ_DOCUMENTS, where="saved = 0", by="touched_at")
+        except LibraryReadOnly as exc:  # learnt on the side: never a failure
+            self._not_learnt(exc)
 
     def read_indexed(
         self, paper: str, *, offset: int, limit: int, content_version: str
@@ -660,7 +721,9 @@ class Library:
     # -- search ----------------------------------------------------------------------------
 
     def search(self, words: Sequence[str], *, limit: int, paper: str | None = None) -> list[RawHit]:
-        """Passages matching every word (else any word), best first; see `_fts_search`.
+        """Passages matching every word (else any word), best first; see `fts_search`.
+
+        Words in `passage_index.STOP_WORDS` ("and", "the") rank but do not match.
 
         A damaged index is rebuilt from the stored Markdown and the query asked once
         more; if it still fails, the error is raised rather than a result served.
@@ -676,13 +739,16 @@ class Library:
 
     def _search_once(self, words: Sequence[str], limit: int, paper: str | None) -> list[RawHit]:
         search = fts_search if self.has_fts else like_search
+        terms = search_terms(words)  # stop words rank but do not match (passage_index)
+        if not terms:
+            return []
 
         def ask(every: bool) -> list[RawHit]:
             with self._lock:
-                return search(self._db, words, limit, paper, every=every)
+                return search(self._db, words, limit, paper, every=every, terms=terms)
 
         hits = ask(True)
-        if not hits and len(words) > 1:
+        if not hits and len(terms) > 1:
             hits = ask(False)
         return hits
 
@@ -777,6 +843,43 @@ class Library:
         if self.read_only is not None:
             raise unwritable_error(self.read_only, self._unwritable_message(self.read_only))
 
+    def _not_learnt(self, exc: LibraryReadOnly) -> None:
+        """What a call only teaches the library on the side (aliases, passages of a paper
+        read) was not written, because the library turned out unwritable: logged once
+        per reason, in words; the call itself goes on."""
+        reason = "the disk is full" if isinstance(exc, LibraryFull) else "it is read-only"
+        if self._unlearnt != reason:
+            log.warning(
+                "the library %s cannot be written (%s): papers read are not indexed for "
+                "search_library until it can; reading goes on",
+                self.path.parent,
+                reason,
+            )
+        self._unlearnt = reason
+
+    def _shrink_wal(self) -> None:
+        """Cut the WAL back to nothing when no one reads it (`wal_checkpoint(TRUNCATE)`);
+        best effort: another process reading, or a checkpoint that itself needs space,
+        leaves it for a later checkpoint."""
+        if self.read_only is not None:
+            return
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    def _full_message(self, markdown_bytes: int) -> str:
+        """Why a save failed on a full disk, with the space it needs and the space there is."""
+        needed = SAVE_SPACE_FACTOR * markdown_bytes + SAVE_SPACE_MARGIN
+        try:
+            disk = os.statvfs(self.path.parent)
+            free = f", {format_size(disk.f_bavail * disk.f_frsize)} is free now"
+        except (OSError, AttributeError):  # no statvfs on Windows
+            free = ""
+        return (
+            f"the disk holding the library {self.path.parent} is full: saving this paper "
+            f"needs about {format_size(needed)} free there{free}; free some space, then "
+            "save it again (saved papers can still be listed, searched and read)"
+        )
+
     def _unwritable_message(self, reason: str) -> str:
         return (
             f"the library {self.path} cannot be written ({reason}); saved papers can still "
@@ -812,6 +915,29 @@ class Library:
             (paper, version, title, int(saved), time.time()),
         )
         return int(cursor.lastrowid or 0)
+
+
+# What a user's BibTeX entry added to a citation (`queries.citations.SourceCitation`).
+_SOURCE_FIELDS = ("entry_type", "source_venue")
+
+
+def _with_source_of(old: str, new: dict[str, Any]) -> dict[str, Any]:
+    """`new` keeping what the user's BibTeX entry said in the `old` citation (JSON), if
+    `new` says nothing of it: a refresh comes from the catalog alone."""
+    try:
+        before = json.loads(old)
+    except (TypeError, ValueError):
+        return new
+    if not isinstance(before, dict):
+        return new
+    kept = {name: before[name] for name in _SOURCE_FIELDS if before.get(name) and not new.get(name)}
+    return {**new, **kept}
+
+
+def _markdown_size(paper: SavedPaper) -> int:
+    if isinstance(paper.markdown, str):
+        return len(paper.markdown.encode("utf-8"))
+    return sum(len(piece) for piece in paper.markdown or ())
 
 
 def _first_heading(text: str) -> str:

@@ -38,7 +38,8 @@ import functools
 import json
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from datetime import datetime, timezone
+from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote
 
 import anyio.to_thread
@@ -72,8 +73,21 @@ MAX_LEARNED = 10_000
 """Facts (spellings, query parameters, chunks indexed) this process remembers writing."""
 
 
+class VersionNotes(Protocol):
+    """Where the newest content version the catalog showed for a paper is noted
+    (`CachingCatalog.latest_version`, written by a watch-list look)."""
+
+    async def latest_version(self, paper: str) -> tuple[str, float] | None:
+        """`(version, when it was seen)`, without a request; `None` when none was noted."""
+        ...
+
+
 class LibraryCatalog:
-    """`CatalogSource` over `inner` with `library` answering first (see the module docstring)."""
+    """`CatalogSource` over `inner` with `library` answering first (see the module docstring).
+
+    `versions` says when the catalog was seen with a newer version of a saved paper;
+    `freshness` is the call's record the label goes on (`for_call`).
+    """
 
     def __init__(
         self,
@@ -82,10 +96,14 @@ class LibraryCatalog:
         *,
         namespace: str,
         learned: set[str] | None = None,
+        versions: VersionNotes | None = None,
+        freshness: Freshness | None = None,
     ) -> None:
         self.inner = inner
         self.library = library
         self.namespace = namespace
+        self.versions = versions
+        self.freshness = freshness
         # Shared by every per-call view: a fact written once needs no second visit.
         self._learned: set[str] = set() if learned is None else learned
 
@@ -102,6 +120,8 @@ class LibraryCatalog:
             self.library,
             namespace=self.namespace,
             learned=self._learned,
+            versions=self.versions,
+            freshness=freshness,
         )
 
     async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
@@ -264,17 +284,20 @@ class LibraryCatalog:
         self, paper: str, *, offset: int, limit: int, content_version: str | None
     ) -> MarkdownChunk:
         # Most papers read are not saved: one indexed read in place says so. A saved
-        # one is served from the pieces holding the bytes asked for, in place too.
-        saved = await _in_place(
-            self.library,
-            functools.partial(
-                self.library.read,
-                paper,
-                offset=offset,
-                limit=limit,
-                content_version=content_version,
-            ),
-        )
+        # one is served from the pieces holding the bytes asked for, in place too,
+        # unless it is being saved anew (a refresh reads the catalog's copy).
+        saved = None
+        if not self.library.is_saving(paper):
+            saved = await _in_place(
+                self.library,
+                functools.partial(
+                    self.library.read,
+                    paper,
+                    offset=offset,
+                    limit=limit,
+                    content_version=content_version,
+                ),
+            )
         if saved is not None:
             # No catalog Markdown: a first read gets the 404 (replayed), so read_paper
             # answers as it would online (public page, or no_markdown). A continuation
@@ -282,6 +305,7 @@ class LibraryCatalog:
             if not saved.has_markdown or not (saved.in_catalog or content_version):
                 raise SavedMissing()
             if saved.chunk is not None:
+                await self._note_behind(paper, saved.chunk.content_version, saved.saved_at)
                 return _chunk(saved.chunk)
         try:
             chunk = await self.inner.read_markdown(
@@ -310,6 +334,22 @@ class LibraryCatalog:
                 final=not chunk.truncated,
             )
         return chunk
+
+    async def _note_behind(self, paper: str, version: str, saved_at: float) -> None:
+        """Label the call when the catalog showed another version after this copy was saved.
+
+        The copy is still what is served (its cursors, its passages, offline the same);
+        the label says it is behind, and saving the paper again refreshes it.
+        """
+        if self.freshness is None or self.versions is None:
+            return
+        latest = await self.versions.latest_version(paper)
+        if latest is not None and latest[0] != version and latest[1] > saved_at:
+            self.freshness.note_behind(_utc(saved_at), _utc(latest[1]))
+
+
+def _utc(timestamp: float) -> datetime:
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc)
 
 
 def _normalised_key(

@@ -10,8 +10,10 @@ opens connections of its own through this module, so all three agree on:
   of `private_files` worded for the library;
 * how a connection is made (`connect`, the pragmas) and a write transaction taken
   (`transaction`), and what another process's lock looks like (`is_locked`);
-* why it cannot be written, in words (`unwritable_reason`), and the error that says
-  so (`unwritable_error`: `LibraryFull` or `LibraryReadOnly`).
+* why it cannot be written, in words (`unwritable_reason`; `unwritable_os_reason` for
+  a file operation; `is_full`), and the error that says so (`unwritable_error`:
+  `LibraryFull` or `LibraryReadOnly`). The cache's maintenance commands use the same
+  words (`store.cache`).
 
 The library's own tables are in `library_schema`.
 """
@@ -25,12 +27,20 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from pwc_local import private_files as private
 from pwc_local.common.shelf import LibraryError, LibraryFull, LibraryReadOnly
 from pwc_local.config import APP_NAME
-from pwc_local.store import private_files as private
 
 DB_FILE_NAME = "library.sqlite3"
-WRITER_PRAGMAS = ("journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL")
+# `journal_size_limit`: after a checkpoint the WAL is cut back to 1 MiB, so saving a
+# long paper does not leave a WAL of its size on disk for the life of the process.
+WAL_LIMIT_BYTES = 1 << 20
+WRITER_PRAGMAS = (
+    "journal_mode = WAL",
+    "foreign_keys = ON",
+    "synchronous = NORMAL",
+    f"journal_size_limit = {WAL_LIMIT_BYTES}",
+)
 READER_PRAGMAS = ("temp_store = MEMORY",)  # a read-only library's stand-in tables
 
 
@@ -132,10 +142,19 @@ def unwritable_reason(exc: sqlite3.Error, path: Path) -> str | None:
     return f"SQLite cannot write beside it: {exc}"
 
 
+def unwritable_os_reason(exc: OSError) -> str | None:
+    """`unwritable_reason` for a failed file operation, by its errno."""
+    return _UNWRITABLE_ERRNOS.get(exc.errno or 0)
+
+
+def is_full(reason: str) -> bool:
+    """Whether an `unwritable_reason` phrase says the disk (or quota) is full."""
+    return reason in (_UNWRITABLE_ERRNOS[errno.ENOSPC], _UNWRITABLE_ERRNOS[errno.EDQUOT])
+
+
 def unwritable_error(reason: str, message: str) -> LibraryReadOnly:
     """`LibraryFull` when `reason` (an `unwritable_reason` phrase) says full, else read-only."""
-    full = reason in (_UNWRITABLE_ERRNOS[errno.ENOSPC], _UNWRITABLE_ERRNOS[errno.EDQUOT])
-    return LibraryFull(message) if full else LibraryReadOnly(message)
+    return LibraryFull(message) if is_full(reason) else LibraryReadOnly(message)
 
 
 def unwritable_or_broken(path: Path, exc: sqlite3.Error) -> LibraryError:

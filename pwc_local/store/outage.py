@@ -15,7 +15,11 @@ So, per process:
   `budget` (1 s by default, the `outage_budget` setting; connect and answer
   together). An answer is returned as usual; no answer within the budget raises
   `CatalogUnavailable`, which says since when the catalog has been unreachable,
-  that nothing is cached for this request, and what still works.
+  that nothing is cached for this request, and what still works. The budget lasts
+  only as long as the outage: once another request gets an answer, the ones still
+  waiting wait as usual. A burst of fresh connections right after the catalog's
+  return can take a second or more each (a lost first packet is sent again after
+  1 s), and cutting them would report a catalog just seen answering as unreachable.
 * **Probe**: while calls keep coming (cached or not), one background request at a
   time (`PROBE_PATH`, the cheapest listing, with the normal timeout) checks
   whether the catalog is back, at most every `PROBE_INTERVAL` (5 s). It carries no
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timezone
@@ -105,6 +110,8 @@ class OutageGuard:
         self._since: float | None = None  # wall time the outage began
         self._next_probe = 0.0  # clock time from which the next probe may go
         self._probe: asyncio.Task[None] | None = None
+        # The budgets of requests in flight, lifted when the outage ends (`_ended`).
+        self._budgeted: set[anyio.CancelScope] = set()
 
     @property
     def namespace(self) -> str:
@@ -163,16 +170,24 @@ class OutageGuard:
             self._ended()
             return answer
         self._probe_soon()
+        budget = anyio.CancelScope(deadline=anyio.current_time() + self.budget)
+        self._budgeted.add(budget)
         try:
-            with anyio.fail_after(self.budget):
+            with budget:
                 answer = await request()
-        except TimeoutError:
-            raise CatalogUnavailable(since, self.budget) from None
         except Exception as exc:
+            if self._since is None:  # the outage ended meanwhile: an ordinary failure
+                if is_unreachable(exc):
+                    self._began()
+                raise
             if is_unreachable(exc):
                 raise CatalogUnavailable(since, self.budget) from None
             self._ended()  # an error status is an answer: the catalog is there
             raise
+        finally:
+            self._budgeted.discard(budget)
+        if budget.cancelled_caught:
+            raise CatalogUnavailable(since, self.budget)
         self._ended()
         return answer
 
@@ -188,7 +203,11 @@ class OutageGuard:
             self._next_probe = self._clock() + self.probe_interval
 
     def _ended(self) -> None:
+        """The catalog answered: later calls ask it as usual, and the requests still
+        waiting under the budget wait as any request does (the client's timeout)."""
         self._since = None
+        for budget in self._budgeted:
+            budget.deadline = math.inf
 
     def _probe_soon(self) -> None:
         """Start the background probe if none is out and the last began an interval ago."""

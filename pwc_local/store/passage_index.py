@@ -23,6 +23,14 @@ from pwc_local.common.shelf import ELLIPSIS, MAX_QUOTE_CHARS, RawHit, shown_titl
 from pwc_local.store.passages import Passage, bounded_path
 from pwc_local.store.ranking import exact_ranker
 
+# Words that find nothing by themselves: FTS5's operator words and English function
+# words. A query's other words are what it is matched on (these still rank: `exact_ranker`
+# gets every word); a query of these alone is matched as a phrase, and one such word
+# alone finds nothing, so "and" never matches every passage.
+STOP_WORDS = frozenset(
+    {"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it"}
+    | {"near", "not", "of", "on", "or", "that", "the", "this", "to", "with"}
+)
 SNIPPET_TOKENS = 40
 CANDIDATES_PER_HIT = 5  # passages fetched by BM25 per hit asked for, to re-rank
 MAX_CANDIDATES = 250
@@ -77,6 +85,15 @@ def index_passages(db: sqlite3.Connection, doc: int, passages: Sequence[Passage]
     )
 
 
+def search_terms(words: Sequence[str]) -> list[str]:
+    """What a query's `words` are matched on: its words but `STOP_WORDS`; a query of
+    stop words only is one phrase of them all (`["to be or not"]`), a single one nothing."""
+    terms = [word for word in words if word.casefold() not in STOP_WORDS]
+    if terms:
+        return terms
+    return [" ".join(words)] if len(words) > 1 else []
+
+
 def check_index(db: sqlite3.Connection) -> bool:
     """Whether the FTS5 table agrees with the passages (its `integrity-check`)."""
     try:
@@ -87,18 +104,28 @@ def check_index(db: sqlite3.Connection) -> bool:
 
 
 def fts_search(
-    db: sqlite3.Connection, words: Sequence[str], limit: int, paper: str | None, *, every: bool
+    db: sqlite3.Connection,
+    words: Sequence[str],
+    limit: int,
+    paper: str | None,
+    *,
+    every: bool,
+    terms: Sequence[str] | None = None,
 ) -> list[RawHit]:
     """The index's best passages, re-ranked: exact phrase, then exact words, then BM25.
 
-    The index stems (porter), so "encodings" also finds "encoder". The best
-    `limit * CANDIDATES_PER_HIT` by BM25 are fetched and ordered by exactness
+    Passages are matched on `terms` (`search_terms(words)` when not given) and ranked
+    by all of `words`. The index stems (porter), so "encodings" also finds "encoder".
+    The best `limit * CANDIDATES_PER_HIT` by BM25 are fetched and ordered by exactness
     first (`exact_ranker`): a passage with the query's words as written ranks
     above one that has only their stems. Quotes (`snippet()`) are made for the
     passages shown only.
     """
-    # Each word becomes a quoted FTS5 string, so no query syntax can leak in.
-    match = (" AND " if every else " OR ").join(_fts_string(w) for w in words)
+    terms = search_terms(words) if terms is None else terms
+    if not terms:
+        return []
+    # Each term becomes a quoted FTS5 string, so no query syntax can leak in.
+    match = (" AND " if every else " OR ").join(_fts_string(t) for t in terms)
     where = "passages_fts MATCH ?"
     params: list[Any] = [match]
     if paper is not None:
@@ -129,12 +156,23 @@ def fts_search(
 
 
 def like_search(
-    db: sqlite3.Connection, words: Sequence[str], limit: int, paper: str | None, *, every: bool
+    db: sqlite3.Connection,
+    words: Sequence[str],
+    limit: int,
+    paper: str | None,
+    *,
+    every: bool,
+    terms: Sequence[str] | None = None,
 ) -> list[RawHit]:
-    """Passages holding every word (else any), ranked by how many: where SQLite lacks FTS5."""
-    tests = ["(p.body LIKE ? ESCAPE '\\' OR p.heading LIKE ? ESCAPE '\\')" for _ in words]
+    """Passages holding every term (else any), ranked by how many: where SQLite lacks FTS5.
+
+    `terms` as for `fts_search`."""
+    terms = search_terms(words) if terms is None else terms
+    if not terms:
+        return []
+    tests = ["(p.body LIKE ? ESCAPE '\\' OR p.heading LIKE ? ESCAPE '\\')" for _ in terms]
     params: list[Any] = []
-    for word in words:
+    for word in terms:
         pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         params += [pattern, pattern]
     score = " + ".join(f"(CASE WHEN {test} THEN 1 ELSE 0 END)" for test in tests)
@@ -149,7 +187,7 @@ def like_search(
         f"WHERE {where} ORDER BY score, d.paper, p.start LIMIT ?"
     )
     rows = db.execute(sql, [*score_params, *params, limit]).fetchall()
-    return [_hit((*row[:6], like_quote(row[6], words), row[7])) for row in rows]
+    return [_hit((*row[:6], like_quote(row[6], terms), row[7])) for row in rows]
 
 
 def like_quote(body: str, words: Sequence[str]) -> str:

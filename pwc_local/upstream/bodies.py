@@ -125,7 +125,7 @@ class BodyReader:
 
     def _over(self) -> bool:
         if self.strict:
-            raise ResponseTooLarge("catalog response exceeds the client byte limit")
+            raise ResponseTooLarge(self.limit)
         self._cut = True  # an error body is only read for its detail: keep what fits
         return True
 

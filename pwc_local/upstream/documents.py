@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from pwc_local.upstream.errors import InvalidResponse
+from pwc_local.upstream.errors import InvalidResponse, NotJSON
 
 MAX_DEPTH = 64
 """Deepest nesting accepted in a catalog document (the top level counts as 1)."""
@@ -78,7 +78,7 @@ def parse_document(body: bytes, *, max_rows: int | None = None) -> Any:
         else:
             document = _cut_rows(json.loads(text), max_rows)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise InvalidResponse("catalog returned invalid JSON") from exc
+        raise NotJSON("catalog returned invalid JSON") from exc
     _check_depth(document)
     if may_hold_surrogates(body):
         document = _mended(document)

@@ -27,8 +27,9 @@ place (`pwc_local.server.errors.error_message`). The tree, with the codes:
         │   └── HTTPTimedOut      upstream_timeout a body that says it timed out (a 504 page)
         ├── UpstreamTimeout       upstream_timeout
         ├── UpstreamUnreachable   upstream_error   (the cause when known, what to check)
-        └── InvalidResponse       upstream_error
-            └── ResponseTooLarge  upstream_error
+        └── InvalidResponse       upstream_error   an answer of the wrong shape
+            ├── NotJSON           upstream_error   a body that is not JSON
+            └── ResponseTooLarge  upstream_error   a body over the cap (`limit`)
 
 `HTTPStatusError(status, detail)` builds the subclass the status means, as
 `OSError(errno.ENOENT, ...)` builds a `FileNotFoundError`, so the HTTP client and
@@ -37,7 +38,9 @@ class (`RecordMissing` for "no such record", whether HTTP said it or a saved ans
 
 Messages of `NotFound`, `Ambiguous` and `UsageError` are written for the person (or
 model) who sent the request. Messages of the others are diagnostics for logs and
-tests only and are never shown: they may carry upstream details.
+tests only and are never shown: they may carry upstream details. Their public
+sentences say what went wrong in our words (a status, "not JSON", the size cap) and
+what to do, never a body or a URL.
 
 Also here, because every query module needs it: the one rule that turns a catalog
 404 into a not-found error (`is_missing`, `translate_404`).
@@ -57,6 +60,7 @@ RETRY_AFTER_LIMIT = 64
 _TIMEOUT_WORDS = ("timeout", "timed out")
 
 UPSTREAM_FAILED = "the Papers With Code catalog request failed."
+RETRY = "retry in a minute"
 TIMED_OUT = (
     "the Papers With Code catalog did not answer in time; retry later or narrow the request."
 )
@@ -217,6 +221,19 @@ class HTTPStatusError(UpstreamError):
         self.detail = detail
         self.retry_after = retry_after
 
+    def public_message(self) -> str:
+        """The status and whose fault it is: a 5xx is the catalog's, retried later;
+        another refusal (401, 403, 409 ...) points at the catalog address."""
+        if self.status >= 500:
+            return (
+                f"the Papers With Code catalog answered HTTP {self.status}, a failure on its "
+                f"side; {RETRY}, or later if it persists."
+            )
+        return (
+            f"the Papers With Code catalog answered HTTP {self.status}, which this client "
+            f"does not expect; check the PWC_API_URL setting, then {RETRY}."
+        )
+
     def diagnostic(self) -> str | None:
         return f"{type(self).__name__} {self.status}"
 
@@ -226,6 +243,9 @@ class HTTPNotFound(HTTPStatusError, RecordMissing):
 
     code = "not_found"
     sentence = RecordMissing.sentence
+
+    def public_message(self) -> str:
+        return self.sentence
 
     def diagnostic(self) -> str | None:
         return None
@@ -263,6 +283,9 @@ class HTTPTimedOut(HTTPStatusError):
 
     code = "upstream_timeout"
     sentence = TIMED_OUT
+
+    def public_message(self) -> str:
+        return self.sentence
 
     def diagnostic(self) -> str | None:
         return None
@@ -307,11 +330,36 @@ class UpstreamUnreachable(UpstreamError):
 
 
 class InvalidResponse(UpstreamError):
-    """The catalog answered 2xx with something unusable (bad JSON, wrong shape ...)."""
+    """The catalog answered 2xx with something unusable (wrong shape, a bad chunk ...)."""
+
+    sentence = (
+        "the Papers With Code catalog sent an answer this client cannot use (an unexpected "
+        f"shape or transfer); {RETRY}, and if it persists check the PWC_API_URL setting."
+    )
+
+
+class NotJSON(InvalidResponse):
+    """The catalog answered 2xx with a body that is not JSON (a proxy's or outage page)."""
+
+    sentence = (
+        "the Papers With Code catalog's answer was not JSON (a proxy or maintenance page, "
+        f"often); {RETRY}, and if it persists check the PWC_API_URL setting."
+    )
 
 
 class ResponseTooLarge(InvalidResponse):
-    """The response body exceeded the client byte cap."""
+    """The response body exceeded the client byte cap, `limit` bytes (decoded)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"catalog response exceeds the client byte limit of {limit}")
+        self.limit = limit
+
+    def public_message(self) -> str:
+        size = f"{self.limit / 1024**2:g} MiB"
+        return (
+            f"the Papers With Code catalog's answer was over {size}, the most this client "
+            "reads; ask for less (a smaller limit, fewer options) or a narrower request."
+        )
 
 
 # -- reading an HTTP error ------------------------------------------------------------

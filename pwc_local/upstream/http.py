@@ -230,7 +230,7 @@ class HttpCatalog:
                 success = response.is_success
                 declared = _byte_count(response.headers.get("content-length"))
                 if success and declared is not None and declared > self.max_body_bytes:
-                    raise ResponseTooLarge("catalog response exceeds the client byte limit")
+                    raise ResponseTooLarge(self.max_body_bytes)
                 # An error body is only read for its detail, so its size does not matter.
                 limit = self.max_body_bytes if success else ERROR_DETAIL_BYTES
                 if response.is_stream_consumed:

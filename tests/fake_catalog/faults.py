@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import functools
 import json
+import select
+import socket
 import struct
 import threading
 import zlib
@@ -63,6 +65,8 @@ class Fault:
     size: int = 0
     declared: int = 0
     release: threading.Event | None = None
+    hold_for: float | None = None  # a slow rule that lets go by itself after this long
+    notice_hang_up: bool = False
 
     def matches(self, path: str) -> bool:
         return path.startswith(self.prefix) and (self.remaining is None or self.remaining > 0)
@@ -84,6 +88,7 @@ class Faults:
         self._rules: list[Fault] = []
         self._release = threading.Event()
         self._blocked = 0
+        self._hung_up = 0
         self._blocked_changed = threading.Condition(self._lock)
         self._refusing = False
         self._stop_listening: Callable[[], None] | None = None
@@ -150,7 +155,13 @@ class Faults:
         )
 
     def slow(
-        self, *, after_headers: bool = False, prefix: str = "", times: int | None = None
+        self,
+        *,
+        after_headers: bool = False,
+        seconds: float | None = None,
+        notice_hang_up: bool = False,
+        prefix: str = "",
+        times: int | None = None,
     ) -> Fault:
         """Hold matching requests until `release()`, `reset()` or the server stops.
 
@@ -158,8 +169,14 @@ class Faults:
         and headers go out first and the body is held (a stalled download). Once
         released the request is answered normally, in case its client still waits.
         Use `wait_until_blocked()` to know a request has reached the switch.
+        `seconds` lets go by itself after that long: a slow answer, not a stall. With
+        `notice_hang_up=True` (nothing sent yet), a request whose client closes the
+        connection is let go unanswered and counted (`wait_until_hung_up()`).
         """
-        return self._add(Fault(SLOW, after_headers=after_headers), prefix, times)
+        fault = Fault(
+            SLOW, after_headers=after_headers, hold_for=seconds, notice_hang_up=notice_hang_up
+        )
+        return self._add(fault, prefix, times)
 
     def invalid_json(self, *, prefix: str = "", times: int | None = None) -> Fault:
         """HTTP 200 with `Content-Type: application/json` and a body that is not JSON."""
@@ -315,22 +332,53 @@ class Faults:
             if rule.remaining == 0:
                 self._rules.remove(rule)
 
-    def hold(self, fault: Fault, *, limit: float = 300.0) -> None:
+    def hold(
+        self, fault: Fault, *, limit: float = 300.0, client: socket.socket | None = None
+    ) -> bool:
         """Block the calling handler thread until the rule's release event is set.
 
-        `limit` only bounds a leaked thread if a test forgets to reset; the normal
-        release paths are `release()`, `reset()` and stopping the server.
+        With `client`, the connection of the held request, and a rule that says
+        `notice_hang_up`, the hold also ends when the client hangs up (it aborted the
+        request): False then, and the request is counted in `hung_up`. `limit` only
+        bounds a leaked thread if a test forgets to reset; the normal release paths
+        are `release()`, `reset()` and stopping the server.
         """
         event = fault.release or self._release
         with self._lock:
             self._blocked += 1
             self._blocked_changed.notify_all()
         try:
-            event.wait(limit)
+            wait = limit if fault.hold_for is None else min(limit, fault.hold_for)
+            if client is None or not fault.notice_hang_up:
+                event.wait(wait)
+                return True
+            for _ in range(int(wait / _HANG_UP_CHECK)):
+                if event.is_set():
+                    return True
+                seen = _client_side(client)
+                if seen == "closed":
+                    with self._lock:
+                        self._hung_up += 1
+                    return False
+                if seen == "data":  # not a hang-up; no need to look again
+                    event.wait(wait)
+                    return True
+            return True
         finally:
             with self._lock:
                 self._blocked -= 1
                 self._blocked_changed.notify_all()
+
+    @property
+    def hung_up(self) -> int:
+        """How many held requests ended because their client closed the connection."""
+        with self._lock:
+            return self._hung_up
+
+    def wait_until_hung_up(self, count: int, timeout: float = 10.0) -> bool:
+        """Wait until at least `count` held requests saw their client hang up."""
+        with self._blocked_changed:
+            return self._blocked_changed.wait_for(lambda: self._hung_up >= count, timeout)
 
     @property
     def blocked(self) -> int:
@@ -342,6 +390,20 @@ class Faults:
         """Wait until at least `count` requests are held; False if `timeout` passed first."""
         with self._blocked_changed:
             return self._blocked_changed.wait_for(lambda: self._blocked >= count, timeout)
+
+
+_HANG_UP_CHECK = 0.05  # seconds between looks at a held request's connection
+
+
+def _client_side(client: socket.socket) -> str:
+    """Wait up to `_HANG_UP_CHECK` s for the client: "open", "closed" or "data" (it sent more)."""
+    readable, _, _ = select.select([client], [], [], _HANG_UP_CHECK)
+    if not readable:
+        return "open"
+    try:
+        return "data" if client.recv(1, socket.MSG_PEEK) else "closed"
+    except OSError:
+        return "closed"
 
 
 def _compress(data: bytes, coding: str) -> bytes:

@@ -260,8 +260,10 @@ class FakeCatalog:
         if fault is not None and fault.kind != SLOW:
             entry.status = self._answer_fault(handler, fault)
             return
-        if fault is not None and not fault.after_headers:
-            self.faults.hold(fault)
+        held = fault is not None and not fault.after_headers
+        if held and not self.faults.hold(fault, client=handler.connection):
+            handler.close_connection = True  # the client aborted: nobody to answer
+            return
 
         if not allowed:
             reply = Reply(405, {"detail": "Method Not Allowed"}, headers={"Allow": "GET"})

@@ -8,7 +8,8 @@ depend on them. Rules shared by every model:
 * unknown fields are forbidden (`additionalProperties: false` in the schema);
 * every field is always dumped, with `null` (or `[]`) where there is nothing;
 * `cache` is our local addition: `null` unless the answer was served from cache
-  entries past their lifetime because the catalog could not be reached.
+  entries past their lifetime because the catalog could not be reached, or from a
+  saved paper's copy older than a version the catalog was seen with.
 
 Docstrings and field descriptions end up in `tools/list`, which every client pays
 for in model context, so they are kept to what a model needs to read the data.
@@ -39,10 +40,17 @@ class _Strict(BaseModel):
 
 
 class CacheStatus(_Strict):
-    """Set when the answer came from the local cache because the catalog was unreachable."""
+    """Set when the answer came from the local cache because the catalog was unreachable,
+    or from a saved copy the catalog has a newer version of (`newer_version_seen`)."""
 
     stale: bool
     cached_at: str = Field(description="ISO-8601 time the cached data was saved")
+    # Left out unless set: a stale answer's `cache` stays the hosted server's two fields.
+    newer_version_seen: str | None = Field(
+        default=None,
+        description="a saved copy: when the catalog showed a newer version",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class ToolOutput(_Strict):

@@ -1,4 +1,4 @@
-"""From catalog payloads to output models (`models.py`), following the hosted server.
+"""From catalog payloads to the hosted output models (`hosted.py`), following the hosted server.
 
 The query layer returns the catalog's JSON as it came (plus the CLI's own
 composition); these functions pick, convert and default the fields a model
@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pwc_local.server.models import (
+from pwc_local.present.hosted import (
     AreaReference,
     AvailableLink,
     BenchmarkPage,
@@ -330,7 +330,8 @@ def related_page(answer: RelatedAnswer) -> PaperPage:
 def paper_read(answer: ReadResult) -> PaperReadResult:
     """From `reading.ReadResult`: its fields of the same names, the links as models."""
     links = available_links(answer.available_at)
-    return PaperReadResult.model_validate({**vars(answer), "available_at": links})
+    fields = {k: v for k, v in vars(answer).items() if k != "start"}  # not a hosted field
+    return PaperReadResult.model_validate({**fields, "available_at": links})
 
 
 def _result_fields(row: Mapping[str, Any], *, parse_strings: bool) -> dict[str, Any]:

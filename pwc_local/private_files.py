@@ -1,0 +1,286 @@
+"""Files only their owner may touch: private 0700/0600 ones, and trusted settings.
+
+One set of rules for everything this app keeps for its user alone: the cursor key
+(`store.keys`), the library database (`store.library_db`: the library, the watch
+list and the vocabulary) and the disk cache (`store.cache`). A directory or file is
+private when it is no symbolic link, of the right type, owned by the current user
+and closed to group and others; `exposure` says which of those fails. A private
+directory we made ourselves (the default cache directory) may instead be narrowed
+back to 0700 (`narrow_private_dir`), and a file of ours in a private directory to
+0600 (`narrow_private_file`, `open_private(..., narrow=True)`): only its mode drifted.
+
+The settings file (`config`) holds no secret but steers the server (the catalog URL,
+the log file), so it is *trusted* rather than private: readable by anyone, writable
+only by its owner, who must be the current user or root (and the user's private
+group, where the system gives each user one), and in a directory no one else may
+write (a sticky one such as /tmp does not count: others cannot replace a file they
+do not own there); `read_trusted` reads it and checks exactly that.
+
+`refusal` words any of these findings: the problem naming the path, and the command
+that fixes it; the key and the library word their own (older) sentences.
+
+Windows has no POSIX modes or `O_NOFOLLOW`: owner and mode are not checked there
+(the per-user profile folder's ACL keeps others out), and `open_private` refuses a
+symbolic link by a check before it opens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+POSIX = os.name == "posix"
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+# `Exposure.kind`: why a path is not private.
+LINK = "link"  # a symbolic link
+WRONG_TYPE = "wrong type"  # not a directory (or not a regular file)
+FOREIGN = "foreign"  # owned by another user (`Exposure.uid`)
+OPEN = "open"  # group or others may use it (`Exposure.mode`)
+WRITABLE = "writable"  # group or others may write it (a trusted file or its directory)
+ROOT_UID = 0
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """Why a directory or file is not private (or not trusted): `kind` (above), with its
+    owner and mode, and for `read_trusted` the `path` it is about (the file or a directory)."""
+
+    kind: str
+    uid: int
+    mode: int
+    path: Path | None = None
+
+
+class NotPrivate(Exception):
+    """`open_private` refused a file; `exposure` says why, for the caller to word."""
+
+    def __init__(self, exposure: Exposure) -> None:
+        super().__init__(exposure.kind)
+        self.exposure = exposure
+
+
+def make_private_dir(directory: Path) -> None:
+    """Create `directory` 0700 (its parents as usual) unless it exists; `OSError` goes up."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # another process was first, or it was there
+        os.mkdir(directory, 0o700)
+
+
+def exposure(st: os.stat_result, *, directory: bool) -> Exposure | None:
+    """Why the directory (or regular file) `st` describes is not private, or `None`.
+
+    Checked in this order: a symbolic link (`st` from `lstat`), the type, then on
+    POSIX the owner and the group/other mode bits.
+    """
+    mode = stat.S_IMODE(st.st_mode)
+    if stat.S_ISLNK(st.st_mode):
+        return Exposure(LINK, st.st_uid, mode)
+    if not (stat.S_ISDIR(st.st_mode) if directory else stat.S_ISREG(st.st_mode)):
+        return Exposure(WRONG_TYPE, st.st_uid, mode)
+    if not POSIX:
+        return None
+    if st.st_uid != os.geteuid():
+        return Exposure(FOREIGN, st.st_uid, mode)
+    return Exposure(OPEN, st.st_uid, mode) if mode & 0o077 else None
+
+
+def open_private(path: Path, flags: int, *, narrow: bool = False) -> int:
+    """Open the file `path` without following a link, and check it is private; the fd.
+
+    `flags` (`os.O_RDONLY`, `os.O_RDWR | os.O_CREAT`, ...) get `O_NOFOLLOW`,
+    `O_CLOEXEC` and `O_NONBLOCK` (a FIFO planted at the path cannot block the open);
+    a file it creates is born 0600. Raises `NotPrivate` for a symbolic link or a file
+    that is not private (closing it first), `OSError` for any other failure. With
+    `narrow`, a file of ours that is only open to others is made 0600 instead (for
+    files in a private directory of ours, written before this rule by an older version
+    or another program's umask).
+    """
+    if not POSIX and os.path.islink(path):
+        raise NotPrivate(Exposure(LINK, -1, 0))
+    try:
+        fd = os.open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symbolic link
+            raise NotPrivate(Exposure(LINK, -1, 0)) from None
+        raise
+    try:
+        found = exposure(os.fstat(fd), directory=False)
+        if found is not None and found.kind == OPEN and narrow:
+            os.fchmod(fd, 0o600)
+            found = None
+    except BaseException:
+        os.close(fd)
+        raise
+    if found is not None:
+        os.close(fd)
+        raise NotPrivate(found)
+    return fd
+
+
+def narrow_private_dir(directory: Path) -> Exposure | None:
+    """Make the existing directory of ours `directory` 0700; why it cannot be, or `None`.
+
+    For a directory this app owns by default (the platform's cache directory): one
+    that is only open to others is narrowed, without following a link (the mode is
+    changed through a descriptor of the directory that was checked). A link, another
+    type or another owner is returned for the caller to refuse. `OSError` goes up.
+    """
+    st = os.lstat(directory)
+    found = exposure(st, directory=True)
+    if found is None or found.kind != OPEN:
+        return found
+    flags = os.O_RDONLY | O_NOFOLLOW | O_CLOEXEC | getattr(os, "O_DIRECTORY", 0)
+    fd = os.open(directory, flags)
+    try:
+        found = exposure(os.fstat(fd), directory=True)
+        if found is not None and found.kind == OPEN:
+            os.fchmod(fd, 0o700)
+            return None
+        return found
+    finally:
+        os.close(fd)
+
+
+def narrow_private_file(path: Path) -> Exposure | None:
+    """Make the existing file of ours `path` 0600; why it cannot be, or `None`.
+
+    By path, never by opening it: closing any descriptor of a file drops every POSIX
+    lock this process holds on it, and SQLite's locks on a database (and its `-shm`)
+    are such locks. Only for a file in a private directory of ours, where no one
+    else can swap the file between the check and the `chmod`. `OSError` goes up.
+    """
+    found = exposure(os.lstat(path), directory=False)
+    if found is None or found.kind != OPEN:
+        return found
+    os.chmod(path, 0o600)
+    return None
+
+
+# -- trusted files: readable by anyone, written only by their owner ----------------------------
+
+
+def trust_exposure(st: os.stat_result, *, directory: bool) -> Exposure | None:
+    """Why a file (or the directory holding it) others could rewrite is not trusted, or `None`.
+
+    Trusted: owned by the current user or root, and writable by no one else; a
+    directory with the sticky bit may be writable by others (they cannot replace a
+    file they do not own in it). Not checked on Windows (see the module docstring).
+    """
+    mode = stat.S_IMODE(st.st_mode)
+    if not (stat.S_ISDIR(st.st_mode) if directory else stat.S_ISREG(st.st_mode)):
+        return Exposure(WRONG_TYPE, st.st_uid, mode)
+    if not POSIX:
+        return None
+    if st.st_uid not in (os.geteuid(), ROOT_UID):
+        return Exposure(FOREIGN, st.st_uid, mode)
+    if directory and mode & stat.S_ISVTX:
+        return None
+    if mode & 0o002 or (mode & 0o020 and not _own_group(st.st_gid)):
+        return Exposure(WRITABLE, st.st_uid, mode)
+    return None
+
+
+def _own_group(gid: int) -> bool:
+    """Whether `gid` is the current user's private group (its name, no other member).
+
+    Many systems give each user such a group and a umask of 002, so files people
+    make are group-writable without anyone else being able to write them.
+    """
+    import grp
+    import pwd
+
+    try:
+        group = grp.getgrgid(gid)
+        name = pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return False
+    return group.gr_name == name and set(group.gr_mem) <= {name}
+
+
+def read_trusted(path: Path, limit: int) -> bytes:
+    """The first `limit` bytes of the trusted file `path` (a link is followed).
+
+    Checks the file itself (through its descriptor, so what is checked is what is
+    read), the directory the path names and, when the path is a symbolic link (a
+    dotfile manager's), the directory of the file it leads to. Raises `NotPrivate`
+    whose `exposure.path` is the file or directory at fault, `FileNotFoundError`
+    when there is no file, `OSError` otherwise.
+    """
+    fd = os.open(path, os.O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        found = trust_exposure(st, directory=False)
+        if found is not None:
+            raise NotPrivate(_about(found, path))
+        folders = [path.parent]
+        if os.path.islink(path):
+            folders.append(Path(os.path.realpath(path)).parent)
+        for folder in folders:
+            found = trust_exposure(os.stat(folder), directory=True)
+            if found is not None:
+                raise NotPrivate(_about(found, folder))
+        data = b""
+        while len(data) < limit:  # in the file's size, not `limit`, per read
+            chunk = os.read(fd, min(limit - len(data), st.st_size + 4096))
+            if not chunk:
+                break
+            data += chunk
+        return data
+    finally:
+        os.close(fd)
+
+
+def _about(found: Exposure, path: Path) -> Exposure:
+    return Exposure(found.kind, found.uid, found.mode, path)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a path is refused (`problem`) and the command that fixes it (`fix`).
+
+    As text, one line: `<problem>; <fix>`.
+    """
+
+    problem: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.problem}; {self.fix}"
+
+
+def refusal(what: str, path: Path, found: Exposure, *, directory: bool = False) -> Refusal:
+    """Why `what` at `path` is refused, naming the path, and the command that fixes it.
+
+    `what` names the thing (`cache directory`, `settings file`); `found.path`, when
+    set, is the directory at fault instead of `path` itself.
+    """
+    culprit, subject = path, f"{what} {path}"
+    if found.path is not None and found.path != path:
+        culprit, subject, directory = found.path, f"{what} {path}: its directory {found.path}", True
+    kind = "directory" if directory else "file"
+    if found.kind == LINK:
+        return Refusal(f"{subject} is a symbolic link", f"replace it with a real {kind}")
+    if found.kind == WRONG_TYPE:
+        return Refusal(f"{subject} is not a {kind}", f"remove it, or choose another {kind}")
+    uid = os.geteuid() if POSIX else -1
+    if found.kind == FOREIGN:
+        return Refusal(
+            f"{subject} belongs to uid {found.uid}, not to you (uid {uid})",
+            f"remove it, or run: chown {uid} {culprit}",
+        )
+    if found.kind == WRITABLE:
+        return Refusal(
+            f"{subject} is writable by other users (mode {found.mode:04o})",
+            f"run: chmod go-w {culprit}",
+        )
+    return Refusal(
+        f"{subject} is accessible to other users (mode {found.mode:04o})",
+        f"run: chmod {'700' if directory else '600'} {culprit}",
+    )
