@@ -29,7 +29,8 @@ import anyio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pwc_local.queries.watch import watch, whats_new  # noqa: E402
+from pwc_local.queries.looks import whats_new  # noqa: E402
+from pwc_local.queries.watch import watch  # noqa: E402
 from pwc_local.store.watchlist import Watchlist  # noqa: E402
 from pwc_local.upstream.http import HttpCatalog  # noqa: E402
 from pwc_local.upstream.source import MarkdownChunk  # noqa: E402
@@ -77,7 +78,7 @@ async def measure(count: int, delay: float) -> None:
                     await watch(http, watchlist, kind, target, remove=False)
                 source = Delayed(http, delay)
                 started = time.perf_counter()
-                answer = await whats_new(source, watchlist, mark_seen=False)  # type: ignore[arg-type]
+                answer = await whats_new(source, watchlist, mark_seen=False, cursor=None)  # type: ignore[arg-type]
                 elapsed = time.perf_counter() - started
         finally:
             await http.aclose()

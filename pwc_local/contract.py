@@ -200,6 +200,7 @@ SectionName = Kind(
     str, min_length=1, max_length=500, description="section id from get_paper_outline, or heading"
 )
 Cursor = Kind(str | None, description="next_cursor of the previous read_paper result")
+LookCursor = Kind(str | None, max_length=64, description="next_cursor of the previous whats_new")
 
 _PAPER = "paper = arXiv ID, catalog ID, arXiv/Hugging Face/Papers With Code URL, or exact title."
 
@@ -525,9 +526,11 @@ TOOLS: tuple[Tool, ...] = (
         "watch",
         (
             "What is new on each watch since the last look: results, leaders, papers, versions. "
-            "With mark_seen=false the next call answers the same."
+            "With mark_seen=false the next call answers the same. A long report comes in "
+            "pages: pass next_cursor as cursor."
         ),
         Param("mark_seen", bool, True),
+        Param("cursor", LookCursor, None),
         hints=hints(read_only=False, destructive=False, idempotent=False),
     ),
     # -- leaderboards through time (local additions): whole leaderboards by paper date -------

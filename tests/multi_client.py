@@ -3,9 +3,12 @@
 Three installed servers (as Claude Desktop, Claude Code and an IDE would each start
 one) share one cache and one library, each answering a steady stream of tool
 calls; meanwhile `library add` saves 30 papers, `cache prune` runs once, and the
-loopback catalog refuses connections for 2 s out of every 6. `run_clients` returns
-what happened; the e2e test (tests/test_multi_client_e2e.py) asserts on a short
-run and `benchmarks/clients.py` prints figures of a longer one.
+loopback catalog refuses connections for 2 s out of every 6. The watch list joins
+in (issue 27): three query watches, a new matching paper every second, `whats_new`
+in every server's stream and `whats-new` on the command line every few seconds, so
+each new paper must be reported exactly once across all of them (`Look`).
+`run_clients` returns what happened; the e2e test (tests/test_multi_client_e2e.py)
+asserts on a short run and `benchmarks/clients.py` prints figures of a longer one.
 
 The flapping schedule is the scenario's own clock (timed waits on a stop event);
 nothing waits on a sleep to learn that something else happened.
@@ -13,6 +16,7 @@ nothing waits on a sleep to learn that something else happened.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -25,6 +29,8 @@ import anyio
 import diskcache
 
 from pwc_local.store.cache import decode_entry
+from tests.fake_catalog import NewPaper
+from tests.fake_catalog.data_papers import Paper
 from tests.fake_catalog.server import FakeCatalog
 from tests.installed import EXECUTABLE, InstalledServer
 
@@ -64,6 +70,9 @@ PAPERS = [
     "2603.11111",
 ]
 CALLS_PER_SECOND = 4  # per server: a busy conversation, not a load test
+WATCHED = ("soakwatch0", "soakwatch1", "soakwatch2")  # search words no fixture paper has
+PUBLISH_EVERY = 1.0  # seconds between new papers for the watches
+CLI_LOOK_EVERY = 3.0  # seconds between two `whats-new` runs
 
 
 @dataclass(frozen=True)
@@ -75,9 +84,23 @@ class Call:
     error: str | None
 
 
+@dataclass(frozen=True)
+class Look:
+    """One whats_new (a server's, every page) or whats-new (`server` -1) and what it reported."""
+
+    server: int
+    started: float
+    took: float
+    reported: list[tuple[str, str]]  # (watch target, paper ID) per new_paper change
+    not_checked: int
+    error: str | None
+
+
 @dataclass
 class Outcome:
     calls: list[Call] = field(default_factory=list)
+    looks: list[Look] = field(default_factory=list)
+    published: list[tuple[str, str]] = field(default_factory=list)  # (watch target, paper ID)
     outages: int = 0
     down: list[tuple[float, float]] = field(default_factory=list)  # refusal windows
     add_runs: list[int] = field(default_factory=list)  # exit status of each `library add`
@@ -92,10 +115,12 @@ def run_clients(root: Path, fake: FakeCatalog, seconds: float) -> Outcome:
     """The scenario for `seconds` of flapping, then the library completed and checked."""
     home = InstalledServer(root, fake.api_url, PWC_MCP_LOCAL_TIMEOUT=f"{TIMEOUT:g}")
     outcome = Outcome()
+    _add_watches(home)
     began = time.monotonic()
     with flapping(fake, outcome) as stop:
-        anyio.run(_clients, home, outcome, seconds, stop)
+        anyio.run(_clients, home, fake, outcome, seconds, stop)
     _complete_library(home, outcome)
+    anyio.run(_cli_look, home, outcome)  # once steady: what no look reported yet
     outcome.missing_papers = _unsaved(root / "data" / "pwc-mcp-local", fake)
     outcome.cache_entries, outcome.damaged_entries = _verify_cache(root / "cache")
     outcome.seconds = time.monotonic() - began
@@ -127,7 +152,11 @@ def flapping(fake: FakeCatalog, outcome: Outcome) -> Iterator[threading.Event]:
 
 
 async def _clients(
-    home: InstalledServer, outcome: Outcome, seconds: float, stop: threading.Event
+    home: InstalledServer,
+    fake: FakeCatalog,
+    outcome: Outcome,
+    seconds: float,
+    stop: threading.Event,
 ) -> None:
     deadline = time.monotonic() + seconds
     async with anyio.create_task_group() as group:
@@ -135,6 +164,8 @@ async def _clients(
             group.start_soon(_one_client, home, server, deadline, outcome)
         group.start_soon(_library_add, home, deadline, outcome)
         group.start_soon(_prune_midway, home, deadline - seconds / 2, outcome)
+        group.start_soon(_publish, fake, deadline, outcome)
+        group.start_soon(_cli_looks, home, deadline, outcome)
     stop.set()
 
 
@@ -150,6 +181,7 @@ def _calls(server: int) -> Iterator[tuple[str, dict[str, Any]]]:
         yield "get_benchmark", {"benchmark": "imagenet-1k", "limit": 5}
         yield "search_library", {"query": "attention"}
         yield "list_library", {}
+        yield "whats_new", {}
         turn += 1
 
 
@@ -162,6 +194,9 @@ async def _one_client(
             started = time.monotonic()
             if started >= deadline:
                 return
+            if tool == "whats_new":
+                await _tool_look(session, server, outcome)
+                continue
             result = await session.call_tool(tool, arguments)
             took = time.monotonic() - started
             text = "\n".join(b.text for b in result.content if b.type == "text")
@@ -169,6 +204,88 @@ async def _one_client(
                 Call(server, tool, started, took, text if result.is_error else None)
             )
             await anyio.sleep(max(0.0, pace - took))  # pacing the load, not synchronising
+
+
+async def _tool_look(session: Any, server: int, outcome: Outcome) -> None:
+    """whats_new, every page of it."""
+    started = time.monotonic()
+    arguments: dict[str, Any] = {}
+    reported: list[tuple[str, str]] = []
+    not_checked = 0
+    while True:
+        result = await session.call_tool("whats_new", arguments)
+        if result.is_error:
+            text = "\n".join(b.text for b in result.content if b.type == "text")
+            outcome.looks.append(Look(server, started, time.monotonic() - started, [], 0, text))
+            return
+        answer = result.structured_content or {}
+        reported += _reported(answer)
+        not_checked += sum(r["status"] == "not_checked" for r in answer["watches"])
+        if not answer.get("next_cursor"):
+            break
+        arguments = {"cursor": answer["next_cursor"]}
+    took = time.monotonic() - started
+    outcome.looks.append(Look(server, started, took, reported, not_checked, None))
+
+
+def _reported(answer: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
+        (report["target"], change["paper"]["id"])
+        for report in answer["watches"]
+        for change in report["changes"]
+        if change["type"] == "new_paper"
+    ]
+
+
+def _add_watches(home: InstalledServer) -> None:
+    """The query watches, with the empty baseline a first look would take."""
+    from pwc_local.store.watchlist import Watchlist
+
+    with Watchlist.open(home.library_dir) as watchlist:
+        for words in WATCHED:
+            empty = {"papers": {}, "full": False}
+            watchlist.add("query", words, target=words, name=words, snapshot=empty)
+
+
+async def _publish(fake: FakeCatalog, deadline: float, outcome: Outcome) -> None:
+    """A new paper for one of the watches every `PUBLISH_EVERY` s (the scenario's clock)."""
+    number = 97000
+    while time.monotonic() < deadline - PUBLISH_EVERY:
+        number += 1
+        words = WATCHED[number % len(WATCHED)]
+        paper = Paper(
+            id=str(number),
+            arxiv_id=f"2612.{number - 90000:05d}",
+            title=f"A {words} paper number {number}",
+            authors=("Soak Publisher",),
+            published="2026-12-01",
+            abstract="Published while three servers and the command look.",
+            points=("Added by the scenario.",),
+        )
+        fake.apply(NewPaper(paper))
+        outcome.published.append((words, paper.id))
+        await anyio.sleep(PUBLISH_EVERY)  # pacing the scenario, not synchronising
+
+
+async def _cli_looks(home: InstalledServer, deadline: float, outcome: Outcome) -> None:
+    while time.monotonic() < deadline:
+        await _cli_look(home, outcome)
+        await anyio.sleep(CLI_LOOK_EVERY)  # pacing
+
+
+async def _cli_look(home: InstalledServer, outcome: Outcome) -> None:
+    """`whats-new --json` (exit 1 when some watch was not checked: the JSON is whole)."""
+    started = time.monotonic()
+    done = await anyio.run_process(_command("whats-new", "--json"), env=home.env, check=False)
+    took = time.monotonic() - started
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        error = done.stderr.decode(errors="replace").strip() or f"exit {done.returncode}"
+        outcome.looks.append(Look(-1, started, took, [], 0, error))
+        return
+    not_checked = sum(r["status"] == "not_checked" for r in answer["watches"])
+    outcome.looks.append(Look(-1, started, took, _reported(answer), not_checked, None))
 
 
 def _command(*args: str) -> list[str]:

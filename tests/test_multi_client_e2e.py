@@ -4,12 +4,15 @@ The scenario is `tests.multi_client`; this runs it for 40 s (under a minute of w
 time with the spawns) and checks what the issue asks: every call answered within
 its bound (the short budget, or the normal timeout for a call that met an outage
 first), no `internal_error`, all 30 papers saved byte for byte as the catalog
-serves them, and every cache entry read back verifies. The bounds carry slack for
-a shared 2-core machine; `benchmarks/clients.py` runs it longer and prints figures.
+serves them, and every cache entry read back verifies; and every paper published for
+the watches meanwhile is reported exactly once, by one of the servers' `whats_new`
+or the `whats-new` runs (issue 27). The bounds carry slack for a shared 2-core
+machine; `benchmarks/clients.py` runs it longer and prints figures.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -48,3 +51,11 @@ def test_three_servers_a_library_add_and_a_prune_on_a_flapping_network(
     assert outcome.add_runs and outcome.add_runs[-1] == 0, outcome.add_runs
     assert outcome.missing_papers == []
     assert outcome.cache_entries > 0 and outcome.damaged_entries == 0
+    # The watch list: no change lost or doubled, every look answered within its bounds
+    # (waiting at most for another look of at most one timeout, then its own).
+    assert len(outcome.published) > 20 and len(outcome.looks) > 20
+    assert not [look for look in outcome.looks if look.error], outcome.looks[:3]
+    reported = Counter(item for look in outcome.looks for item in look.reported)
+    assert not [item for item, count in reported.items() if count > 1]
+    assert set(reported) == set(outcome.published), set(outcome.published) - set(reported)
+    assert max(look.took for look in outcome.looks) < 2 * TIMEOUT + SLACK

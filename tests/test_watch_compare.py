@@ -188,7 +188,7 @@ def test_the_text_carries_every_change_and_no_terminal_escapes() -> None:
     assert text.splitlines() == [
         "ImageNet-1k (benchmark, last look 2026-12-01 09:30 UTC):",
         "  new leader    G  Top-1 90.1  (was H, 88.55)",
-        "  ... and 3 more",
+        "  ... and 3 more on the next page",
         "OCR (task, last look 2026-12-01 09:30 UTC): not checked (upstream_error)",
         "1 changed, 0 unchanged, 1 not checked (their baselines stay):",
         "  upstream_error: the catalog could not be reached.",

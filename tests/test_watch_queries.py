@@ -10,10 +10,13 @@ from typing import Any
 import anyio
 import pytest
 
+from pwc_local.failures import coded_text
+from pwc_local.queries import looks
 from pwc_local.queries import watch as watch_queries
-from pwc_local.queries.watch import MAX_CHANGES, watch, whats_new
+from pwc_local.queries.looks import whats_new
+from pwc_local.queries.watch import watch
 from pwc_local.store.watchlist import Watchlist
-from pwc_local.upstream.errors import NotFound, UsageError
+from pwc_local.upstream.errors import ExpiredCursor, InvalidCursor, NotFound, UsageError
 from pwc_local.upstream.http import HttpCatalog
 from tests.fake_catalog import FakeCatalog, NewResult
 
@@ -41,22 +44,20 @@ def test_peeking_twice_answers_the_same_and_marking_seen_moves(
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
             await watch(catalog, watchlist, "benchmark", "COCO", remove=False)
             fake_catalog.apply(NewResult("6", paper="612", model="Watcher", metrics={"mAP": 61}))
-            first = await whats_new(catalog, watchlist, mark_seen=False)
-            second = await whats_new(catalog, watchlist, mark_seen=False)
+            first = await whats_new(catalog, watchlist, mark_seen=False, cursor=None)
+            second = await whats_new(catalog, watchlist, mark_seen=False, cursor=None)
             assert first["watches"] == second["watches"]
             assert _statuses(first) == [("benchmark", "changed")]
-            seen = await whats_new(catalog, watchlist, mark_seen=True)
+            seen = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
             assert seen["watches"][0]["changes"] == first["watches"][0]["changes"]
-            after = await whats_new(catalog, watchlist, mark_seen=True)
+            after = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
             assert _statuses(after) == [("benchmark", "unchanged")]
             assert after["watches"][0]["previous_look"] == seen["checked_at"]
 
     anyio.run(scenario)
 
 
-def test_at_most_twenty_changes_and_more_counts_the_rest(
-    fake_catalog: FakeCatalog, tmp_path: Path
-) -> None:
+def test_every_change_is_reported_however_many(fake_catalog: FakeCatalog, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
             await watch(catalog, watchlist, "benchmark", "CIFAR-10", remove=False)
@@ -65,10 +66,11 @@ def test_at_most_twenty_changes_and_more_counts_the_rest(
                 fake_catalog.apply(
                     NewResult("18", paper="310", model=model, metrics={"Percentage correct": 50})
                 )
-            report = (await whats_new(catalog, watchlist, mark_seen=True))["watches"][0]
-            assert len(report["changes"]) == MAX_CHANGES
-            # 25 new results and one new leader: 20 shown, 6 more
-            assert report["more"] == 6
+            report = (await whats_new(catalog, watchlist, mark_seen=True, cursor=None))["watches"][
+                0
+            ]
+            # 25 new results and one new leader, all on the one page they fit
+            assert len(report["changes"]) == 26 and report["more"] == 0
             assert report["changes"][0]["type"] == "new_leader"
 
     anyio.run(scenario)
@@ -83,12 +85,14 @@ def test_a_slow_watch_does_not_hold_up_the_others(
             await watch(catalog, watchlist, "benchmark", "COCO", remove=False)
             fake_catalog.faults.slow(prefix="research/papers/")
             with anyio.fail_after(30):  # answers, does not hang
-                answer = await whats_new(catalog, watchlist, timeout=1.0, mark_seen=True)
+                answer = await whats_new(
+                    catalog, watchlist, timeout=1.0, mark_seen=True, cursor=None
+                )
             assert _statuses(answer) == [("paper", "not_checked"), ("benchmark", "unchanged")]
             assert answer["watches"][0]["reason"].startswith("upstream_timeout: ")
             fake_catalog.faults.release()
             fake_catalog.faults.reset()
-            again = await whats_new(catalog, watchlist, mark_seen=True)
+            again = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
             assert _statuses(again) == [("paper", "unchanged"), ("benchmark", "unchanged")]
 
     anyio.run(scenario)
@@ -141,7 +145,7 @@ def test_a_bug_in_one_look_costs_that_watch_only(
             await watch(catalog, watchlist, "paper", "1706.03762", remove=False)
             await watch(catalog, watchlist, "benchmark", "COCO", remove=False)
             monkeypatch.setattr(watch_queries, "_paper_look", broken)
-            answer = await whats_new(catalog, watchlist, mark_seen=True)
+            answer = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
             assert _statuses(answer) == [("paper", "not_checked"), ("benchmark", "unchanged")]
             assert answer["watches"][0]["reason"].startswith("internal_error: ")
             moved = watchlist.looks()
@@ -167,12 +171,63 @@ def test_a_leaderboard_longer_than_the_scan_limit_is_watched_as_its_best_rows(
             fake_catalog.apply(
                 NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1})
             )
-            report = (await whats_new(catalog, watchlist, mark_seen=True))["watches"][0]
+            report = (await whats_new(catalog, watchlist, mark_seen=True, cursor=None))["watches"][
+                0
+            ]
             assert report["status"] == "changed"
             # Before the cut, the 1 000-row safety limit refused the watch (upstream_error).
             assert [(c["type"], c["model"]) for c in report["changes"]] == [
                 ("new_leader", "ViT-G/14"),
                 ("new_result", "ViT-G/14"),
             ]
+
+    anyio.run(scenario)
+
+
+def test_a_long_report_comes_in_pages_and_a_page_nobody_asked_for_comes_again(
+    fake_catalog: FakeCatalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(looks, "PAGE_BYTES", 2048)
+
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            for name in ("CIFAR-10", "COCO"):
+                await watch(catalog, watchlist, "benchmark", name, remove=False)
+            for index in range(12):
+                fake_catalog.apply(
+                    NewResult(
+                        "18", paper="310", model=f"P{index}", metrics={"Percentage correct": 1}
+                    )
+                )
+                fake_catalog.apply(
+                    NewResult("6", paper="612", model=f"C{index}", metrics={"mAP": 1})
+                )
+            first = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
+            assert first["next_cursor"] and first["watches"][0]["more"] > 0
+            shown = [c["model"] for r in first["watches"] for c in r["changes"]]
+            # The client stops paging and looks again: what it was not shown comes again.
+            again = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
+            cursor = again["next_cursor"]
+            pages = [again]
+            while cursor:
+                pages.append(await whats_new(catalog, watchlist, mark_seen=True, cursor=cursor))
+                cursor = pages[-1]["next_cursor"]
+            rest = [
+                (c["type"], c["model"])
+                for page in pages
+                for r in page["watches"]
+                for c in r["changes"]
+            ]
+            everything = {f"P{i}" for i in range(12)} | {f"C{i}" for i in range(12)}
+            assert set(shown) | {model for _, model in rest} == everything
+            assert len(rest) == len(set(rest)) == 26  # 24 results, 2 new leaders
+            last = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
+            assert _statuses(last) == [("benchmark", "unchanged"), ("benchmark", "unchanged")]
+            with pytest.raises(ExpiredCursor) as expired:
+                await whats_new(catalog, watchlist, mark_seen=True, cursor=first["next_cursor"])
+            assert "call whats_new without cursor" in coded_text(expired.value)
+            with pytest.raises(InvalidCursor) as invalid:
+                await whats_new(catalog, watchlist, mark_seen=True, cursor="garbage")
+            assert coded_text(invalid.value).startswith("invalid_cursor: invalid whats_new cursor")
 
     anyio.run(scenario)

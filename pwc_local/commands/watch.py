@@ -11,8 +11,11 @@ data directory), so a watch added here shows in the tools and the other way roun
 
 Each look asks the live catalog (not the cache: a fresh cache entry would hide a
 change for minutes), and writes what it saw into the cache the servers share.
-`whats-new` exits 0 whether or not anything changed and 1 when some watch could
-not be checked (the catalog unreachable, say); those keep their baselines, so the
+`whats-new` prints every change, and moves the baselines only once the whole report
+is written and flushed: a full disk or a closed pipe prints one line on stderr and
+moves nothing, so the next run shows the same changes. It exits 0 whether or not
+anything changed and 1 when some watch could not be checked (the catalog
+unreachable, say, or another look reporting it); those keep their baselines, so the
 next run reports what changed meanwhile. A failing `watch add` or `watch remove`
 prints its `code: sentence` line on stderr and exits 1.
 
@@ -22,10 +25,9 @@ Names and titles come from the catalog and are untrusted: every line goes throug
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import click
 
@@ -35,6 +37,7 @@ from pwc_local.config import ConfigError, Settings
 from pwc_local.contract import WATCH_KINDS
 
 if TYPE_CHECKING:
+    from pwc_local.server.watch_models import WhatsNewResult
     from pwc_local.store.watchlist import Watchlist
     from pwc_local.upstream.source import CatalogSource
 
@@ -88,7 +91,9 @@ def list_watches(ctx: click.Context, as_json: bool) -> None:
     outcome = _run(settings_for(ctx), lambda _, watchlist: watch_list(watchlist))
     result = WatchListResult.model_validate({"schema_version": SCHEMA_VERSION, **outcome})
     if as_json:
-        click.echo(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        from pwc_local.server.render import printable_json
+
+        click.echo(printable_json(result.model_dump(mode="json"), indent=2))
         return
     click.echo(watch_list_text(result))
 
@@ -118,28 +123,66 @@ def remove(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
 def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
     """Say what changed on every watch since the last look.
 
-    Then the baselines move to now (not with --peek). Exits 0 whether or not
-    anything changed, 1 when some watch could not be checked.
+    Then the baselines move to now (not with --peek), once the whole report is
+    written. Exits 0 whether or not anything changed, 1 when some watch could not
+    be checked or the report could not be written.
     """
-    from pwc_local.queries.watch import whats_new as whats_new_query
-    from pwc_local.server.watch_models import WhatsNewResult, whats_new_text
+    from pwc_local.queries.looks import deliver_look, look_payload, release_look, take_look
+    from pwc_local.server.watch_models import WhatsNewResult
 
     settings = settings_for(ctx)
-    outcome = _run(
-        settings,
-        lambda catalog, watchlist: whats_new_query(
-            catalog, watchlist, mark_seen=not peek, timeout=settings.timeout
-        ),
-    )
-    result = WhatsNewResult.model_validate(outcome)
-    if as_json:
-        click.echo(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
-    else:
-        click.echo(whats_new_text(result))
-        if peek and result.watches:
-            click.echo("--peek: no baseline moved")
+
+    async def look_then_deliver(catalog: CatalogSource, watchlist: Watchlist) -> WhatsNewResult:
+        look = await take_look(catalog, watchlist, settings.timeout, mark_seen=not peek)
+        result = WhatsNewResult.model_validate(look_payload(look))
+        try:
+            _write_report(result, as_json=as_json, peek=peek)
+        except OSError:
+            await release_look(watchlist, look)
+            raise
+        await deliver_look(watchlist, look)
+        return result
+
+    try:
+        result = _run(settings, look_then_deliver)
+    except OSError as exc:
+        _unwritable_output(exc)
     if any(report.status == "not_checked" for report in result.watches):
         sys.exit(1)
+
+
+def _write_report(result: WhatsNewResult, *, as_json: bool, peek: bool) -> None:
+    """The whole report on stdout, flushed: `OSError` when it could not be written."""
+    from pwc_local.server.render import printable_json
+    from pwc_local.server.watch_models import whats_new_text
+
+    if as_json:
+        text = printable_json(result.model_dump(mode="json"), indent=2)
+    else:
+        text = whats_new_text(result)
+        if peek and result.watches:
+            text += "\n--peek: no baseline moved"
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _unwritable_output(exc: OSError) -> NoReturn:
+    """One line on stderr for a report that could not be written (a full disk, a closed pipe)."""
+    import errno
+    import os
+
+    why = "its reader went away" if exc.errno == errno.EPIPE else (exc.strerror or str(exc))
+    try:  # what is buffered for stdout is dropped, so exiting does not write it again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    click.echo(
+        f"pwc-mcp-local: the report could not be written ({why}); nothing was marked seen, "
+        "so the next whats-new shows the same changes",
+        err=True,
+    )
+    sys.exit(1)
 
 
 # -- running one query -----------------------------------------------------------------

@@ -1,16 +1,18 @@
 """The watch list: what changed on the user's benchmarks, tasks, papers, authors, searches.
 
-Two questions, two functions, each a tool (`watch`, `whats_new`) and a command
-(`pwc-mcp-local watch ...`, `pwc-mcp-local whats-new`):
+Two questions, each a tool (`watch`, `whats_new`) and a command (`pwc-mcp-local
+watch ...`, `pwc-mcp-local whats-new`); this module answers the first and looks at
+one watch, `pwc_local.queries.looks` answers the second with a look at every watch:
 
     await watch(catalog, watchlist, "benchmark", "ImageNet", remove=False)  # look, keep it
-    await whats_new(catalog, watchlist, timeout, mark_seen=True)  # what is new since, per watch
+    snapshot = await look(catalog, "benchmark", key)  # what the catalog has now
+    compare("benchmark", baseline, snapshot)  # the changes since the baseline
 
 `catalog` must be the *live* source (HTTP behind the outage guard): not the cache,
 whose fresh entries would hide a change for minutes, nor the library, whose saved
 Markdown would hide a new version. `watchlist` is the store
-(`pwc_local.common.watches`, kept by `pwc_local.store.watchlist`). Both return the
-JSON-able payloads the tools return
+(`pwc_local.common.watches`, kept by `pwc_local.store.watchlist`). The tools
+return JSON-able payloads
 (`schema_version` "v1"; the models are `pwc_local.server.watch_models`).
 
 A look at one watch is a snapshot, taken through the catalog query functions:
@@ -29,8 +31,8 @@ A look at one watch is a snapshot, taken through the catalog query functions:
 and the baseline stored from it keeps only what the next comparison needs (`baseline_of`):
 result keys with the primary metric's value, the leader, paper IDs with their dates,
 benchmark and successor IDs, the content version. Comparing a new snapshot with it
-(`compare`, pure) gives changes of six types, newest first, at most `MAX_CHANGES`
-per watch (`more` counts the rest):
+(`compare`, pure) gives changes of six types, newest first, every one of them
+(the tool pages a long report, `whats_new`; the command prints it whole):
 
     new_result      a leaderboard row (or a paper's evaluation) not there before
     new_leader      the best-ranked row is another one (the primary metric is that
@@ -46,19 +48,19 @@ than the oldest paper in it (so one that merely moved back into view is not news
 A leaderboard longer than 1 000 rows is read as its best-ranked 1 000, a window too:
 a new row then counts when it ranks within the previous window's worst rank.
 
-Faults: every watch is looked at concurrently (at most `CONCURRENCY` at once), each
+Faults (`pwc_local.queries.looks`): every watch is looked at concurrently, each
 within `timeout` seconds. A watch the catalog could not answer for (unreachable,
 timed out, an upstream error, the target gone) is `not_checked` with the reason,
 and its baseline stays where it was, so a change made meanwhile is reported once the
-catalog answers again. With `mark_seen` the baselines of every checked watch move
-in one transaction; without it nothing is written, so asking twice answers the same.
+catalog answers again. A baseline that cannot be read is `reset`: this look becomes
+the baseline, and the answer says so. Baselines move only once the report is
+delivered, and without `mark_seen` never, so asking twice answers the same.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -70,14 +72,11 @@ import anyio.to_thread
 from pwc_local.common.references import arxiv_without_version, resolve_paper
 from pwc_local.common.watches import (
     MAX_WATCHES,
-    Baseline,
-    Move,
     Watch,
     WatchStore,
     limit_reached,
 )
 from pwc_local.contract import MAX_REFERENCE_CHARS, WATCH_KINDS, query_defaults
-from pwc_local.failures import CodedError, coded_text
 from pwc_local.queries.arguments import required_text
 from pwc_local.queries.benchmarks import find_benchmark, leaderboard_rows
 from pwc_local.queries.leaderboard import merge_rows, metric_value, result_key
@@ -89,7 +88,7 @@ from pwc_local.queries.papers import (
 )
 from pwc_local.queries.taxonomy import gather, get_task
 from pwc_local.safe_text import one_line
-from pwc_local.upstream.errors import NotFound, RecordMissing, UpstreamTimeout, UsageError
+from pwc_local.upstream.errors import NotFound, RecordMissing, UsageError
 from pwc_local.upstream.source import CatalogSource
 
 T = TypeVar("T")
@@ -97,14 +96,8 @@ T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "v1"
-MAX_CHANGES = 20
-# Watches looked at once: 50 watches at 200 ms a request take 1.2-1.5 s with 16, 2.0 s
-# with 8 (benchmarks/whats_new.py); a paper's look sends 3 requests at once, so the
-# catalog sees at most 48.
-CONCURRENCY = 16
 WINDOW = 100  # papers per look at a task, an author or a search
 VERSION_PROBE_BYTES = 1024  # a first chunk this small still carries the content version
-UNREADABLE = "the stored baseline could not be read; this look is the new baseline"
 
 Snapshot = dict[str, Any]
 Change = dict[str, Any]
@@ -144,10 +137,10 @@ async def watch(
     """
     kind = _checked_kind(kind)
     text = _checked_target(target)
-    watches = await _blocking(watchlist.watches)
+    watches = await in_thread(watchlist.watches)
     if remove:
         found = await _watch_named(catalog, watches, kind, text)
-        await _blocking(watchlist.remove, found.kind, found.key)
+        await in_thread(watchlist.remove, found.kind, found.key)
         status = "removed"
     else:
         already = _local_match(watches, kind, text)
@@ -157,7 +150,7 @@ async def watch(
             status = "kept"
         else:
             resolved, snapshot = await resolve_and_look(catalog, kind, text)
-            _, added = await _blocking(
+            _, added = await in_thread(
                 functools.partial(
                     watchlist.add,
                     kind,
@@ -173,67 +166,8 @@ async def watch(
 
 async def watch_list(watchlist: WatchStore) -> dict[str, Any]:
     """`{"watches": [...], "limit": MAX_WATCHES}`: every watch, oldest first."""
-    watches = await _blocking(watchlist.watches)
+    watches = await in_thread(watchlist.watches)
     return {"watches": [_listed(item) for item in watches], "limit": MAX_WATCHES}
-
-
-async def whats_new(
-    catalog: CatalogSource,
-    watchlist: WatchStore,
-    timeout: float | None = None,
-    *,
-    mark_seen: bool,
-    now: Callable[[], float] | None = None,
-) -> dict[str, Any]:
-    """What the catalog has now compared with each watch's baseline (see the module docstring).
-
-    `timeout` bounds each watch's look (seconds; the tool passes the `timeout` setting).
-
-    `{"schema_version", "checked_at", "watches": [{"kind", "target", "name",
-    "previous_look", "status", "reason", "changes", "more"}]}`, watches oldest first.
-    """
-    clock = now or _now
-    looks = await _blocking(watchlist.looks)
-    limiter = anyio.CapacityLimiter(CONCURRENCY)
-    reports: list[dict[str, Any]] = [{} for _ in looks]
-    moves: list[Move | None] = [None for _ in looks]
-
-    async def check(index: int, item: Watch, baseline: Baseline) -> None:
-        async with limiter:
-            try:
-                with anyio.fail_after(timeout):
-                    snapshot = await look(catalog, item.kind, item.key)
-            except TimeoutError:
-                reports[index] = _report(item, "not_checked", reason=_reason(UpstreamTimeout()))
-                return
-            except CodedError as exc:
-                reports[index] = _report(item, "not_checked", reason=_reason(exc))
-                return
-            except Exception as exc:  # a bug (or a catalog shape nobody foresaw): this watch only
-                _log_bug(exc)
-                reports[index] = _report(item, "not_checked", reason=_reason(CodedError()))
-                return
-        if baseline.snapshot is None:
-            reports[index] = _report(item, "unchanged", reason=UNREADABLE)
-        else:
-            changes = compare(item.kind, baseline.snapshot, snapshot)
-            shown = changes[:MAX_CHANGES]
-            status = "changed" if changes else "unchanged"
-            reports[index] = _report(item, status, changes=shown, more=len(changes) - len(shown))
-        stored = baseline_of(item.kind, snapshot)
-        moves[index] = Move(item.kind, item.key, baseline.taken_at, stored)
-
-    async with anyio.create_task_group() as group:
-        for index, (item, baseline) in enumerate(looks):
-            group.start_soon(check, index, item, baseline)
-    checked_at = clock()
-    if mark_seen:
-        await _blocking(watchlist.move, [move for move in moves if move is not None], checked_at)
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "checked_at": _iso(checked_at),
-        "watches": reports,
-    }
 
 
 # -- resolving a target and looking at it -------------------------------------------------
@@ -635,40 +569,9 @@ def _listed(item: Watch) -> dict[str, Any]:
         "kind": item.kind,
         "target": item.target,
         "name": item.name,
-        "added": _iso(item.created_at),
-        "last_look": _iso(item.looked_at),
+        "added": iso_time(item.created_at),
+        "last_look": iso_time(item.looked_at),
     }
-
-
-def _report(
-    item: Watch,
-    status: str,
-    *,
-    reason: str | None = None,
-    changes: list[Change] | None = None,
-    more: int = 0,
-) -> dict[str, Any]:
-    return {
-        "kind": item.kind,
-        "target": item.target,
-        "name": item.name,
-        "previous_look": _iso(item.looked_at),
-        "status": status,
-        "reason": reason,
-        "changes": changes or [],
-        "more": more,
-    }
-
-
-def _log_bug(exc: BaseException) -> None:
-    # Frames only: the exception's text may quote a target, which is never logged.
-    frames = "".join(traceback.format_tb(exc.__traceback__))
-    logger.error("unexpected %s while looking at a watch\n%s", type(exc).__name__, frames)
-
-
-def _reason(exc: CodedError) -> str:
-    """Why a watch was not checked: the failure's `code: sentence`, as tools show it."""
-    return coded_text(exc)
 
 
 # -- small helpers ---------------------------------------------------------------------
@@ -686,13 +589,13 @@ def _label(value: Any, fallback: Any) -> str:
     return _text(value) or one_line(str(fallback), 300)
 
 
-def _now() -> float:
+def utc_now() -> float:
     return datetime.now(timezone.utc).timestamp()
 
 
-def _iso(timestamp: float) -> str:
+def iso_time(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).isoformat(timespec="seconds")
 
 
-async def _blocking(fn: Callable[..., T], *args: Any) -> T:
+async def in_thread(fn: Callable[..., T], *args: Any) -> T:
     return await anyio.to_thread.run_sync(functools.partial(fn, *args))

@@ -56,6 +56,7 @@ from pwc_local.queries import (
     benchmarks,
     citing,
     library,
+    looks,
     papers,
     public,
     reading,
@@ -408,7 +409,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     _bind(
         "whats_new",
-        query=watch.whats_new,
+        query=looks.whats_new,
         needs=("live", "watchlist", "timeout"),
         output=watch_models.WhatsNewResult,
         project=watch_models.whats_new_result,

@@ -14,6 +14,7 @@ tool, prompt or template); what is its own:
     CodedError (pwc_local.failures)   internal_error
     ├── AnswerTooLarge                upstream_error      a hosted tool's answer over 2 MiB
     └── LocalAnswerTooLarge           response_too_large  a local tool's, over 2 MiB
+        └── WatchAnswerTooLarge                           the watch tools' (their own words)
     (elsewhere: catalog.errors.CatalogError ...; config.ConfigError config_error;
     store.library: LibraryError config_error, LibraryReadOnly library_read_only,
     LibraryFull disk_full, LibraryBusy library_busy; store.watchlist.WatchlistBusy)
@@ -70,6 +71,15 @@ class LocalAnswerTooLarge(CodedError):
         "the answer would be larger than the 2 MiB response limit because of what is "
         "stored on this machine (saved papers, their outlines and sections); ask for less: "
         "a smaller limit or max_bytes, or one section at a time."
+    )
+
+
+class WatchAnswerTooLarge(LocalAnswerTooLarge):
+    """A watch tool's answer over 2 MiB: its pages should prevent it, and it takes no limit."""
+
+    sentence = (
+        "the answer would be larger than the 2 MiB response limit, which whats_new's pages "
+        "should prevent; call whats_new again, and report this as a bug."
     )
 
 

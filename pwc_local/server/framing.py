@@ -38,7 +38,7 @@ from pydantic import ValidationError
 
 from pwc_local import contract
 from pwc_local.failures import coded_text
-from pwc_local.server.errors import AnswerTooLarge, LocalAnswerTooLarge
+from pwc_local.server.errors import AnswerTooLarge, LocalAnswerTooLarge, WatchAnswerTooLarge
 from pwc_local.server.hygiene import (
     invalid_message,
     is_encodable,
@@ -55,6 +55,7 @@ MAX_ANSWER_BYTES = 2 * 1024 * 1024
 
 OVERSIZED_ANSWER = coded_text(AnswerTooLarge())
 OVERSIZED_LOCAL_ANSWER = coded_text(LocalAnswerTooLarge())
+OVERSIZED_WATCH_ANSWER = coded_text(WatchAnswerTooLarge())  # no limit or max_bytes to advise
 
 READ_SIZE = 64 * 1024  # bytes asked of stdin per read
 
@@ -363,7 +364,9 @@ def oversized_answer(request_id: RequestId, tool: str | None) -> bytes:
 def _oversized_text(tool: str) -> str:
     """The catalog is to blame only for a hosted tool's answer; a local tool's is local data."""
     entry = contract.BY_NAME.get(tool)
-    return OVERSIZED_ANSWER if entry is None or entry.group == "hosted" else OVERSIZED_LOCAL_ANSWER
+    if entry is None or entry.group == "hosted":
+        return OVERSIZED_ANSWER
+    return OVERSIZED_WATCH_ANSWER if entry.group == "watch" else OVERSIZED_LOCAL_ANSWER
 
 
 def public_error(message: JSONRPCMessage) -> JSONRPCMessage:

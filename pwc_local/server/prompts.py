@@ -50,7 +50,8 @@ def survey_task(task: Annotated[str, Field(description="task name, slug or ID")]
 
 def whats_new_digest() -> str:
     return (
-        "Call whats_new and write a short digest of what changed, grouped by watch: a "
+        "Call whats_new (again with cursor=next_cursor while it gives one) and write a "
+        "short digest of what changed, grouped by watch: a "
         "heading per watch with changes (its name and kind), then one line per change "
         "(model, metric and value, rank or the leader it replaced; the paper's title). "
         "Link each paper: https://arxiv.org/abs/ARXIV_ID when it has an arXiv ID, else "

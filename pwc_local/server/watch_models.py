@@ -60,13 +60,14 @@ class WatchReport(_Strict):
     target: str
     name: str
     previous_look: str
-    status: Literal["changed", "unchanged", "not_checked"]
-    reason: str | None = Field(default=None, description="code: sentence, when not checked")
+    status: Literal["changed", "unchanged", "not_checked", "reset"]
+    reason: str | None = Field(default=None, description="why not checked, or reset")
     changes: list[WatchChange]
-    more: int = Field(description="changes beyond these, not shown")
+    more: int = Field(description="this watch's changes on the next pages")
 
 
 class WhatsNewResult(ToolOutput):
+    next_cursor: str | None = None
     checked_at: str
     watches: list[WatchReport]
 
@@ -114,7 +115,7 @@ def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
     if not result.watches:
         return NO_WATCHES
     lines: list[str] = []
-    counts = {"changed": 0, "unchanged": 0, "not_checked": 0}
+    counts = {"changed": 0, "unchanged": 0, "not_checked": 0, "reset": 0}
     reasons: dict[str, int] = {}
     for report in result.watches:
         counts[report.status] += 1
@@ -124,8 +125,9 @@ def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
             reasons[reason] = reasons.get(reason, 0) + 1
             lines.append(f"{head}: not checked ({reason.partition(':')[0]})")
         elif report.status == "unchanged":
-            note = f" ({shown(report.reason)})" if report.reason else ""
-            lines.append(f"{head}: nothing new{note}")
+            lines.append(f"{head}: nothing new")
+        elif report.status == "reset":
+            lines.append(f"{head}: baseline reset ({shown(report.reason or '')})")
         else:
             lines.append(f"{head}:")
             lines.extend(
@@ -133,8 +135,10 @@ def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
                 for change in report.changes
             )
             if report.more:
-                lines.append(f"  ... and {report.more} more")
+                lines.append(f"  ... and {report.more} more on the next page")
     summary = f"{counts['changed']} changed, {counts['unchanged']} unchanged"
+    if counts["reset"]:
+        summary += f", {counts['reset']} baselines reset"
     if counts["not_checked"]:
         summary += f", {counts['not_checked']} not checked (their baselines stay):"
     lines.append(summary)
@@ -142,6 +146,8 @@ def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
         f"  {reason}" + (f" ({count} watches)" if count > 1 else "")
         for reason, count in reasons.items()
     )
+    if result.next_cursor:
+        lines.append(f"More on the next page: whats_new cursor={result.next_cursor}")
     return "\n".join(lines)
 
 

@@ -196,7 +196,21 @@ def ensure_private_file(path: Path) -> None:
 
     Raises `Unwritable` when the file cannot be opened for writing (a read-only
     mount or file, a full disk), so the caller can fall back to reading it.
+
+    A file that exists already is checked without a descriptor of ours: closing
+    any descriptor of the file drops every POSIX lock this process holds on it
+    (SQLite's connections' included), and another process closing its last
+    connection would then delete the write-ahead log under them: a corrupt library.
     """
+    if os.path.lexists(path):
+        check_private_file(path)
+        if not os.access(path, os.W_OK):
+            try:
+                read_only_mount = bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+            except (OSError, AttributeError):  # no statvfs on Windows
+                read_only_mount = False
+            raise Unwritable(_UNWRITABLE_ERRNOS[errno.EROFS if read_only_mount else errno.EACCES])
+        return
     try:
         fd = private.open_private(path, os.O_RDWR | os.O_CREAT)
     except private.NotPrivate as exc:
@@ -207,7 +221,7 @@ def ensure_private_file(path: Path) -> None:
         raise LibraryError(
             f"cannot open the library database {path}: {exc.strerror or exc}"
         ) from None
-    os.close(fd)
+    os.close(fd)  # no connection of this process to it yet: no lock to drop
 
 
 def check_private_file(path: Path) -> None:
