@@ -28,11 +28,11 @@ SETTINGS = Settings(api_url="http://127.0.0.1:9", tools="hosted")
 # Loaded by the listing thread or the first tools/list or tools/call, never before.
 AFTER_INITIALIZE = {
     "pwc_local.server.bindings",
-    "pwc_local.server.library_models",
+    "pwc_local.present.library",
     "pwc_local.server.listing",
     "pwc_local.present.hosted",
     "pwc_local.present.projections",
-    "pwc_local.server.reading_results",
+    "pwc_local.present.reading",
     "pwc_local.server.tools",
 }
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pwc_local.present.watch import WhatsNewResult, whats_new_text
 from pwc_local.queries.watch import WINDOW, baseline_of, compare
-from pwc_local.server.watch_models import WhatsNewResult, whats_new_text
 
 
 def _result(model: str, value: float, rank: int | None, published: str = "2024-01-01") -> dict:

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 from mcp_types import CallToolResult
 
-from pwc_local.server.watch_models import WatchChange, change_line
+from pwc_local.present.watch import WatchChange, change_line
 from tests.fake_catalog import NEW_PAPER, NewPaper, NewResult
 from tests.installed import LiveSession, serve_module
 

@@ -37,7 +37,7 @@ from pwc_local.config import ConfigError, Settings
 from pwc_local.contract import WATCH_KINDS
 
 if TYPE_CHECKING:
-    from pwc_local.server.watch_models import WhatsNewResult
+    from pwc_local.present.watch import WhatsNewResult
     from pwc_local.store.watchlist import Watchlist
     from pwc_local.upstream.source import CatalogSource
 
@@ -66,8 +66,8 @@ def add(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
     tool takes (a benchmark or task name, slug or ID, a paper reference, an author,
     search words). Adding a watch again keeps it and its baseline.
     """
+    from pwc_local.present.watch import status_line
     from pwc_local.queries.watch import watch as watch_query
-    from pwc_local.server.watch_models import status_line
 
     outcome = _run(
         settings_for(ctx),
@@ -85,8 +85,8 @@ def add(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
 @click.pass_context
 def list_watches(ctx: click.Context, as_json: bool) -> None:
     """List the watches, oldest first."""
+    from pwc_local.present.watch import WatchListResult, watch_list_text
     from pwc_local.queries.watch import SCHEMA_VERSION, watch_list
-    from pwc_local.server.watch_models import WatchListResult, watch_list_text
 
     outcome = _run(settings_for(ctx), lambda _, watchlist: watch_list(watchlist))
     result = WatchListResult.model_validate({"schema_version": SCHEMA_VERSION, **outcome})
@@ -104,8 +104,8 @@ def list_watches(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def remove(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
     """Stop watching TARGET (its name, the words it was added with, or its ID)."""
+    from pwc_local.present.watch import status_line
     from pwc_local.queries.watch import watch as watch_query
-    from pwc_local.server.watch_models import status_line
 
     _run(
         settings_for(ctx),
@@ -127,8 +127,8 @@ def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
     written. Exits 0 whether or not anything changed, 1 when some watch could not
     be checked or the report could not be written.
     """
+    from pwc_local.present.watch import WhatsNewResult
     from pwc_local.queries.looks import deliver_look, look_payload, release_look, take_look
-    from pwc_local.server.watch_models import WhatsNewResult
 
     settings = settings_for(ctx)
 
@@ -153,8 +153,8 @@ def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
 
 def _write_report(result: WhatsNewResult, *, as_json: bool, peek: bool) -> None:
     """The whole report on stdout, flushed: `OSError` when it could not be written."""
+    from pwc_local.present.watch import whats_new_text
     from pwc_local.server.render import printable_json
-    from pwc_local.server.watch_models import whats_new_text
 
     if as_json:
         text = printable_json(result.model_dump(mode="json"), indent=2)

@@ -13,7 +13,7 @@ whose fresh entries would hide a change for minutes, nor the library, whose save
 Markdown would hide a new version. `watchlist` is the store
 (`pwc_local.common.watches`, kept by `pwc_local.store.watchlist`). The tools
 return JSON-able payloads
-(`schema_version` "v1"; the models are `pwc_local.server.watch_models`).
+(`schema_version` "v1"; the models are `pwc_local.present.watch`).
 
 A look at one watch is a snapshot, taken through the catalog query functions:
 

@@ -5,9 +5,9 @@
   stdio transport and its line framing.
 * `bindings`: each contract entry's query function, output model, projection and text;
   `tools`: the one call path over them; `listing`: the compact `tools/list`.
-* `models`, `library_models`, `reading_results`, `watch_models`: the output models;
-  `projections`: catalog payloads into them; `render`, `render_pieces`,
-  `render_generic`, `text`: the text block.
+* the output models, their records and texts are in `pwc_local.present`; `render`,
+  `render_pieces`, `render_generic`, `text`: the hosted profile's text block (Markdown
+  pieces, generic Markdown, the hosted server's sentences) and `record_text`.
 * `resources`, `prompts`, `completions`, `links`, `named`: the rest of the protocol
   surface; `hygiene`, `lenient`: input at the boundary; `errors`: failures as
   `code: sentence`, the only place.

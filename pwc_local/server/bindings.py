@@ -35,9 +35,11 @@ from pwc_local import contract
 from pwc_local.contract import Group, Param, Tool
 from pwc_local.present import benchmarks as shown_benchmarks
 from pwc_local.present import history, projections
+from pwc_local.present import library as shown_library
 from pwc_local.present import papers as shown_papers
 from pwc_local.present import reading as shown_reading
 from pwc_local.present import taxonomy as shown_taxonomy
+from pwc_local.present import watch as shown_watch
 from pwc_local.present.hosted import (
     BenchmarkPage,
     BenchmarkResult,
@@ -66,13 +68,11 @@ from pwc_local.queries import (
 )
 from pwc_local.queries import history as history_queries
 from pwc_local.server import (
-    library_models,
     links,
-    reading_results,
     text,
-    watch_models,
 )
 from pwc_local.server import render_pieces as piece
+from pwc_local.server.errors import error_message
 from pwc_local.server.render import Piece, of_model
 from pwc_local.server.render_generic import generic
 
@@ -351,69 +351,72 @@ TOOLS: tuple[ToolSpec, ...] = (
         "save_papers",
         query=library.save_papers,
         needs=("catalog", "library", "progress"),
-        output=library_models.SavePapersResult,
-        project=library_models.saved_result,
-        text=(library_models.saved_text,),
+        output=shown_library.SavePapersResult,
+        project=lambda answer, _: shown_library.saved_result(answer, error_message),
+        text=(of_model(shown_library.saved_text),),
         links=links.row_links,
     ),
     _bind(
         "list_library",
         query=library.list_library,
         needs=("library",),
-        output=library_models.LibraryPage,
-        project=library_models.library_page,
-        text=(library_models.library_text, piece.next_page()),
+        output=shown_library.LibraryPage,
+        project=shown_library.library_page,
+        text=(of_model(shown_library.library_text), piece.next_page()),
         links=links.row_links,
     ),
     _bind(
         "search_library",
         query=library.search_library,
         needs=("library", "codec"),
-        output=library_models.LibrarySearchResult,
-        project=library_models.search_result,
-        text=(library_models.search_text,),
+        output=shown_library.LibrarySearchResult,
+        project=shown_library.search_result,
+        text=(of_model(shown_library.search_text),),
         links=links.row_links,
     ),
     # -- reading (local additions: read less, cite more) ------------------------------------
     _bind(
         "get_paper_outline",
         query=sections.get_paper_outline,
-        output=reading_results.PaperOutlineResult,
-        project=reading_results.paper_outline,
-        text=(of_model(reading_results.outline_text),),
+        output=shown_reading.PaperOutlineResult,
+        project=shown_reading.paper_outline,
+        text=(of_model(shown_reading.outline_model_text),),
         compact=Presenter(shown_reading.Outline, shown_reading.outline, shown_reading.outline_text),
     ),
     _bind(
         "read_paper_section",
         query=sections.read_paper_section,
         needs=("catalog", "codec"),
-        output=reading_results.PaperSectionResult,
-        project=reading_results.paper_section,
-        text=(of_model(reading_results.section_text),),
+        output=shown_reading.PaperSectionResult,
+        project=shown_reading.paper_section,
+        text=(of_model(shown_reading.section_text),),
     ),
     _bind(
         "cite_paper",
         query=citing.cite_paper,
-        output=reading_results.CitationResult,
-        project=reading_results.citation,
-        text=(of_model(reading_results.citation_text),),
+        output=shown_reading.CitationResult,
+        project=shown_reading.citation,
+        text=(of_model(shown_reading.citation_text),),
     ),
     # -- the watch list (local additions): what changed since the last look ------------------
     _bind(
         "watch",
         query=watch.watch,
         needs=("live", "watchlist"),
-        output=watch_models.WatchListResult,
-        project=watch_models.watch_list_result,
-        text=(watch_models.watch_text,),
+        output=shown_watch.WatchListResult,
+        project=shown_watch.watch_list_result,
+        text=(lambda call: shown_watch.watch_text(call.model, call.arguments),),
     ),
     _bind(
         "whats_new",
         query=looks.whats_new,
         needs=("live", "watchlist", "timeout"),
-        output=watch_models.WhatsNewResult,
-        project=watch_models.whats_new_result,
-        text=(of_model(watch_models.whats_new_text),),
+        output=shown_watch.WhatsNewResult,
+        project=shown_watch.whats_new_result,
+        text=(of_model(shown_watch.whats_new_text),),
+        compact=Presenter(
+            shown_watch.WhatsNew, shown_watch.whats_new_record, shown_watch.whats_new_record_text
+        ),
     ),
     # -- leaderboards through time (local additions) ----------------------------------------
     _bind(

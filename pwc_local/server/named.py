@@ -26,6 +26,8 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pwc_local.present import library as library_models
+from pwc_local.present import reading as reading_results
 from pwc_local.present.hosted import (
     BenchmarkPage,
     BenchmarkResult,
@@ -34,7 +36,6 @@ from pwc_local.present.hosted import (
     PaperReadResult,
     TaskResult,
 )
-from pwc_local.server import library_models, reading_results
 from pwc_local.server.links import info_links, page_links, row_links
 from pwc_local.store.vocabulary import BENCHMARK, PAPER, TASK, Name, Vocabulary
 

@@ -12,6 +12,7 @@ change types, and fields carry descriptions only where the name does not say eno
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -19,8 +20,8 @@ from pydantic import Field
 
 from pwc_local.contract import WatchKind
 from pwc_local.present.hosted import ToolOutput, _Strict
+from pwc_local.present.record import Cell, Record, Table, table_of
 from pwc_local.safe_text import one_line, shown
-from pwc_local.server.render import Call
 
 ChangeType = Literal[
     "new_result", "new_leader", "new_paper", "new_benchmark", "new_version", "new_successor"
@@ -86,6 +87,59 @@ class WatchListResult(ToolOutput):
     limit: int
 
 
+# -- the compact record of whats_new (`pwc_local.present.record`) -----------------------
+
+CHANGE_COLUMNS = (
+    "type",
+    "model",
+    "metric",
+    "value",
+    "rank",
+    "was",
+    "benchmark",
+    "paper",
+    "title",
+    "published",
+    "version",
+)
+
+
+WATCH_COLUMNS = ("kind", "target", "name", "previous_look", "status", "reason", "more")
+
+
+class WhatsNew(Record):
+    """A look: one row per watch (`WATCH_COLUMNS`: `target` only where it is not the name,
+    `previous_look` to the minute) and one row per change, its `watch` the watch's row
+    number (from 1), the columns of `CHANGE_COLUMNS` it has."""
+
+    next_cursor: str | None = None
+    watches: Table | None = None
+    changes: Table | None = None
+
+
+def whats_new_record(result: WhatsNewResult, _answer: Any, _arguments: Any) -> WhatsNew:
+    watches: list[list[Cell]] = []
+    changes: list[list[Cell]] = []
+    for number, report in enumerate(result.watches, start=1):
+        watches.append(
+            [
+                report.kind,
+                report.target if report.target != report.name else None,
+                report.name,
+                _when(report.previous_look).removesuffix(" UTC"),
+                report.status,
+                report.reason,
+                report.more or None,
+            ]
+        )
+        changes += [[number, *change_row(change)] for change in report.changes]
+    return WhatsNew(
+        next_cursor=result.next_cursor,
+        watches=table_of(WATCH_COLUMNS, watches),
+        changes=table_of(("watch", *CHANGE_COLUMNS), changes),
+    )
+
+
 def whats_new_result(answer: dict[str, Any], _arguments: Any = None) -> WhatsNewResult:
     return WhatsNewResult.model_validate(answer)
 
@@ -110,32 +164,42 @@ CHANGE_LABELS = {
 
 
 def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
+    """The text of the whats_new model (the hosted profile): its compact record's text."""
+    return whats_new_record_text(whats_new_record(result, None, None), None)
+
+
+def whats_new_record_text(record: WhatsNew, _shown: Any) -> str:
     """Every watch's head line and its changes, then a count by status and, once each,
     why watches were not checked (one outage would otherwise repeat on every line)."""
-    if not result.watches:
+    if not record.watches:
         return NO_WATCHES
+    by_watch: dict[int, list[dict[str, Cell]]] = {}
+    if record.changes:
+        for row in record.changes.rows:
+            cells = dict(zip(record.changes.columns, row, strict=True))
+            by_watch.setdefault(int(cells["watch"] or 0), []).append(cells)  # type: ignore[arg-type]
     lines: list[str] = []
     counts = {"changed": 0, "unchanged": 0, "not_checked": 0, "reset": 0}
     reasons: dict[str, int] = {}
-    for report in result.watches:
-        counts[report.status] += 1
-        head = f"{shown(report.name)} ({report.kind}, last look {_when(report.previous_look)})"
-        if report.status == "not_checked":
-            reason = one_line(report.reason or "unknown reason", MAX_REASON_CHARS, cut="…")
-            reasons[reason] = reasons.get(reason, 0) + 1
-            lines.append(f"{head}: not checked ({reason.partition(':')[0]})")
-        elif report.status == "unchanged":
+    for number, row in enumerate(record.watches.rows, start=1):
+        look = dict(zip(record.watches.columns, row, strict=True))
+        status, reason = str(look["status"]), look.get("reason")
+        counts[status] += 1
+        head = f"{shown(str(look['name']))} ({look['kind']}, last look {look['previous_look']} UTC)"
+        if status == "not_checked":
+            said = one_line(str(reason or "unknown reason"), MAX_REASON_CHARS, cut="…")
+            reasons[said] = reasons.get(said, 0) + 1
+            lines.append(f"{head}: not checked ({said.partition(':')[0]})")
+        elif status == "unchanged":
             lines.append(f"{head}: nothing new")
-        elif report.status == "reset":
-            lines.append(f"{head}: baseline reset ({shown(report.reason or '')})")
+        elif status == "reset":
+            lines.append(f"{head}: baseline reset ({shown(str(reason or ''))})")
         else:
             lines.append(f"{head}:")
-            lines.extend(
-                f"  {CHANGE_LABELS[change.type]:<13} {change_line(change)}"
-                for change in report.changes
-            )
-            if report.more:
-                lines.append(f"  ... and {report.more} more on the next page")
+            for cells in by_watch.get(number, []):
+                lines.append(f"  {CHANGE_LABELS[str(cells['type'])]:<13} {row_line(cells)}")
+            if look.get("more"):
+                lines.append(f"  ... and {look['more']} more on the next page")
     summary = f"{counts['changed']} changed, {counts['unchanged']} unchanged"
     if counts["reset"]:
         summary += f", {counts['reset']} baselines reset"
@@ -146,8 +210,8 @@ def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
         f"  {reason}" + (f" ({count} watches)" if count > 1 else "")
         for reason, count in reasons.items()
     )
-    if result.next_cursor:
-        lines.append(f"More on the next page: whats_new cursor={result.next_cursor}")
+    if record.next_cursor:
+        lines.append(f"More on the next page: whats_new cursor={record.next_cursor}")
     return "\n".join(lines)
 
 
@@ -161,10 +225,9 @@ def status_line(status: str | None, kind: str, target: str) -> str:
     return f"No longer watching {watched}."
 
 
-def watch_text(call: Call) -> str:
-    """The `watch` tool's text: what it did, then the watch list."""
-    result: WatchListResult = call.model
-    head = status_line(result.status, call.arguments["kind"], call.arguments["target"])
+def watch_text(result: WatchListResult, arguments: Mapping[str, Any]) -> str:
+    """The `watch` tool's text: what it did (to `arguments`' target), then the watch list."""
+    head = status_line(result.status, arguments["kind"], arguments["target"])
     return head + "\n\n" + watch_list_text(result)
 
 
@@ -182,30 +245,57 @@ def watch_list_text(result: WatchListResult, _answer: Any = None) -> str:
     return "\n".join(lines)
 
 
-def change_line(change: WatchChange) -> str:
-    """One change: the model and its value, the benchmark, the paper it comes from."""
-    if change.type == "new_version":
-        return f"the Markdown changed (content version {(change.version or '')[:12]})"
-    parts: list[str] = []
-    if change.model:
-        parts.append(shown(change.model))
-    if change.metric is not None and change.value is not None:
-        parts.append(f"{shown(change.metric)} {change.value:g}")
-    if change.rank is not None:
-        parts.append(f"rank {change.rank}")
+def change_row(change: WatchChange) -> list[Cell]:
+    """One change as a row of `CHANGE_COLUMNS`: the model and its value, what it beat, the
+    benchmark, the paper it comes from, or the new content version (its first 12 digits)."""
+    paper = change.paper
+    was = None
     if change.type == "new_leader" and change.previous_model:
-        was = shown(change.previous_model)
+        was = change.previous_model
         if change.previous_value is not None:
             was += f", {change.previous_value:g}"
-        parts.append(f"(was {was})")
-    if change.benchmark is not None:
-        parts.append(shown(change.benchmark.name))
-    paper = change.paper
-    if paper is not None:
-        label = shown(paper.title or paper.arxiv_id or paper.id or "untitled")
-        extra = ", ".join(shown(bit) for bit in (paper.arxiv_id, paper.published) if bit)
+    return [
+        change.type,
+        change.model,
+        change.metric,
+        change.value,
+        change.rank,
+        was,
+        change.benchmark.name if change.benchmark else None,
+        (paper.arxiv_id or paper.id) if paper else None,
+        paper.title if paper else None,
+        paper.published if paper else None,
+        (change.version or "")[:12] or None,
+    ]
+
+
+def row_line(cells: Mapping[str, Cell]) -> str:
+    """A change row in words: `ViT-G/14  Top-1 Accuracy 90.1  rank 1  (was ...)  Title (...)`."""
+    if cells.get("type") == "new_version":
+        return f"the Markdown changed (content version {cells.get('version') or ''})"
+    parts: list[str] = []
+    if cells.get("model"):
+        parts.append(shown(str(cells["model"])))
+    value = cells.get("value")
+    if cells.get("metric") is not None and isinstance(value, int | float):
+        parts.append(f"{shown(str(cells['metric']))} {value:g}")
+    if cells.get("rank") is not None:
+        parts.append(f"rank {cells['rank']}")
+    if cells.get("was"):
+        parts.append(f"(was {shown(str(cells['was']))})")
+    if cells.get("benchmark"):
+        parts.append(shown(str(cells["benchmark"])))
+    paper, title = cells.get("paper"), cells.get("title")
+    if paper or title:
+        label = shown(str(title or paper or "untitled"))
+        extra = ", ".join(shown(str(bit)) for bit in (paper, cells.get("published")) if bit)
         parts.append(f"{label} ({extra})" if extra else label)
     return "  ".join(parts)
+
+
+def change_line(change: WatchChange) -> str:
+    """One change in words (`row_line` of its row)."""
+    return row_line(dict(zip(CHANGE_COLUMNS, change_row(change), strict=True)))
 
 
 def _when(iso: str) -> str:

@@ -10,6 +10,7 @@ the name does not say enough.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -17,7 +18,6 @@ from pydantic import Field
 
 from pwc_local.present.hosted import ToolOutput, _Strict
 from pwc_local.present.words import clean, count_of, handle, plural
-from pwc_local.server.render import Call
 
 # A search hit's quote in the text: a sentence or so; structuredContent has the whole quote.
 QUOTE_CHARS = 160
@@ -76,9 +76,10 @@ class LibrarySearchResult(ToolOutput):
 # -- projections ---------------------------------------------------------------------
 
 
-def saved_result(outcomes: list[Any], _arguments: Any = None) -> SavePapersResult:
-    from pwc_local.server.errors import error_message
-
+def saved_result(
+    outcomes: list[Any], error_text: Callable[[BaseException], str]
+) -> SavePapersResult:
+    """From `saving` outcomes; `error_text` spells a failed paper's error (`code: sentence`)."""
     rows = [
         SavedRow(
             reference=o.reference,
@@ -87,7 +88,7 @@ def saved_result(outcomes: list[Any], _arguments: Any = None) -> SavePapersResul
             title=o.title or None,
             in_catalog=o.in_catalog,
             markdown_bytes=o.size,
-            error=None if o.error is None else error_message(o.error),
+            error=None if o.error is None else error_text(o.error),
         )
         for o in outcomes
     ]
@@ -129,11 +130,10 @@ def search_result(answer: Any, _arguments: Any = None) -> LibrarySearchResult:
     )
 
 
-# -- text: the pieces of their Markdown (render.py) ---------------------------------------
+# -- text, from the models alone ---------------------------------------
 
 
-def saved_text(call: Call) -> str:
-    result = call.model
+def saved_text(result: SavePapersResult) -> str:
     lines = [f"Saved {result.saved}, already saved {result.already_saved}, failed {result.failed}."]
     for row in result.results:
         if row.status == "failed":
@@ -153,8 +153,7 @@ def literal_reference(reference: str) -> str:
     return f'"{clean(reference, 120)}"'
 
 
-def library_text(call: Call) -> str:
-    page = call.model
+def library_text(page: LibraryPage) -> str:
     if not page.count:
         return "The library is empty; save papers with save_papers."
     if not page.results:  # past the end: say where the pages end
@@ -171,9 +170,8 @@ def library_text(call: Call) -> str:
     return "\n".join([head, *rows])
 
 
-def search_text(call: Call) -> str:
+def search_text(result: LibrarySearchResult) -> str:
     """`search_library`: hits grouped by paper, each with its section, quote and cursor."""
-    result = call.model
     if not result.count:
         return (
             "No passage of a saved or previously read paper matches; save papers with "
