@@ -200,7 +200,7 @@ SectionName = Kind(
     str, min_length=1, max_length=500, description="section id from get_paper_outline, or heading"
 )
 Cursor = Kind(str | None, description="next_cursor of the previous read_paper result")
-LookCursor = Kind(str | None, max_length=64, description="next_cursor of the previous whats_new")
+LookCursor = Kind(str | None, max_length=64)  # the description says: pass next_cursor as cursor
 
 _PAPER = "paper = arXiv ID, catalog ID, arXiv/Hugging Face/Papers With Code URL, or exact title."
 

@@ -153,7 +153,7 @@ def test_outline_of_the_big_paper_has_exact_byte_offsets(session: Session) -> No
 
 
 def test_a_section_by_the_name_a_person_uses_as_the_readme_shows(session: Session) -> None:
-    # README, "Tools": the title is the only H1, so "2 Key ideas" is s1.3.
+    # The title is the only H1, so "2 Key ideas" is s1.3.
     outline = session.ok("get_paper_outline", paper=ATTENTION_ARXIV_ID)
     ids = {s["heading"]: s["id"] for s in outline["sections"]}
     assert ids["Attention Is All You Need"] == "s1" and ids["Abstract"] == "s1.1"

@@ -67,12 +67,14 @@ def output_model_of(fn: Callable[..., Any]) -> type[BaseModel] | None:
 def output_schema(model: type[BaseModel], versioned: bool = True) -> dict[str, Any]:
     """The compact output schema of `model` (cached; treat the result as read-only).
 
-    `versioned=False`: without `schema_version`, which the compact profile does not send.
+    `versioned=False` (the compact profile): without `schema_version`, which it does not
+    send, nor `additionalProperties`, as its records (`pwc_local.present.record`).
     """
     schema = compact_output_schema(model.model_json_schema())
-    if not versioned and "schema_version" in schema.get("properties", {}):
+    if not versioned:
         properties = {k: v for k, v in schema["properties"].items() if k != "schema_version"}
-        schema = {**schema, "properties": properties}
+        schema = {k: v for k, v in schema.items() if k != "additionalProperties"}
+        schema["properties"] = properties
     return schema
 
 
