@@ -126,7 +126,7 @@ def same_entry(
     target: ClientTarget, existing: Mapping[str, Any], wanted: Mapping[str, Any]
 ) -> bool:
     """Whether the managed fields agree (a missing `args` or `env` counts as empty)."""
-    defaults: dict[str, Any] = {"args": [], "env": {}}
+    defaults: dict[str, Any] = {"args": [], target.env_key: {}}
     return all(
         existing.get(key, defaults.get(key)) == wanted.get(key, defaults.get(key))
         for key in target.managed_keys

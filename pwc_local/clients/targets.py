@@ -11,6 +11,10 @@ Formats:
   `context_servers`); strict JSON for the Claude apps (which parse with a plain
   JSON parser), JSONC for the editors (which accept comments and trailing commas);
 * TOML for Codex, one `[mcp_servers.NAME]` table per server.
+
+Most entries are `command`, `args` and `env`; opencode's is one `command` array and
+an `environment` (`joined_command`, `env_key`). Above each target, a comment names
+the page that documents its file, key and entry.
 """
 
 from __future__ import annotations
@@ -111,20 +115,29 @@ class ClientTarget:
     # A terminal program (Claude Code, Codex) starts servers with the shell's PATH; a
     # desktop application with the system's. `doctor` starts entries the same way.
     shell_path: bool = False
+    # The entry's environment field, and whether `command` is one array with the args.
+    env_key: str = "env"
+    joined_command: bool = False
+    # What the client does with the entry that `install` must say (Gemini's trust).
+    notice: str = ""
 
     def render(self, entry: ServerEntry) -> dict[str, Any]:
         """The client's entry for `entry`: fixed fields, command, args, and env if any."""
         rendered: dict[str, Any] = dict(self.extra)
-        rendered["command"] = entry.command
-        rendered["args"] = list(entry.args)
+        if self.joined_command:
+            rendered["command"] = [entry.command, *entry.args]
+        else:
+            rendered["command"] = entry.command
+            rendered["args"] = list(entry.args)
         if entry.env:
-            rendered["env"] = dict(entry.env)
+            rendered[self.env_key] = dict(entry.env)
         return rendered
 
     @property
     def managed_keys(self) -> tuple[str, ...]:
         """The entry fields we own; any other field of an existing entry is kept."""
-        return (*self.extra, "command", "args", "env")
+        command = ("command",) if self.joined_command else ("command", "args")
+        return (*self.extra, *command, self.env_key)
 
 
 def claude_desktop_path(host: Host) -> Path:
@@ -182,9 +195,43 @@ def codex_path(host: Host) -> Path:
     return host.env_path("CODEX_HOME", host.home / ".codex") / "config.toml"
 
 
+def vscode_storage(host: Host) -> Path:
+    """VS Code's `User/globalStorage`, where extensions keep their files."""
+    return vscode_path(host).parent / "globalStorage"
+
+
+def opencode_path(host: Host) -> Path:
+    """opencode's global config: `opencode.jsonc` when that is the file there, else
+    `opencode.json`, in `~/.config/opencode` (`$XDG_CONFIG_HOME` on every system)."""
+    folder = host.xdg_config / "opencode"
+    jsonc = folder / "opencode.jsonc"
+    return (
+        jsonc
+        if jsonc.is_file() and not (folder / "opencode.json").is_file()
+        else (folder / "opencode.json")
+    )
+
+
+def goose_path(host: Host) -> Path:
+    """Goose's `config.yaml`: `%APPDATA%\\Block\\goose\\config` on Windows, else
+    `~/.config/goose`."""
+    if host.system == WINDOWS:
+        return host.appdata / "Block" / "goose" / "config" / "config.yaml"
+    return host.xdg_config / "goose" / "config.yaml"
+
+
+GEMINI_TRUST = (
+    "Gemini CLI starts this server only in folders you trust: elsewhere `gemini mcp list` "
+    "shows it Disabled and sessions (`gemini -p` too) run without its tools, silently. "
+    "Trust a folder at Gemini's prompt there, with `/permissions trust [DIR]` in a "
+    "session, or for one session with `gemini --skip-trust`."
+)
+
+
 TARGETS: dict[str, ClientTarget] = {
     target.id: target
     for target in (
+        # Each comment names where the client documents the file, key and entry shape.
         ClientTarget(
             "claude-desktop",
             "Claude Desktop",
@@ -237,6 +284,7 @@ TARGETS: dict[str, ClientTarget] = {
             "toml",
             ("mcp_servers",),
             codex_path,
+            project_path=lambda d: d / ".codex" / "config.toml",  # read in trusted projects
             reload_hint="New Codex sessions see the change.",
             shell_path=True,
         ),
@@ -248,6 +296,76 @@ TARGETS: dict[str, ClientTarget] = {
             zed_path,
             extra={"source": "custom"},
             reload_hint="Zed applies settings.json changes by itself.",
+        ),
+        # geminicli.com/docs/tools/mcp-server: `mcpServers` in ~/.gemini/settings.json or a
+        # project's .gemini/settings.json; command, args, env. It strips comments.
+        ClientTarget(
+            "gemini",
+            "Gemini CLI",
+            "jsonc",
+            ("mcpServers",),
+            lambda host: host.home / ".gemini" / "settings.json",
+            project_path=lambda d: d / ".gemini" / "settings.json",
+            reload_hint="New Gemini CLI sessions see the change (`gemini mcp list` lists it).",
+            shell_path=True,
+            notice=GEMINI_TRUST,
+        ),
+        # opencode.ai/docs/mcp-servers and /docs/config: `mcp` in opencode.json(c),
+        # global in ~/.config/opencode, or at a project's root; "type": "local", one
+        # "command" array, "environment", "enabled".
+        ClientTarget(
+            "opencode",
+            "opencode",
+            "jsonc",
+            ("mcp",),
+            opencode_path,
+            project_path=lambda d: d / "opencode.json",
+            extra={"type": "local", "enabled": True},
+            reload_hint="New opencode sessions see the change (`opencode mcp list` lists it).",
+            shell_path=True,
+            env_key="environment",
+            joined_command=True,
+        ),
+        # docs.cline.bot/mcp/configuring-mcp-servers: `mcpServers` in
+        # cline_mcp_settings.json, the extension's settings in VS Code's global storage
+        # (Cline's CLI keeps its own in ~/.cline/data/settings: use --file there).
+        ClientTarget(
+            "cline",
+            "Cline",
+            "json",
+            ("mcpServers",),
+            lambda host: (
+                vscode_storage(host)
+                / "saoudrizwan.claude-dev"
+                / "settings"
+                / "cline_mcp_settings.json"
+            ),
+            extra={"disabled": False},
+            reload_hint="Cline reloads the file by itself; its MCP Servers panel shows the server.",
+        ),
+        # lmstudio.ai/docs/app/mcp: ~/.lmstudio/mcp.json (%USERPROFILE% on Windows),
+        # Cursor's `mcpServers` notation.
+        ClientTarget(
+            "lmstudio",
+            "LM Studio",
+            "json",
+            ("mcpServers",),
+            lambda host: host.home / ".lmstudio" / "mcp.json",
+            reload_hint="LM Studio lists the server under Program > Integrations.",
+        ),
+        # docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers:
+        # `mcpServers` in ~/.copilot/mcp-config.json ($COPILOT_HOME), per repository in
+        # .github/mcp.json; "type": "local", command, args, env, "tools": ["*"].
+        ClientTarget(
+            "copilot",
+            "GitHub Copilot CLI",
+            "json",
+            ("mcpServers",),
+            lambda host: host.env_path("COPILOT_HOME", host.home / ".copilot") / "mcp-config.json",
+            project_path=lambda d: d / ".github" / "mcp.json",
+            extra={"type": "local", "tools": ["*"]},
+            reload_hint="New Copilot CLI sessions see the change (`/mcp show` lists it).",
+            shell_path=True,
         ),
     )
 }
