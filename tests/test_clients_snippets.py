@@ -25,6 +25,7 @@ FILES = {
     "cline": "cline.json",
     "lmstudio": "lmstudio.json",
     "copilot": "copilot.json",
+    "goose": "goose.yaml",
 }
 
 

@@ -118,7 +118,7 @@ def entry_program(entry: Any) -> str | None:
     """The program a client entry runs, in any client's shape (None when it has none)."""
     if not isinstance(entry, dict):
         return None
-    command = entry.get("command")
+    command = entry.get("command", entry.get("cmd"))  # Goose: "cmd"
     if isinstance(command, dict):  # older Zed: "command": {"path": ..., "args": [...]}
         command = command.get("path")
     if isinstance(command, list):  # opencode: "command": [program, *args]
@@ -139,10 +139,10 @@ def entry_args(entry: Any) -> list[str]:
 
 
 def entry_env(entry: Any) -> dict[str, str]:
-    """The environment a client entry adds (`env`, opencode's `environment`)."""
+    """The environment a client entry adds (`env`; opencode's `environment`, Goose's `envs`)."""
     if not isinstance(entry, dict):
         return {}
-    env = entry.get("env", entry.get("environment"))
+    env = entry.get("env", entry.get("environment", entry.get("envs")))
     command = entry.get("command")
     if isinstance(command, dict):
         env = command.get("env", env)

@@ -10,7 +10,8 @@ Formats:
 * JSON with an object of servers under one key (`mcpServers`, `servers`,
   `context_servers`); strict JSON for the Claude apps (which parse with a plain
   JSON parser), JSONC for the editors (which accept comments and trailing commas);
-* TOML for Codex, one `[mcp_servers.NAME]` table per server.
+* TOML for Codex, one `[mcp_servers.NAME]` table per server;
+* YAML for Goose, one entry per extension under `extensions` (`clients/yamlblock.py`).
 
 Most entries are `command`, `args` and `env`; opencode's is one `command` array and
 an `environment` (`joined_command`, `env_key`). Above each target, a comment names
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pwc_local.clients.entry import ServerEntry
+from pwc_local.clients.entry import DEFAULT_NAME, ServerEntry
 
 WINDOWS, MACOS, LINUX = "windows", "macos", "linux"
 
@@ -106,7 +107,7 @@ class ClientTarget:
 
     id: str
     title: str
-    format: str  # "json", "jsonc" or "toml"
+    format: str  # "json", "jsonc", "toml" or "yaml"
     container: tuple[str, ...]
     user_path: Callable[[Host], Path]
     project_path: Callable[[Path], Path] | None = None
@@ -115,19 +116,24 @@ class ClientTarget:
     # A terminal program (Claude Code, Codex) starts servers with the shell's PATH; a
     # desktop application with the system's. `doctor` starts entries the same way.
     shell_path: bool = False
-    # The entry's environment field, and whether `command` is one array with the args.
+    # The entry's program and environment fields, whether `command` is one array with
+    # the args, and the field (if any) that repeats the entry's name (Goose's `name`).
+    command_key: str = "command"
     env_key: str = "env"
     joined_command: bool = False
+    name_key: str = ""
     # What the client does with the entry that `install` must say (Gemini's trust).
     notice: str = ""
 
-    def render(self, entry: ServerEntry) -> dict[str, Any]:
-        """The client's entry for `entry`: fixed fields, command, args, and env if any."""
+    def render(self, entry: ServerEntry, name: str = DEFAULT_NAME) -> dict[str, Any]:
+        """The client's entry `name` for `entry`: fixed fields, command, args, env if any."""
         rendered: dict[str, Any] = dict(self.extra)
+        if self.name_key:
+            rendered[self.name_key] = name
         if self.joined_command:
-            rendered["command"] = [entry.command, *entry.args]
+            rendered[self.command_key] = [entry.command, *entry.args]
         else:
-            rendered["command"] = entry.command
+            rendered[self.command_key] = entry.command
             rendered["args"] = list(entry.args)
         if entry.env:
             rendered[self.env_key] = dict(entry.env)
@@ -136,8 +142,9 @@ class ClientTarget:
     @property
     def managed_keys(self) -> tuple[str, ...]:
         """The entry fields we own; any other field of an existing entry is kept."""
-        command = ("command",) if self.joined_command else ("command", "args")
-        return (*self.extra, *command, self.env_key)
+        command = (self.command_key,) if self.joined_command else (self.command_key, "args")
+        named = (self.name_key,) if self.name_key else ()
+        return (*self.extra, *named, *command, self.env_key)
 
 
 def claude_desktop_path(host: Host) -> Path:
@@ -366,6 +373,26 @@ TARGETS: dict[str, ClientTarget] = {
             extra={"type": "local", "tools": ["*"]},
             reload_hint="New Copilot CLI sessions see the change (`/mcp show` lists it).",
             shell_path=True,
+        ),
+        # block.github.io/goose/docs/guides/config-files: `extensions` in
+        # ~/.config/goose/config.yaml (Windows %APPDATA%\Block\goose\config); an entry
+        # is enabled, type stdio, name, cmd, args, envs, timeout (seconds).
+        ClientTarget(
+            "goose",
+            "Goose",
+            "yaml",
+            ("extensions",),
+            goose_path,
+            extra={
+                "enabled": True,
+                "type": "stdio",
+                "description": "Papers With Code catalog (pwc-mcp-local)",
+                "timeout": 300,
+            },
+            reload_hint="New Goose sessions load the extension (`goose info -v` shows the file).",
+            command_key="cmd",
+            env_key="envs",
+            name_key="name",
         ),
     )
 }

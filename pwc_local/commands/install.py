@@ -148,7 +148,7 @@ def install(
     """Register pwc-mcp-local with an MCP client.
 
     CLIENT is one of: claude-desktop, claude-code, vscode, cursor, windsurf, codex,
-    zed, gemini, opencode, cline, lmstudio, copilot, or `print` to print an entry for
+    zed, gemini, opencode, cline, lmstudio, copilot, goose, or `print` to print an entry for
     any other client (`--for CLIENT`: in that client's shape). The entry runs this
     installation by its absolute path; in a project's shared file (--project) it runs
     `pwc-mcp-local` by name, which must then be on the team's PATH. Other servers and
@@ -180,7 +180,7 @@ def install(
     if secrets:
         _refuse_secrets(secrets, path, allow_secret, shared=scope.portable, via_cli=via_cli)
     entry = entry_for(env, portable=scope.portable)
-    wanted = target.render(entry)
+    wanted = target.render(entry, name)
     change = _plan(
         lambda: plan_install(target, path, name, wanted, force=force, private=bool(secrets))
     )
@@ -304,7 +304,7 @@ def _print_entry(name: str, entry: ServerEntry, target: ClientTarget | None) -> 
     """The entry as `mcpServers` JSON, which most clients read; with `target`, exactly
     what `install` would write into an empty file of that client's."""
     if target is not None:
-        text = ConfigDocument(target, None).with_entry(name, target.render(entry))
+        text = ConfigDocument(target, None).with_entry(name, target.render(entry, name))
         click.echo(text.rstrip("\n"))
     else:
         rendered: dict[str, object] = {"command": entry.command, "args": list(entry.args)}
