@@ -16,6 +16,11 @@ in an untrusted folder and then in a trusted one (`trustedFolders.json`, what
 `/permissions trust` writes). Codex and Copilot CLI list without starting a server,
 so for them the listing shows only that the client read the entry.
 
+`--codex-approvals` adds what `install codex --approve-writes` is for: Codex runs
+the scripted session of `real_clients.py` under `codex exec` with approval "never"
+and no bypass flag, once as `install codex` leaves it and once with
+`--approve-writes`, and the table says what the model got from each tool that writes.
+
 The listing runs inside `unshare --net` with only loopback up, as `real_clients.py`
 does (unless `--no-isolate`). It is a benchmark, not a test: the clients weigh
 1.3 GB; it prints a table and asserts nothing.
@@ -31,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -235,6 +241,63 @@ def _config_file(target: str, env: dict[str, str]) -> Path:
     return TARGETS[target].user_path(host)
 
 
+WRITING = ("save_papers", "watch", "whats_new")
+
+
+def codex_approvals(clients_dir: Path, server: str, base: Path) -> str:
+    """Codex's `exec` with approval "never", without and with `--approve-writes`: what
+    the model received from each tool that writes, as a Markdown table."""
+    from benchmarks.real_clients import run_client as run_scripted
+    from benchmarks.real_clients_api import ScriptedApi
+    from benchmarks.real_clients_setup import SERVER_NAME, codex
+    from tests.fake_catalog.server import FakeCatalog
+
+    def prepare(approve: bool) -> Callable[[Scratch], tuple[list[str], dict[str, str]]]:
+        def setup(scratch: Scratch) -> tuple[list[str], dict[str, str]]:
+            argv, env = codex(scratch)  # config.toml, then `install codex`
+            if approve:
+                flags = [f"--env={k}={v}" for k, v in scratch.server_env().items()]
+                install = [server, "install", "codex", "--name", SERVER_NAME]
+                subprocess.run(
+                    [*install, "--approve-writes", "--force", *flags],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                    timeout=120,
+                )
+            return [a for a in argv if a != "--dangerously-bypass-approvals-and-sandbox"], env
+
+        return setup
+
+    binary = clients_dir / "node_modules" / ".bin" / "codex"
+    lines = ["| `install codex` | " + " | ".join(f"`{t}`" for t in WRITING) + " |"]
+    lines.append("| --- |" + " --- |" * len(WRITING))
+    fake = FakeCatalog().start()
+    try:
+        with ScriptedApi() as api:
+            for approve in (False, True):
+                label = "--approve-writes" if approve else "(no flag)"
+                client = Client("codex", "Codex", "@openai/codex", "codex", prepare(approve))
+                scratch = Scratch(base / f"codex-{approve}", api.url, fake.api_url, server)
+                model, outcome = run_scripted(client, binary, api, scratch, 300.0)
+                cells = []
+                for tool in WRITING:
+                    got = [r for r in model.received.values() if r.call.tool == tool]
+                    if not got:
+                        cells.append("never reached the model")
+                        continue
+                    text = " ".join(got[0].payload.split())
+                    text = text.split("Output: ", 1)[-1][:60].replace("|", "/")  # Codex's prefix
+                    refused = "requires approval" in text
+                    cells.append(("refused: " if refused else "ran: ") + f"`{text}`")
+                if outcome.error:
+                    cells[-1] += f" ({outcome.error[:60]})"
+                lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    finally:
+        fake.stop()
+    return "\n".join(lines)
+
+
 def render(rows: list[Row]) -> str:
     lines = [
         "| client | version | entry | client's listing | doctor | agree |",
@@ -275,6 +338,7 @@ def main() -> None:
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--no-isolate", action="store_true")
     parser.add_argument("--keep", type=Path, help="keep each client's scratch directory here")
+    parser.add_argument("--codex-approvals", action="store_true", help="also run codex exec")
     args = parser.parse_args()
     keys = [k.strip() for k in args.clients.split(",") if k.strip()]
     unknown = [k for k in keys if k not in LISTINGS]
@@ -311,7 +375,15 @@ def main() -> None:
                 title = f"{client.title} ({label_})" if label_ else client.title
                 agree = agreement(listed, doctor, starts, name)
                 rows.append(Row(title, versions.get(key, ""), name, listed, doctor, agree))
-    table = render(rows)
+        table = render(rows)
+        if args.codex_approvals:
+            print("codex exec, approval never ...", file=sys.stderr, flush=True)
+            approvals = codex_approvals(args.clients_dir, args.server, base)
+            table += (
+                '\n\n`codex exec` with approval "never" and no bypass flag, running the '
+                "scripted session of `real_clients.py`: what the model got from each tool "
+                "that writes.\n\n" + approvals
+            )
     print(table)
     if args.write_docs:
         when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
