@@ -2,7 +2,7 @@
 
     python benchmarks/client_listings.py [--server COMMAND] [--clients-dir DIR]
         [--clients claude-code,gemini,codex,opencode,copilot] [--write-docs]
-        [--keep DIR] [--no-isolate]
+        [--codex-approvals] [--gemini-trust] [--keep DIR] [--no-isolate]
 
 For each client installed from the npm registry into `--clients-dir` (the same
 prefix as `real_clients.py`, installed by `real_clients_setup.install_clients` only
@@ -20,6 +20,10 @@ so for them the listing shows only that the client read the entry.
 the scripted session of `real_clients.py` under `codex exec` with approval "never"
 and no bypass flag, once as `install codex` leaves it and once with
 `--approve-writes`, and the table says what the model got from each tool that writes.
+`--gemini-trust` runs the same session under `gemini -p` on the entry `install gemini`
+writes: in an untrusted folder, a trusted one, trusted with `--approval-mode yolo`,
+and with the entry's own `"trust": true`; the table counts the tools the model was
+offered and the results it got (what `install gemini` and `doctor` tell).
 
 The listing runs inside `unshare --net` with only loopback up, as `real_clients.py`
 does (unless `--no-isolate`). It is a benchmark, not a test: the clients weigh
@@ -298,6 +302,75 @@ def codex_approvals(clients_dir: Path, server: str, base: Path) -> str:
     return "\n".join(lines)
 
 
+def gemini_trust(clients_dir: Path, server: str, base: Path) -> str:
+    """Gemini CLI's `-p` on the entry `install gemini` writes: in an untrusted folder,
+    in a trusted one, and trusted with `--approval-mode yolo`; how many of our tools
+    the model was offered and how many results it got, as a Markdown table."""
+    from benchmarks.real_clients import run_client as run_scripted
+    from benchmarks.real_clients_api import ScriptedApi, match_tool
+    from benchmarks.real_clients_setup import PROMPT
+    from pwc_local.contract import TOOLS
+    from tests.fake_catalog.server import FakeCatalog
+
+    def prepare(
+        trusted: bool, yolo: bool, entry_trust: bool
+    ) -> Callable[[Scratch], tuple[list[str], dict[str, str]]]:
+        def setup(scratch: Scratch) -> tuple[list[str], dict[str, str]]:
+            scratch.install("gemini")  # the entry exactly as install writes it
+            settings_file = scratch.home / ".gemini" / "settings.json"
+            settings = json.loads(settings_file.read_text())
+            if entry_trust:  # Gemini's own per-server switch: no confirmations for it
+                settings["mcpServers"]["pwc-local"]["trust"] = True
+            settings.update(
+                security={"auth": {"selectedType": "gemini-api-key"}},
+                privacy={"usageStatisticsEnabled": False},
+                telemetry={"enabled": False},
+                general={"disableAutoUpdate": True, "disableUpdateNag": True},
+            )
+            settings_file.write_text(json.dumps(settings, indent=2))
+            if trusted:
+                trust = scratch.home / ".gemini" / "trustedFolders.json"
+                trust.write_text(json.dumps({str(scratch.work): "TRUST_FOLDER"}))
+            env = dict(
+                scratch.base_env(),
+                GEMINI_API_KEY="scripted",
+                GOOGLE_GEMINI_BASE_URL=scratch.api_url,
+                GEMINI_CLI_NO_RELAUNCH="true",
+            )
+            return ["-p", PROMPT, *(["--approval-mode", "yolo"] if yolo else [])], env
+
+        return setup
+
+    binary = clients_dir / "node_modules" / ".bin" / "gemini"
+    lines = ["| folder, approval | our tools offered | results the model got |"]
+    lines.append("| --- | --- | --- |")
+    fake = FakeCatalog().start()
+    try:
+        with ScriptedApi() as api:
+            variants = ((False, False, False), (True, False, False), (True, True, False))
+            for trusted, yolo, entry_trust in (*variants, (True, False, True)):
+                label = "trusted" if trusted else "untrusted"
+                label += ", `--approval-mode yolo`" if yolo else ", default approval"
+                label += ', entry `"trust": true`' if entry_trust else ""
+                setup = prepare(trusted, yolo, entry_trust)
+                client = Client("gemini", "Gemini CLI", "", "gemini", setup)
+                name = f"gemini-{trusted:d}{yolo:d}{entry_trust:d}"
+                scratch = Scratch(base / name, api.url, fake.api_url, server)
+                model, outcome = run_scripted(client, binary, api, scratch, 300.0)
+                offered = sum(bool(match_tool(t.name, model.offered)) for t in TOOLS)
+                got = sum(not r.error for r in model.received.values())
+                said = next((line for line in outcome.log if "trusted" in line), outcome.error)
+                note = (
+                    f" (exit {outcome.exit_code}: {said.split('. ')[0]})"
+                    if said and not got
+                    else ""
+                )
+                lines.append(f"| {label} | {offered} of {len(TOOLS)} | {got}{note} |")
+    finally:
+        fake.stop()
+    return "\n".join(lines)
+
+
 def render(rows: list[Row]) -> str:
     lines = [
         "| client | version | entry | client's listing | doctor | agree |",
@@ -339,6 +412,7 @@ def main() -> None:
     parser.add_argument("--no-isolate", action="store_true")
     parser.add_argument("--keep", type=Path, help="keep each client's scratch directory here")
     parser.add_argument("--codex-approvals", action="store_true", help="also run codex exec")
+    parser.add_argument("--gemini-trust", action="store_true", help="also run gemini -p")
     args = parser.parse_args()
     keys = [k.strip() for k in args.clients.split(",") if k.strip()]
     unknown = [k for k in keys if k not in LISTINGS]
@@ -383,6 +457,13 @@ def main() -> None:
                 '\n\n`codex exec` with approval "never" and no bypass flag, running the '
                 "scripted session of `real_clients.py`: what the model got from each tool "
                 "that writes.\n\n" + approvals
+            )
+        if args.gemini_trust:
+            print("gemini -p, untrusted and trusted ...", file=sys.stderr, flush=True)
+            table += (
+                "\n\n`gemini -p` running the scripted session on the entry `install gemini` "
+                "writes, with nothing else set:\n\n"
+                + gemini_trust(args.clients_dir, args.server, base)
             )
     print(table)
     if args.write_docs:

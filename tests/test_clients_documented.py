@@ -268,6 +268,12 @@ def test_gemini_install_and_doctor_say_how_to_trust_the_folder(home: Path):
     check = next(c for c in check_clients(host, spawn=False) if c.name == "gemini")
     assert check.status == "ok"
     assert any("--skip-trust" in note for note in check.notes)
+    # `"trust": true`, which the notice says to add by hand, is kept by a later install.
+    path = home / ".gemini" / "settings.json"
+    path.write_text(path.read_text().replace('"args": []', '"args": [], "trust": true'))
+    assert "Nothing to do" in run("install", "gemini").output
+    assert run("install", "gemini", "--env", "A=1", "--force").exit_code == 0
+    assert servers("gemini", path)["pwc-local"]["trust"] is True
 
 
 WRITING = [t.name for t in contract.TOOLS if not t.hints.get("read_only_hint", False)]

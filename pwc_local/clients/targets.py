@@ -229,9 +229,11 @@ def goose_path(host: Host) -> Path:
 
 GEMINI_TRUST = (
     "Gemini CLI starts this server only in folders you trust: elsewhere `gemini mcp list` "
-    "shows it Disabled and sessions (`gemini -p` too) run without its tools, silently. "
-    "Trust a folder at Gemini's prompt there, with `/permissions trust [DIR]` in a "
-    "session, or for one session with `gemini --skip-trust`."
+    "shows it Disabled and `gemini -p` refuses to run. Trust a folder at Gemini's prompt "
+    "there, with `/permissions trust [DIR]` in a session, or for one run with "
+    "`gemini --skip-trust`. Even then `gemini -p` offers none of its tools unless run with "
+    '`--approval-mode yolo` or the entry has `"trust": true` (add it by hand; install '
+    "keeps it), which skips Gemini's confirmations for this server."
 )
 
 
