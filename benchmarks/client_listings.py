@@ -114,7 +114,7 @@ def state_in(listing: str, name: str, key: str) -> str:
         return "not listed"
     for line in text.splitlines():  # claude, gemini: "NAME: command - STATE"
         if re.search(rf"(^|\s){re.escape(name)}:", line):
-            state = line.rsplit(" - ", 1)[-1].lstrip("✓✔✗✘ ")
+            state = line.rsplit(" - ", 1)[-1].lstrip("✓✔✗✘⏸ ")
             return state.split(" — ")[0].strip()  # Claude Code adds the spawn error
     return "not listed"
 
@@ -237,6 +237,45 @@ def _program(server: str, env: dict[str, str]) -> str:
     )
     document, _ = json.JSONDecoder().raw_decode(done.stdout.lstrip())
     return str(document["mcpServers"]["pwc-local"]["command"])
+
+
+def run_project(key: str, binary: Path, server: str, root: Path) -> str:
+    """`install KEY --project DIR` in a git checkout, the folder trusted as its
+    `--project` notice says (Claude Code's approval is left undone), then the client's
+    listing there: its state for `pwc-local`."""
+    scratch = Scratch(root, "http://127.0.0.1:9", "http://127.0.0.1:9/api/v1", server)
+    work = scratch.work
+    work.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True, timeout=60)
+    argv, _, extra = LISTINGS[key]
+    env = dict(scratch.base_env(), **extra)
+    # A project entry runs `pwc-mcp-local` by name: this installation's on the PATH.
+    env["PATH"] = f"{Path(server).parent}{os.pathsep}{env.get('PATH', '')}"
+    subprocess.run(
+        [server, "install", key, "--project", str(work)],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    home = scratch.home
+    if key == "gemini":
+        _write(home / ".gemini" / "trustedFolders.json", {str(work): "TRUST_FOLDER"})
+    elif key == "copilot":
+        _write(home / ".copilot" / "config.json", {"trusted_folders": [str(work)]})
+    elif key == "codex":
+        config = home / ".codex" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(f'[projects.{json.dumps(str(work))}]\ntrust_level = "trusted"\n')
+    done = subprocess.run(
+        [str(binary), *argv], env=env, cwd=work, capture_output=True, text=True, timeout=180
+    )
+    return state_in(done.stdout + done.stderr, GOOD, key)
+
+
+def _write(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value))
 
 
 def _config_file(target: str, env: dict[str, str]) -> Path:
@@ -390,7 +429,9 @@ def docs_section(table: str, label: str, when: str, network: str) -> str:
         f"Each client installed from npm, `install CLIENT` in a scratch HOME, then the "
         f"client's own listing; `{BROKEN}` is the same entry with a program that does not "
         f"exist. Codex and Copilot CLI list without starting servers (their state is what "
-        f"they read); the others start each entry.\n\n{table}\n"
+        f"they read); the others start each entry. A `--project` row trusts the folder as "
+        f"`install`'s notice says (Claude Code's one-time approval is left undone).\n\n"
+        f"{table}\n"
     )
 
 
@@ -449,6 +490,14 @@ def main() -> None:
                 title = f"{client.title} ({label_})" if label_ else client.title
                 agree = agreement(listed, doctor, starts, name)
                 rows.append(Row(title, versions.get(key, ""), name, listed, doctor, agree))
+            if TARGETS[key].project_path is not None:
+                try:
+                    listed = run_project(key, binary, args.server, base / f"{key}-project")
+                except (OSError, subprocess.SubprocessError) as error:
+                    listed = str(error)[:120]
+                title = f"{client.title} (`--project`, folder trusted)"
+                note = "(project files are not doctor's)"
+                rows.append(Row(title, versions.get(key, ""), GOOD, listed, note, "-"))
         table = render(rows)
         if args.codex_approvals:
             print("codex exec, approval never ...", file=sys.stderr, flush=True)

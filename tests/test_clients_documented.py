@@ -317,10 +317,20 @@ def test_project_files_of_the_new_clients(home: Path, tmp_path: Path):
         "copilot": ".github/mcp.json",
         "codex": ".codex/config.toml",
     }
+    trust = {  # what each client wants before it reads a project's file
+        "gemini": "/permissions trust",
+        "opencode": None,
+        "copilot": "only in a folder you trust",
+        "codex": 'trust_level = "trusted"',
+    }
     for client, relative in expected.items():
         result = run("install", client, "--project", str(project))
         assert result.exit_code == 0, result.output
         assert "pwc-mcp-local" in (project / relative).read_text()
+        said = trust[client]
+        assert said is None or said in result.output, client
+    user_level = run("install", "codex").output
+    assert "trust_level" not in user_level  # the project notice is for --project only
     for client in ("cline", "lmstudio", "goose"):
         refused = CliRunner().invoke(main, ["install", client, "--project", str(project)])
         assert refused.exit_code == 2 and "no project-level" in refused.output

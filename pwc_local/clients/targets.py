@@ -122,8 +122,10 @@ class ClientTarget:
     env_key: str = "env"
     joined_command: bool = False
     name_key: str = ""
-    # What the client does with the entry that `install` must say (Gemini's trust).
+    # What the client does with the entry that `install` must say (Gemini's trust), and
+    # with a project file's entry (`--project`).
     notice: str = ""
+    project_notice: str = ""
 
     def render(self, entry: ServerEntry, name: str = DEFAULT_NAME) -> dict[str, Any]:
         """The client's entry `name` for `entry`: fixed fields, command, args, env if any."""
@@ -259,6 +261,10 @@ TARGETS: dict[str, ClientTarget] = {
             extra={"type": "stdio"},
             reload_hint="New Claude Code sessions see the change (`/mcp` lists servers).",
             shell_path=True,
+            project_notice=(
+                "Claude Code starts a project's servers only once you approve them: "
+                '`claude mcp list` says "Pending approval" until you run `claude` there.'
+            ),
         ),
         ClientTarget(
             "vscode",
@@ -293,9 +299,14 @@ TARGETS: dict[str, ClientTarget] = {
             "toml",
             ("mcp_servers",),
             codex_path,
-            project_path=lambda d: d / ".codex" / "config.toml",  # read in trusted projects
+            project_path=lambda d: d / ".codex" / "config.toml",
             reload_hint="New Codex sessions see the change.",
             shell_path=True,
+            project_notice=(
+                "Codex reads .codex/config.toml only in a project you trust: answer its "
+                'prompt there, or add [projects."DIR"] trust_level = "trusted" to '
+                "~/.codex/config.toml."
+            ),
         ),
         ClientTarget(
             "zed",
@@ -375,6 +386,10 @@ TARGETS: dict[str, ClientTarget] = {
             extra={"type": "local", "tools": ["*"]},
             reload_hint="New Copilot CLI sessions see the change (`/mcp show` lists it).",
             shell_path=True,
+            project_notice=(
+                "Copilot CLI reads .github/mcp.json only in a folder you trust (it asks "
+                "there; `copilot mcp list` shows it under Workspace servers then)."
+            ),
         ),
         # block.github.io/goose/docs/guides/config-files: `extensions` in
         # ~/.config/goose/config.yaml (Windows %APPDATA%\Block\goose\config); an entry

@@ -192,6 +192,8 @@ def install(
         click.echo(scope.note.format(path=path))
     if target.notice and not dry_run:
         click.echo(target.notice)
+    if scope.portable and target.project_notice and not dry_run:
+        click.echo(target.project_notice)
     if target.id == "codex" and not approve_writes and not dry_run:
         click.echo(CODEX_APPROVAL)
 
