@@ -243,6 +243,7 @@ TARGETS: dict[str, ClientTarget] = {
     target.id: target
     for target in (
         # Each comment names where the client documents the file, key and entry shape.
+        # modelcontextprotocol.io/quickstart/user: `mcpServers`, command, args, env.
         ClientTarget(
             "claude-desktop",
             "Claude Desktop",
@@ -251,6 +252,8 @@ TARGETS: dict[str, ClientTarget] = {
             claude_desktop_path,
             reload_hint="Quit and reopen Claude Desktop to apply the change.",
         ),
+        # docs.anthropic.com/en/docs/claude-code/mcp: ~/.claude.json or a project's
+        # .mcp.json, `mcpServers`, "type": "stdio", command, args, env.
         ClientTarget(
             "claude-code",
             "Claude Code",
@@ -266,6 +269,7 @@ TARGETS: dict[str, ClientTarget] = {
                 '`claude mcp list` says "Pending approval" until you run `claude` there.'
             ),
         ),
+        # code.visualstudio.com/docs/copilot/customization/mcp-servers: mcp.json, `servers`.
         ClientTarget(
             "vscode",
             "VS Code",
@@ -276,6 +280,7 @@ TARGETS: dict[str, ClientTarget] = {
             extra={"type": "stdio"},
             reload_hint="In VS Code, the `MCP: List Servers` command shows and starts servers.",
         ),
+        # cursor.com/docs/mcp: ~/.cursor/mcp.json or .cursor/mcp.json, `mcpServers`.
         ClientTarget(
             "cursor",
             "Cursor",
@@ -285,6 +290,7 @@ TARGETS: dict[str, ClientTarget] = {
             project_path=lambda d: d / ".cursor" / "mcp.json",
             reload_hint="Check the server under Cursor Settings > MCP.",
         ),
+        # docs.windsurf.com/windsurf/cascade/mcp: mcp_config.json, `mcpServers`.
         ClientTarget(
             "windsurf",
             "Windsurf",
@@ -293,6 +299,9 @@ TARGETS: dict[str, ClientTarget] = {
             lambda host: host.home / ".codeium" / "windsurf" / "mcp_config.json",
             reload_hint="Press refresh in Windsurf's MCP panel to apply the change.",
         ),
+        # developers.openai.com/codex/mcp: `[mcp_servers.NAME]` in config.toml; Codex's
+        # docs/config.md, "MCP tool approvals": `[mcp_servers.NAME.tools.TOOL]
+        # approval_mode = "approve"` (install --approve-writes).
         ClientTarget(
             "codex",
             "Codex",
@@ -308,6 +317,7 @@ TARGETS: dict[str, ClientTarget] = {
                 "~/.codex/config.toml."
             ),
         ),
+        # zed.dev/docs/ai/mcp: `context_servers` in settings.json, command, args, env.
         ClientTarget(
             "zed",
             "Zed",
