@@ -25,7 +25,7 @@ from pwc_local.cli import main
 from pwc_local.clients.entry import entry_args, entry_env, entry_program, is_our_entry
 from pwc_local.clients.errors import ConfigSyntaxError
 from pwc_local.clients.jsonc import loads as jsonc_loads
-from pwc_local.clients.targets import LINUX, TARGETS, Host
+from pwc_local.clients.targets import LINUX, MACOS, TARGETS, WINDOWS, Host
 from pwc_local.clients.yamlblock import YamlText
 from pwc_local.doctor import check_clients
 
@@ -342,3 +342,33 @@ def test_readme_table_names_every_client():
     table = table[: table.index("\n\n")]
     for client in TARGETS:
         assert f"`{client}`" in table, client
+
+
+def test_user_paths_on_every_system(tmp_path: Path):
+    home = tmp_path / "h"
+    windows = Host(WINDOWS, {"APPDATA": str(home / "Roaming")}, home)
+    assert TARGETS["goose"].user_path(windows) == home / "Roaming/Block/goose/config/config.yaml"
+    assert TARGETS["lmstudio"].user_path(windows) == home / ".lmstudio/mcp.json"
+    assert TARGETS["cline"].user_path(windows) == home / (
+        "Roaming/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"
+    )
+    macos = Host(MACOS, {}, home)
+    assert TARGETS["cline"].user_path(macos) == home / (
+        "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/settings/"
+        "cline_mcp_settings.json"
+    )
+    assert TARGETS["gemini"].user_path(macos) == home / ".gemini/settings.json"
+    moved = Host(LINUX, {"COPILOT_HOME": "/c", "XDG_CONFIG_HOME": "/x"}, home)
+    assert TARGETS["copilot"].user_path(moved) == Path("/c/mcp-config.json")
+    assert TARGETS["goose"].user_path(moved) == Path("/x/goose/config.yaml")
+    assert TARGETS["opencode"].user_path(moved) == Path("/x/opencode/opencode.json")
+
+
+def test_opencode_jsonc_is_used_when_it_is_the_file_there(tmp_path: Path):
+    host = Host(LINUX, {"XDG_CONFIG_HOME": str(tmp_path)}, tmp_path)
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    (folder / "opencode.jsonc").write_text("{}\n")
+    assert TARGETS["opencode"].user_path(host) == folder / "opencode.jsonc"
+    (folder / "opencode.json").write_text("{}\n")  # both: the .json one, as before
+    assert TARGETS["opencode"].user_path(host) == folder / "opencode.json"
