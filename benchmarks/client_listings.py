@@ -430,7 +430,9 @@ def docs_section(table: str, label: str, when: str, network: str) -> str:
         f"client's own listing; `{BROKEN}` is the same entry with a program that does not "
         f"exist. Codex and Copilot CLI list without starting servers (their state is what "
         f"they read); the others start each entry. A `--project` row trusts the folder as "
-        f"`install`'s notice says (Claude Code's one-time approval is left undone).\n\n"
+        f"`install`'s notice says (Claude Code's one-time approval is left undone). Cline, "
+        f"LM Studio and Goose are not on npm: tests/test_clients_documented.py checks what "
+        f"`install` writes for them against their documented format.\n\n"
         f"{table}\n"
     )
 
