@@ -9,8 +9,9 @@ Running it again is safe: pipx reinstalls in place, an entry that is already rig
 left alone, and a different entry is only replaced with -Force.
 
 .PARAMETER Client
-claude-desktop, claude-code, vscode, cursor, windsurf, codex, zed or print. Leave it
-out to install without registering anywhere.
+claude-desktop, claude-code, vscode, cursor, windsurf, codex, zed, gemini, opencode,
+cline, lmstudio, copilot, goose or print. Leave it out to install without registering
+anywhere.
 
 .PARAMETER From
 What pipx installs: the pwc-mcp-local package by default, or a path to a checkout or

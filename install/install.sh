@@ -5,8 +5,8 @@
 #
 # SPEC is what pipx installs: by default the pwc-mcp-local package, or a path to a
 # checkout or wheel (the PWC_MCP_LOCAL_SPEC environment variable works too). CLIENT is
-# claude-desktop, claude-code, vscode, cursor, windsurf, codex, zed or print; any
-# options after it go to `pwc-mcp-local install` (for example --force or --env K=V).
+# any client of `pwc-mcp-local install --help` (claude-desktop, codex, gemini ...) or
+# print; options after it go to `pwc-mcp-local install` (for example --force).
 #
 # Running it again is safe: pipx reinstalls in place, an entry that is already right
 # is left alone, and a different entry is only replaced when --force is given.
@@ -38,7 +38,8 @@ usage: sh install.sh [--from SPEC] [CLIENT [INSTALL-OPTIONS...]]
 
 Installs pwc-mcp-local with pipx (installing pipx first if needed), runs
 `pwc-mcp-local install CLIENT INSTALL-OPTIONS...`, then `pwc-mcp-local doctor --offline`.
-CLIENT: claude-desktop, claude-code, vscode, cursor, windsurf, codex, zed, print.
+CLIENT: claude-desktop, claude-code, vscode, cursor, windsurf, codex, zed, gemini,
+opencode, cline, lmstudio, copilot, goose, print.
 EOF
 }
 

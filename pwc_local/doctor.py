@@ -42,6 +42,8 @@ from urllib.parse import urlsplit
 from pwc_local.clients.entry import (
     DEFAULT_NAME,
     SCRIPT_NAME,
+    entry_args,
+    entry_env,
     entry_program,
     is_our_entry,
     is_runnable,
@@ -657,7 +659,7 @@ def desktop_environment(host: Host, target: ClientTarget | None = None) -> dict[
 
 def entry_environment(host: Host, target: ClientTarget, entry: Any) -> dict[str, str]:
     """The environment an entry's server starts with: the client's, then its `env`."""
-    return {**desktop_environment(host, target), **_entry_env(entry)}
+    return {**desktop_environment(host, target), **entry_env(entry)}
 
 
 def entry_settings(env: Mapping[str, str]) -> Settings | None:
@@ -758,7 +760,7 @@ def _check_client(
         if not spawn:
             described.append(line)
             continue
-        probe = anyio.run(_probe_entry, program, _entry_args(entry), env)
+        probe = anyio.run(_probe_entry, program, entry_args(entry), env)
         info["started"] = probe.ok
         info["probe"] = dict(probe.details)
         line += f": {probe.summary}"
@@ -775,6 +777,8 @@ def _check_client(
             line += f"; catalog {catalog.summary}"
         described.append(line)
     details["entries"] = entries
+    if target.notice:  # what the client does with a sound entry (Gemini's folder trust)
+        notes.append(target.notice)
     if problems:
         flag = "" if DEFAULT_NAME in ours else f" --name {next(iter(ours))}"
         rewrite = f"pwc-mcp-local install {target.id}{flag} --force"
@@ -790,24 +794,6 @@ def _check_client(
 
 async def _probe_entry(program: str, args: Sequence[str], env: Mapping[str, str]) -> Probe:
     return await probe_server(program, args, env)
-
-
-def _entry_args(entry: Any) -> list[str]:
-    args = entry.get("args") if isinstance(entry, dict) else None
-    command = entry.get("command") if isinstance(entry, dict) else None
-    if isinstance(command, dict):  # older Zed: "command": {"path": ..., "args": [...]}
-        args = command.get("args")
-    return [str(arg) for arg in args] if isinstance(args, list) else []
-
-
-def _entry_env(entry: Any) -> dict[str, str]:
-    env = entry.get("env") if isinstance(entry, dict) else None
-    command = entry.get("command") if isinstance(entry, dict) else None
-    if isinstance(command, dict):
-        env = command.get("env", env)
-    if not isinstance(env, dict):
-        return {}
-    return {str(key): str(value) for key, value in env.items()}
 
 
 def _resolves(program: str, path: str | None = None) -> bool:

@@ -20,6 +20,12 @@ FILES = {
     "windsurf": "windsurf.json",
     "codex": "codex.toml",
     "zed": "zed.json",
+    "gemini": "gemini.json",
+    "opencode": "opencode.json",
+    "cline": "cline.json",
+    "lmstudio": "lmstudio.json",
+    "copilot": "copilot.json",
+    "goose": "goose.yaml",
 }
 
 

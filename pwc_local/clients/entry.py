@@ -118,10 +118,37 @@ def entry_program(entry: Any) -> str | None:
     """The program a client entry runs, in any client's shape (None when it has none)."""
     if not isinstance(entry, dict):
         return None
-    command = entry.get("command")
+    command = entry.get("command", entry.get("cmd"))  # Goose: "cmd"
     if isinstance(command, dict):  # older Zed: "command": {"path": ..., "args": [...]}
         command = command.get("path")
+    if isinstance(command, list):  # opencode: "command": [program, *args]
+        command = command[0] if command else None
     return command if isinstance(command, str) and command else None
+
+
+def entry_args(entry: Any) -> list[str]:
+    """The arguments a client entry passes its program, in any client's shape."""
+    if not isinstance(entry, dict):
+        return []
+    command, args = entry.get("command"), entry.get("args")
+    if isinstance(command, dict):
+        args = command.get("args")
+    elif isinstance(command, list):
+        args = command[1:]
+    return [str(arg) for arg in args] if isinstance(args, list) else []
+
+
+def entry_env(entry: Any) -> dict[str, str]:
+    """The environment a client entry adds (`env`; opencode's `environment`, Goose's `envs`)."""
+    if not isinstance(entry, dict):
+        return {}
+    env = entry.get("env", entry.get("environment", entry.get("envs")))
+    command = entry.get("command")
+    if isinstance(command, dict):
+        env = command.get("env", env)
+    if not isinstance(env, dict):
+        return {}
+    return {str(key): str(value) for key, value in env.items()}
 
 
 def is_our_entry(name: str, entry: Any) -> bool:
@@ -135,8 +162,8 @@ def is_our_entry(name: str, entry: Any) -> bool:
     program = entry_program(entry) or ""
     if Path(program.replace("\\", "/")).name in (SCRIPT_NAME, SCRIPT_NAME + ".exe"):
         return True
-    args = entry.get("args")
-    return isinstance(args, list) and "pwc_local" in args and "-m" in args
+    args = entry_args(entry)
+    return "pwc_local" in args and "-m" in args
 
 
 def script_file_name(windows: bool) -> str:

@@ -27,6 +27,7 @@ from pwc_local.clients.files import ConfigText, backup, read_config, write_atomi
 from pwc_local.clients.jsonc import JsonText
 from pwc_local.clients.targets import ClientTarget
 from pwc_local.clients.tomltables import TomlText
+from pwc_local.clients.yamlblock import YamlText
 
 Action = Literal["add", "update", "unchanged", "conflict", "remove", "absent"]
 WRITING_ACTIONS = ("add", "update", "remove")
@@ -40,9 +41,11 @@ class ConfigDocument:
         self.source = source or ConfigText("")
         newline = self.source.newline
         text = self.source.text
-        self._doc: JsonText | TomlText
+        self._doc: JsonText | TomlText | YamlText
         if target.format == "toml":
             self._doc = TomlText(text, newline=newline)
+        elif target.format == "yaml":
+            self._doc = YamlText(text, newline=newline)
         else:
             self._doc = JsonText(text, comments=target.format == "jsonc", newline=newline)
 
@@ -126,7 +129,7 @@ def same_entry(
     target: ClientTarget, existing: Mapping[str, Any], wanted: Mapping[str, Any]
 ) -> bool:
     """Whether the managed fields agree (a missing `args` or `env` counts as empty)."""
-    defaults: dict[str, Any] = {"args": [], "env": {}}
+    defaults: dict[str, Any] = {"args": [], target.env_key: {}}
     return all(
         existing.get(key, defaults.get(key)) == wanted.get(key, defaults.get(key))
         for key in target.managed_keys

@@ -14,10 +14,12 @@ import shlex
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
+from pwc_local import contract
 from pwc_local.clients.entry import (
     DEFAULT_NAME,
     ServerEntry,
@@ -28,7 +30,7 @@ from pwc_local.clients.entry import (
     validate_name,
 )
 from pwc_local.clients.errors import ClientConfigError
-from pwc_local.clients.installer import Change, plan_install, plan_uninstall
+from pwc_local.clients.installer import Change, ConfigDocument, plan_install, plan_uninstall
 from pwc_local.clients.targets import (
     PROJECT_SCOPE,
     TARGETS,
@@ -41,6 +43,17 @@ from pwc_local.commands.changes import finish_change, no_change_reason
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 PRINT = "print"
+PROJECT_CLIENTS = [key for key, target in TARGETS.items() if target.project_path]
+# The tools that write (no readOnlyHint): Codex asks before each call of one, and
+# refuses it where it cannot ask (`codex exec`, approval "never").
+WRITING_TOOLS = tuple(
+    tool.name for tool in contract.TOOLS if not tool.hints.get("read_only_hint", False)
+)
+CODEX_APPROVAL = (
+    f"Codex asks before each call of {', '.join(WRITING_TOOLS)} (they write), and refuses "
+    "them where it cannot ask (codex exec); install codex --approve-writes --force lets "
+    "them run without asking."
+)
 
 
 def _check_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -75,7 +88,7 @@ def _common_options(fn: click.decorators.FC) -> click.decorators.FC:
         "--project",
         type=click.Path(file_okay=False, path_type=Path),
         metavar="DIR",
-        help="Use the project-level file in DIR (claude-code, vscode, cursor).",
+        help="Use the project-level file in DIR (" + ", ".join(PROJECT_CLIENTS) + ").",
     )(fn)
     fn = click.option("--dry-run", is_flag=True, help="Print the diff and write nothing.")(fn)
     fn = click.option(
@@ -106,6 +119,19 @@ def _common_options(fn: click.decorators.FC) -> click.decorators.FC:
     is_flag=True,
     help="Write a secret-looking --env value (a key, token, password) into the file, made 0600.",
 )
+@click.option(
+    "--approve-writes",
+    is_flag=True,
+    help="codex only: let " + ", ".join(WRITING_TOOLS) + " run without asking "
+    '(approval_mode = "approve").',
+)
+@click.option(
+    "--for",
+    "shape",
+    type=click.Choice(list(TARGETS)),
+    metavar="CLIENT",
+    help="With print: the entry in CLIENT's own shape, under its key.",
+)
 def install(
     client: str,
     name: str,
@@ -116,11 +142,14 @@ def install(
     env: dict[str, str],
     force: bool,
     allow_secret: bool,
+    approve_writes: bool,
+    shape: str | None,
 ) -> None:
     """Register pwc-mcp-local with an MCP client.
 
     CLIENT is one of: claude-desktop, claude-code, vscode, cursor, windsurf, codex,
-    zed, or `print` to print an entry for any other client. The entry runs this
+    zed, gemini, opencode, cline, lmstudio, copilot, goose, or `print` to print an entry for
+    any other client (`--for CLIENT`: in that client's shape). The entry runs this
     installation by its absolute path; in a project's shared file (--project) it runs
     `pwc-mcp-local` by name, which must then be on the team's PATH. Other servers and
     settings in the file are kept; a dated `.bak` copy is written before any change
@@ -134,17 +163,24 @@ def install(
             param_hint="'--env'",
         )
     secrets = secret_names(env)
+    if shape is not None and client != PRINT:
+        raise click.UsageError("--for goes with print")
+    if approve_writes and client != "codex":
+        raise click.UsageError("--approve-writes works only with codex")
     if client == PRINT:
         if secrets:
             click.echo(f"Note: the entry below carries the secret {', '.join(secrets)}.", err=True)
-        _print_entry(name, entry_for(env, portable=False))
+        _print_entry(name, entry_for(env, portable=False), TARGETS.get(shape or ""))
         return
     target = TARGETS[client]
+    if approve_writes:  # the approvals become part of the entry we write and compare
+        tools = {tool: {"approval_mode": "approve"} for tool in WRITING_TOOLS}
+        target = replace(target, extra={**target.extra, "tools": tools})
     path, scope = _config_path(target, project, config_file, via_cli)
     if secrets:
         _refuse_secrets(secrets, path, allow_secret, shared=scope.portable, via_cli=via_cli)
     entry = entry_for(env, portable=scope.portable)
-    wanted = target.render(entry)
+    wanted = target.render(entry, name)
     change = _plan(
         lambda: plan_install(target, path, name, wanted, force=force, private=bool(secrets))
     )
@@ -154,6 +190,12 @@ def install(
         finish_change(change, dry_run)
     if scope.note and not dry_run and change.action != "conflict":
         click.echo(scope.note.format(path=path))
+    if target.notice and not dry_run:
+        click.echo(target.notice)
+    if scope.portable and target.project_notice and not dry_run:
+        click.echo(target.project_notice)
+    if target.id == "codex" and not approve_writes and not dry_run:
+        click.echo(CODEX_APPROVAL)
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -260,11 +302,17 @@ def _plan(make: Callable[[], Change]) -> Change:
         raise click.ClickException(f"{exc}. The file was left unchanged.") from None
 
 
-def _print_entry(name: str, entry: ServerEntry) -> None:
-    rendered: dict[str, object] = {"command": entry.command, "args": list(entry.args)}
-    if entry.env:
-        rendered["env"] = dict(entry.env)
-    click.echo(json.dumps({"mcpServers": {name: rendered}}, indent=2))
+def _print_entry(name: str, entry: ServerEntry, target: ClientTarget | None) -> None:
+    """The entry as `mcpServers` JSON, which most clients read; with `target`, exactly
+    what `install` would write into an empty file of that client's."""
+    if target is not None:
+        text = ConfigDocument(target, None).with_entry(name, target.render(entry, name))
+        click.echo(text.rstrip("\n"))
+    else:
+        rendered: dict[str, object] = {"command": entry.command, "args": list(entry.args)}
+        if entry.env:
+            rendered["env"] = dict(entry.env)
+        click.echo(json.dumps({"mcpServers": {name: rendered}}, indent=2))
     click.echo()
     click.echo(f"Command line: {_command_line([entry.command, *entry.args], entry.env)}")
 

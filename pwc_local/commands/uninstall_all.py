@@ -46,8 +46,13 @@ def uninstall_all(*, dry_run: bool, purge: bool, yes: bool) -> int:
             status = 1
     if not removed:
         click.echo("No pwc-mcp-local entry in any client's user config.")
+    shared = [
+        target.project_path(Path()).as_posix()
+        for target in TARGETS.values()
+        if target.project_path is not None
+    ]
     click.echo(
-        "Project files (.mcp.json, .vscode/mcp.json, .cursor/mcp.json) are not searched: "
+        f"Project files ({', '.join(shared)}) are not searched: "
         "pwc-mcp-local uninstall CLIENT --project DIR removes an entry there."
     )
     settings = load_settings(problems=[])  # a bad setting must not stop the clean-up
