@@ -217,3 +217,9 @@ def test_no_module_but_the_composers_writes_code_text() -> None:
         and (found := _hand_written(path.read_text(encoding="utf-8"), codes))
     }
     assert offenders == {}
+
+
+def test_the_readme_stays_under_450_lines() -> None:
+    # A user's document (issue 28): the contributor's material lives in CONTRIBUTING.md.
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines < 450, f"README.md has {lines} lines; say it shorter or move it"
