@@ -56,6 +56,8 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("search_library", {"query": "attention", "limit": 3}),
     ("watch", {"kind": "benchmark", "target": "ImageNet-1k"}),
     ("whats_new", {"mark_seen": False}),
+    ("sota_history", {"benchmark": "ImageNet-1k"}),
+    ("who_beat_paper", {"paper": "1512.03385"}),
 )
 
 MAX_READS = 8  # a reading that goes on longer than this is cut off (and shows as such)

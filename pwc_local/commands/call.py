@@ -96,15 +96,10 @@ def call(
     import anyio
 
     settings = _settings(ctx)
-    from pwc_local.config import ConfigError
-    from pwc_local.logs import configure_logging
 
-    try:
-        configure_logging(settings.log_level, settings.log_file)
-    except ConfigError as exc:
-        from pwc_local.commands.settings import refuse
+    from pwc_local.commands.settings import start_logging
 
-        refuse(exc)
+    start_logging(settings)
     outcome = anyio.run(_call, settings, tool, assignments, json_args)
     if isinstance(outcome, str):  # a tool error, already `code: sentence`
         click.echo(outcome, err=True)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from pwc_local.commands.settings import settings_for
-from pwc_local.config import ConfigError, Settings
+from pwc_local.config import Settings
 
 if TYPE_CHECKING:
     from pwc_local.upstream.source import CatalogSource
@@ -224,16 +224,11 @@ def _run(
     import anyio
     import anyio.to_thread
 
+    from pwc_local.commands.settings import start_logging
     from pwc_local.failures import CodedError
-    from pwc_local.logs import configure_logging
     from pwc_local.server.errors import error_message
 
-    try:
-        configure_logging(settings.log_level, settings.log_file)
-    except ConfigError as exc:
-        from pwc_local.commands.settings import refuse
-
-        refuse(exc)
+    start_logging(settings)
 
     async def run() -> T:
         from pwc_local.runtime import build_runtime

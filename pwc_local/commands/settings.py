@@ -34,3 +34,13 @@ def refuse(exc: ConfigError) -> NoReturn:
     """Stop before serving: one line on stderr, exit status 2, nothing on stdout."""
     click.echo(f"pwc-mcp-local: configuration error: {exc}", err=True)
     sys.exit(2)
+
+
+def start_logging(settings: Settings) -> None:
+    """The stderr log (and `log_file`) of a command that runs tools, or `refuse`."""
+    from pwc_local.logs import configure_logging
+
+    try:
+        configure_logging(settings.log_level, settings.log_file)
+    except ConfigError as exc:
+        refuse(exc)

@@ -33,7 +33,7 @@ import click
 
 from pwc_local.commands import completion
 from pwc_local.commands.settings import settings_for
-from pwc_local.config import ConfigError, Settings
+from pwc_local.config import Settings
 from pwc_local.contract import WATCH_KINDS
 
 if TYPE_CHECKING:
@@ -195,17 +195,12 @@ def _run(settings: Settings, query: Callable[[CatalogSource, Watchlist], Awaitab
     """
     import anyio
 
+    from pwc_local.commands.settings import start_logging
     from pwc_local.failures import CodedError
-    from pwc_local.logs import configure_logging
     from pwc_local.server.errors import error_message
     from pwc_local.store.watchlist import Watchlist
 
-    try:
-        configure_logging(settings.log_level, settings.log_file)
-    except ConfigError as exc:
-        from pwc_local.commands.settings import refuse
-
-        refuse(exc)
+    start_logging(settings)
 
     async def run() -> T:
         with Watchlist.open() as watchlist:
