@@ -36,7 +36,7 @@ DEFAULT_CURSOR_TTL = 24 * 3600
 DEFAULT_TOOLS = "all"
 DEFAULT_OUTAGE_BUDGET = 1.0
 DEFAULT_RESULT_TEXT = "markdown"
-# What a tool result's text block holds (server/render.py): the data as Markdown, the
+# What a tool result's text block holds (present/render.py): the data as Markdown, the
 # hosted server's short templates, or the compact JSON of `structuredContent`.
 RESULT_TEXTS = ("markdown", "summary", "json")
 # The shape of `structuredContent` (pwc_local/present): `compact`, each fact once, for

@@ -383,11 +383,11 @@ def test_ages_in_words() -> None:
 
 
 def test_deep_catalog_json_is_cut_and_a_rendering_fault_sends_the_json() -> None:
+    from pwc_local.present.generic import DEEPER
     from pwc_local.present.hosted import QueryResult
+    from pwc_local.present.render import Call, text_block
     from pwc_local.present.words import compact_json
     from pwc_local.server.bindings import BY_NAME
-    from pwc_local.server.render import Call, text_block
-    from pwc_local.server.render_generic import DEEPER
 
     deep: dict[str, Any] = {"name": "leaf"}
     for level in range(50):

@@ -91,7 +91,7 @@ def list_watches(ctx: click.Context, as_json: bool) -> None:
     outcome = _run(settings_for(ctx), lambda _, watchlist: watch_list(watchlist))
     result = WatchListResult.model_validate({"schema_version": SCHEMA_VERSION, **outcome})
     if as_json:
-        from pwc_local.server.render import printable_json
+        from pwc_local.present.render import printable_json
 
         click.echo(printable_json(result.model_dump(mode="json"), indent=2))
         return
@@ -153,8 +153,8 @@ def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
 
 def _write_report(result: WhatsNewResult, *, as_json: bool, peek: bool) -> None:
     """The whole report on stdout, flushed: `OSError` when it could not be written."""
+    from pwc_local.present.render import printable_json
     from pwc_local.present.watch import whats_new_text
-    from pwc_local.server.render import printable_json
 
     if as_json:
         text = printable_json(result.model_dump(mode="json"), indent=2)

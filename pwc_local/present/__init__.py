@@ -16,4 +16,7 @@ keeps the hosted server's shapes byte for byte.
 | history         | the state of the art over time, who beat a paper                   |
 | hosted          | the hosted server's output models (the `hosted` profile)           |
 | projections     | catalog payloads into the hosted models                            |
+| render          | the text block of a result, in each `result_text` mode             |
+| pieces, generic | the hosted profile's Markdown: per-tool pieces, any model's walk   |
+| summaries       | the hosted server's sentences (`result_text = "summary"`)          |
 """

@@ -2,7 +2,7 @@
 
 Both halves of a result are built from one record (`pwc_local.present`); these
 helpers spell its values for the text half, and the hosted profile's Markdown
-(`pwc_local.server.render`) uses the same ones. Every piece of text that comes from
+(`pwc_local.present.render`) uses the same ones. Every piece of text that comes from
 a caller or the catalog goes through `clean` (the one sanitiser,
 `safe_text.one_line`: no control characters or escapes, no line breaks, bounded), so
 a title or a reference can neither forge a line nor reach a terminal raw; values

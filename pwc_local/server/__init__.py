@@ -5,9 +5,8 @@
   stdio transport and its line framing.
 * `bindings`: each contract entry's query function, output model, projection and text;
   `tools`: the one call path over them; `listing`: the compact `tools/list`.
-* the output models, their records and texts are in `pwc_local.present`; `render`,
-  `render_pieces`, `render_generic`, `text`: the hosted profile's text block (Markdown
-  pieces, generic Markdown, the hosted server's sentences) and `record_text`.
+* the output models, their records and the text of results are in `pwc_local.present`;
+  `text`: the server's identity and instructions.
 * `resources`, `prompts`, `completions`, `links`, `named`: the rest of the protocol
   surface; `hygiene`, `lenient`: input at the boundary; `errors`: failures as
   `code: sentence`, the only place.

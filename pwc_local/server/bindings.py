@@ -9,7 +9,7 @@ hints); each entry here binds one of them, in the same order, to:
 * `output` and `project(answer, arguments)`: the output model, from the query's
   answer and the validated arguments (defaults filled in);
 * `text`: the pieces of the text block in the default `markdown` mode
-  (`render`, `render_pieces`); by default `generic`, the model as Markdown;
+  (`present/render.py`, `present/pieces.py`); by default `generic`, the model as Markdown;
 * `summary(model, answer)`: the text block of a hosted tool in the `summary` mode,
   the hosted server's template; `None` (the field or the return value) means the
   model's JSON dump, as the hosted server sends (local tools have no hosted text to
@@ -34,12 +34,14 @@ from mcp_types import ToolAnnotations
 from pwc_local import contract
 from pwc_local.contract import Group, Param, Tool
 from pwc_local.present import benchmarks as shown_benchmarks
-from pwc_local.present import history, projections
+from pwc_local.present import history, projections, summaries
 from pwc_local.present import library as shown_library
 from pwc_local.present import papers as shown_papers
+from pwc_local.present import pieces as piece
 from pwc_local.present import reading as shown_reading
 from pwc_local.present import taxonomy as shown_taxonomy
 from pwc_local.present import watch as shown_watch
+from pwc_local.present.generic import generic
 from pwc_local.present.hosted import (
     BenchmarkPage,
     BenchmarkResult,
@@ -54,6 +56,7 @@ from pwc_local.present.hosted import (
     ToolOutput,
 )
 from pwc_local.present.record import Presenter
+from pwc_local.present.render import Piece, of_model
 from pwc_local.queries import (
     benchmarks,
     citing,
@@ -67,14 +70,8 @@ from pwc_local.queries import (
     watch,
 )
 from pwc_local.queries import history as history_queries
-from pwc_local.server import (
-    links,
-    text,
-)
-from pwc_local.server import render_pieces as piece
+from pwc_local.server import links
 from pwc_local.server.errors import error_message
-from pwc_local.server.render import Piece, of_model
-from pwc_local.server.render_generic import generic
 
 Arguments = Mapping[str, Any]
 QueryFunction = Callable[..., Awaitable[Any]]
@@ -191,7 +188,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         query=papers.search_papers,
         output=PaperPage,
         project=_papers,
-        summary=lambda page, _: text.found_papers(page),
+        summary=lambda page, _: summaries.found_papers(page),
         text=PAPERS,
         compact=PAPER_LIST,
         links=links.page_links,
@@ -206,7 +203,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             include_evaluations=a["include_evaluations"],
             repo_limit=a["repo_limit"],
         ),
-        summary=lambda result, _: text.paper_info(result),
+        summary=lambda result, _: summaries.paper_info(result),
         text=(piece.paper_info, piece.note),
         links=links.info_links,
         compact=Presenter(
@@ -218,7 +215,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         query=papers.get_paper_evaluations,
         output=EvaluationPage,
         project=lambda answer, a: projections.evaluation_page(a["paper"], a["page"], answer),
-        summary=lambda result, _: text.paper_evaluations(result),
+        summary=lambda result, _: summaries.paper_evaluations(result),
         text=(piece.paper_evaluations, piece.next_page()),
         compact=Presenter(
             shown_papers.PaperEvaluations,
@@ -232,8 +229,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         needs=("catalog", "codec", "read_chunk"),
         output=PaperReadResult,
         project=lambda answer, _: projections.paper_read(answer),
-        summary=lambda result, _: text.paper_markdown(result),
-        text=(of_model(text.paper_markdown),),
+        summary=lambda result, _: summaries.paper_markdown(result),
+        text=(of_model(summaries.paper_markdown),),
         compact=Presenter(
             shown_reading.PaperChunk, shown_reading.paper_chunk, shown_reading.paper_chunk_text
         ),
@@ -289,7 +286,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=lambda answer, a: projections.task_result(
             answer, benchmark_limit=a["benchmark_limit"]
         ),
-        summary=lambda result, _: text.task(result),
+        summary=lambda result, _: summaries.task(result),
         text=(piece.task,),
         compact=Presenter(
             shown_taxonomy.TaskFacts, shown_taxonomy.task_facts, shown_taxonomy.task_text
@@ -301,7 +298,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         query=taxonomy.get_method,
         output=MethodResult,
         project=lambda answer, _: projections.method_result(answer),
-        summary=lambda result, _: text.method(result),
+        summary=lambda result, _: summaries.method(result),
         text=(piece.method,),
         compact=Presenter(
             shown_taxonomy.MethodFacts, shown_taxonomy.method_facts, shown_taxonomy.method_text
@@ -323,7 +320,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=lambda answer, a: projections.benchmark_result(
             answer.payload, page=a["page"], metric_note=answer.metric_note
         ),
-        summary=lambda result, _: text.benchmark(result),
+        summary=lambda result, _: summaries.benchmark(result),
         text=(piece.benchmark, piece.metric_note, piece.next_page()),
         compact=Presenter(
             shown_benchmarks.Leaderboard,
@@ -338,7 +335,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=lambda answer, _: projections.benchmark_page(
             answer.payload, grouped=answer.grouped, next_page=answer.next_page
         ),
-        summary=lambda page, answer: text.benchmark_list(page, list(answer.notes)),
+        summary=lambda page, answer: summaries.benchmark_list(page, list(answer.notes)),
         text=(piece.benchmarks, piece.benchmark_notes, piece.next_page()),
         compact=Presenter(
             shown_benchmarks.BenchmarkList,

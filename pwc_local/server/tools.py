@@ -53,11 +53,12 @@ from pwc_local.common.shelf import Shelf
 from pwc_local.common.watches import WatchStore
 from pwc_local.config import Settings
 from pwc_local.contract import REQUIRED, Kind
+from pwc_local.present import render
 from pwc_local.present.hosted import CacheStatus, ToolOutput
 from pwc_local.present.record import Shown
 from pwc_local.present.words import call_hint
 from pwc_local.runtime import LazyRuntime, Runtime
-from pwc_local.server import named, render
+from pwc_local.server import named
 from pwc_local.server.bindings import BY_NAME, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
@@ -214,7 +215,7 @@ def tool_result(
     stale_since = freshness.cached_at if freshness.stale else None
     behind = None
     if freshness.saved_at is not None and freshness.newer_seen is not None:
-        from pwc_local.server.text import behind_notice
+        from pwc_local.present.summaries import behind_notice
 
         saved_at, newer_seen = freshness.saved_at.isoformat(), freshness.newer_seen.isoformat()
         model.cache = CacheStatus(

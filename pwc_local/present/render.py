@@ -1,15 +1,13 @@
-"""The text block of a tool result, for clients that hand the model only the text.
+"""The one text block of a tool result, in each `result_text` mode.
 
-Some MCP clients give the model `structuredContent` and drop the text; many do the
-opposite. So in the default `result_text = "markdown"` mode the text is a complete,
-compact Markdown rendering of the result: every item with its identifiers, tables for
-rows, long free text trimmed (the full text stays in `structuredContent`), and how to
-get the next page spelled as the exact call. Each contract entry names its pieces
-(`ToolSpec.text`); `text_block` joins them, and an entry that names none gets
-`render_generic.generic`, a compact Markdown walk over the model, so every tool has
-a good text.
+Compact profile (the default): `record_text` sends the text the tool's family spells
+from its record (`pwc_local.present.record`), whole, beside a `structuredContent` of
+the same facts. Hosted profile: `text_block` joins the Markdown pieces the contract
+entry names (`ToolSpec.text`) over the hosted model, where long free text is trimmed
+(the hosted `structuredContent` holds it whole); an entry that names none gets
+`generic.generic`, a compact Markdown walk over the model.
 
-    ToolSpec(..., text=(render.papers, render.notes, render.next_page()))
+    ToolSpec(..., text=(piece.papers, piece.note, piece.next_page()))
 
 A piece is a function of the `Call` (the tool, its output model, the query's answer
 and the arguments) to a block of text, or `None` to add nothing. Every piece of text
@@ -23,14 +21,15 @@ The three modes (`config.RESULT_TEXTS`), chosen by `text_block`:
 | mode | text block |
 | --- | --- |
 | `markdown` | the declared pieces; a stale answer says so in its first line |
-| `summary` | hosted tools: the hosted server's templates (`text.py`) or JSON dump |
+| `summary` | hosted tools: the hosted server's templates (`summaries.py`) or JSON dump |
 | `json` | the compact JSON of `structuredContent` |
 
 (Local tools have no hosted text to match: in the `summary` mode they send their
 Markdown.)
 
-The Markdown never exceeds the compact JSON: where it would, the JSON is sent instead
-(a stale answer's first line comes on top of either).
+Hosted profile: the Markdown never exceeds the compact JSON (where it would, the JSON
+is sent instead). Compact profile: each half within 1.5 times the other
+(`TEXT_OVER_JSON`). A stale answer's first line comes on top of either.
 """
 
 from __future__ import annotations
@@ -116,7 +115,7 @@ def text_block(call: Call, mode: str, summary: str | None, stale_since: datetime
     if mode == "summary" and call.tool.group == "hosted":
         text = summary if summary is not None else printable_json(document, indent=2)
         if stale_since is not None:
-            from pwc_local.server.text import stale_notice
+            from pwc_local.present.summaries import stale_notice
 
             text += "\n\n" + stale_notice(stale_since.isoformat())
         return text

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pwc_local.present.render import Call
 from pwc_local.present.words import (
     CELL_CHARS,
     FREE_TEXT_CHARS,
@@ -31,7 +32,6 @@ from pwc_local.present.words import (
     trimmed,
     yes_no,
 )
-from pwc_local.server.render import Call
 
 MAX_DEPTH = 6
 DEEPER = "(nested deeper: see structuredContent)"

@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from pwc_local.present.generic import markdown_of
+from pwc_local.present.render import Call, Piece, paper_line
 from pwc_local.present.words import (
     AUTHORS_LISTED,
     METRIC_COLUMNS,
@@ -31,8 +33,6 @@ from pwc_local.present.words import (
     trimmed,
     yes_no,
 )
-from pwc_local.server.render import Call, Piece, paper_line
-from pwc_local.server.render_generic import markdown_of
 
 # -- shared -----------------------------------------------------------------------------------
 
