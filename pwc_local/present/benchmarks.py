@@ -25,6 +25,7 @@ from pwc_local.present.record import (
     counted,
     markdown_table,
     next_page_line,
+    paragraphs,
     spelled,
     table_of,
 )
@@ -159,7 +160,7 @@ def leaderboard_text(record: Leaderboard, shown: Shown) -> str:
     if record.metric_note:
         blocks.append(f"Note: {clean(record.metric_note, 1000)}")
     blocks.append(next_page_line(record, shown))
-    return "\n\n".join(block for block in blocks if block)
+    return paragraphs(blocks)
 
 
 # -- list_benchmarks -------------------------------------------------------------------------
@@ -252,4 +253,4 @@ def benchmark_list_text(record: BenchmarkList, shown: Shown) -> str:
         blocks.append(f"No benchmarks found{page}.")
     blocks += [f"Note: {clean(note, 500)}" for note in record.notes or []]
     blocks.append(next_page_line(record, shown))
-    return "\n\n".join(block for block in blocks if block)
+    return paragraphs(blocks)

@@ -33,6 +33,7 @@ from pwc_local.present.record import (
     counted,
     markdown_table,
     next_page_line,
+    paragraphs,
     table_of,
 )
 from pwc_local.present.words import AUTHORS_LISTED, AUTHORS_SHOWN, clean, plural
@@ -122,7 +123,7 @@ def paper_list_text(record: PaperList, shown: Shown) -> str:
         )
     blocks += [clean(record.note, 1000) if record.note else None, links_line(record.available_at)]
     blocks.append(next_page_line(record, shown))
-    return "\n\n".join(block for block in blocks if block)
+    return paragraphs(blocks)
 
 
 # -- one paper -----------------------------------------------------------------------------
@@ -220,7 +221,7 @@ def paper_facts_text(record: PaperFacts, _shown: Shown) -> str:
             f"{plural(count, 'evaluation')}:\n"
             + benchmarks.leaderboard_markdown(record.evaluations)
         )
-    return "\n\n".join(block for block in blocks if block)
+    return paragraphs(blocks)
 
 
 # -- evaluations ---------------------------------------------------------------------------
@@ -259,7 +260,7 @@ def paper_evaluations_text(record: PaperEvaluations, shown: Shown) -> str:
     if record.evaluations:
         blocks.append(benchmarks.leaderboard_markdown(record.evaluations))
     blocks.append(next_page_line(record, shown))
-    return "\n\n".join(block for block in blocks if block)
+    return paragraphs(blocks)
 
 
 # -- lineage -------------------------------------------------------------------------------

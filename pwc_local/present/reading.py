@@ -15,7 +15,7 @@ from pwc_local.config import format_size
 from pwc_local.contract import CitationFormat
 from pwc_local.present.hosted import PaperReadResult, ToolOutput, _Strict
 from pwc_local.present.papers import links_line, links_of
-from pwc_local.present.record import Record, Shown, Table, table_of
+from pwc_local.present.record import Record, Shown, Table, paragraphs, table_of
 from pwc_local.present.words import clean, printable_block
 
 
@@ -53,7 +53,7 @@ def paper_chunk_text(record: PaperChunk, shown: Shown) -> str:
     else:
         head = f"{where}, to its end."
     blocks = [head, links_line(record.available_at), record.markdown]
-    return "\n\n".join(block for block in blocks if block)
+    return paragraphs(blocks)
 
 
 class Outline(Record):

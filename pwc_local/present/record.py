@@ -19,7 +19,7 @@ sent; a field left out is simply absent (no field is required by the compact lis
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,6 +131,11 @@ def counted(shown_count: int, total: int | None, noun: str, nouns: str | None = 
     if total is None or total == shown_count:
         return f"{shown_count:,} {word}"
     return f"{shown_count:,} {word} of {total:,}"
+
+
+def paragraphs(blocks: Iterable[str | None]) -> str:
+    """The blocks of a text that have anything to say, a blank line between them."""
+    return "\n\n".join(block for block in blocks if block)
 
 
 def spelled(value: Any) -> str:

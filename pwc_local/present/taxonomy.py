@@ -29,6 +29,7 @@ from pwc_local.present.record import (
     counted,
     markdown_table,
     next_page_line,
+    paragraphs,
     spelled,
     table_of,
 )
@@ -151,7 +152,7 @@ def catalog_list_text(noun: str) -> Any:
         else:
             blocks.append(f"No {noun}s found{page}.")
         blocks.append(next_page_line(record, shown))
-        return "\n\n".join(block for block in blocks if block)
+        return paragraphs(blocks)
 
     return text
 
@@ -191,7 +192,7 @@ def catalog_entry_text(record: CatalogEntry, _shown: Shown) -> str:
     blocks: list[str | None] = ["\n".join(lines)]
     for key, found in (record.lists or {}).items():
         blocks.append(f"{key.replace('_', ' ')}:\n" + markdown_table(found))
-    return "\n\n".join(block for block in blocks if block)
+    return paragraphs(blocks)
 
 
 # -- get_task and get_method -----------------------------------------------------------------
@@ -251,7 +252,7 @@ def task_text(record: TaskFacts, _shown: Shown) -> str:
             + markdown_table(record.benchmarks, {"full_name": "full name"})
             + f"\nLeaderboard: get_benchmark(benchmark={spelled(first)})."
         )
-    return "\n\n".join(block for block in blocks if block)
+    return paragraphs(blocks)
 
 
 class MethodFacts(Record):
