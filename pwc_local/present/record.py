@@ -114,7 +114,6 @@ class Shown:
     """
 
     hint: Callable[..., str]
-    arguments: Mapping[str, Any]
 
 
 def next_page_line(record: Any, shown: Shown, argument: str = "page") -> str | None:

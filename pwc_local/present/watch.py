@@ -20,7 +20,7 @@ from pydantic import Field
 
 from pwc_local.contract import WatchKind
 from pwc_local.present.hosted import ToolOutput, _Strict
-from pwc_local.present.record import Cell, Record, Table, table_of
+from pwc_local.present.record import Cell, Record, Shown, Table, table_of
 from pwc_local.safe_text import one_line, shown
 
 ChangeType = Literal[
@@ -168,7 +168,7 @@ def whats_new_text(result: WhatsNewResult, _answer: Any = None) -> str:
     return whats_new_record_text(whats_new_record(result, None, None), None)
 
 
-def whats_new_record_text(record: WhatsNew, _shown: Any) -> str:
+def whats_new_record_text(record: WhatsNew, _shown: Shown | None) -> str:
     """Every watch's head line and its changes, then a count by status and, once each,
     why watches were not checked (one outage would otherwise repeat on every line)."""
     if not record.watches:

@@ -225,36 +225,28 @@ def tool_result(
         )
         behind = behind_notice(saved_at, newer_seen)
     summary = spec.summary(model, answer) if spec.summary and mode == "summary" else None
-    if spec.compact is not None and settings.profile == "compact":
-        record = spec.compact.build(model, answer, arguments)
+    presenter = spec.compact if settings.profile == "compact" else None
+    if presenter is not None:
+        record = presenter.build(model, answer, arguments)
         if stale_since is not None:
             record.stale = stale_since.isoformat(timespec="seconds")
         structured = record.structured()
-        shown = Shown(hint=functools.partial(call_hint, spec.tool, arguments), arguments=arguments)
-        text = render.record_text(
-            structured,
-            mode,
-            summary,
-            stale_since,
-            lambda: spec.compact.text(record, shown),  # type: ignore[union-attr]
-        )
-        if behind is not None and mode != "json":
-            text = f"{behind}\n\n{text}"
-        return CallToolResult(
-            content=[TextContent(type="text", text=text)], structured_content=structured
-        )
-    if stale_since is not None and behind is None:
-        model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
-    if settings.profile == "compact":  # a local tool's model: nothing sent for nothing
-        structured = model.model_dump(mode="json", exclude_none=True, exclude={"schema_version"})
+        shown = Shown(hint=functools.partial(call_hint, spec.tool, arguments))
+        spell = functools.partial(presenter.text, record, shown)
+        text = render.record_text(structured, mode, summary, stale_since, spell)
     else:
-        structured = model.model_dump(mode="json")
-    call = render.Call(spec.tool, spec.text, model, answer, arguments, structured)
-    text = render.text_block(call, mode, summary, stale_since)
+        if stale_since is not None and behind is None:
+            model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
+        if settings.profile == "compact":  # a local tool's model: nothing sent for nothing
+            dumped = model.model_dump(mode="json", exclude_none=True, exclude={"schema_version"})
+        else:
+            dumped = model.model_dump(mode="json")
+        call = render.Call(spec.tool, spec.text, model, answer, arguments, dumped)
+        structured, text = call.structured, render.text_block(call, mode, summary, stale_since)
     if behind is not None and mode != "json":
         text = f"{behind}\n\n{text}"
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=call.structured
+        content=[TextContent(type="text", text=text)], structured_content=structured
     )
 
 
