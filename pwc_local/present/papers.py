@@ -85,7 +85,7 @@ class PaperList(Record):
     available_at: dict[str, str] | None = None
 
 
-def paper_list(model: PaperPage, answer: Any, arguments: Mapping[str, Any]) -> PaperList:
+def paper_list(model: PaperPage, _answer: Any, arguments: Mapping[str, Any]) -> PaperList:
     rows = [
         [
             paper_key(p.arxiv_id, p.id),
@@ -98,11 +98,10 @@ def paper_list(model: PaperPage, answer: Any, arguments: Mapping[str, Any]) -> P
         ]
         for p in model.items
     ]
-    payload = getattr(answer, "payload", answer)  # get_related_papers' answer wraps it
     return PaperList(
         page=arguments.get("page"),
         next_page=model.next_page,
-        total=total_of(payload),
+        total=total_of(model.data),  # the catalog's page document, as the hosted `data`
         papers=table_of(PAPER_COLUMNS, rows),
         note=model.note,
         available_at=links_of(model.available_at),

@@ -17,9 +17,9 @@ ID beside the slug the tools take, and `area_id` where the area's name is known
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pwc_local.present.hosted import MethodResult, TaskResult
+from pwc_local.present.hosted import MethodResult, QueryResult, TaskResult
 from pwc_local.present.record import (
     Cell,
     Record,
@@ -34,6 +34,9 @@ from pwc_local.present.record import (
     table_of,
 )
 from pwc_local.present.words import clean, plural
+
+if TYPE_CHECKING:  # the query modules import httpx; the server must start without it
+    from pwc_local.queries.taxonomy import AreaListing
 
 DESCRIPTION_CHARS = 1500
 # Listing fields that repeat what another field says, or say nothing to a reader.
@@ -116,9 +119,19 @@ def _is_grouped(rows: Sequence[Any]) -> bool:
     )
 
 
-def catalog_list(_model: Any, answer: Any, arguments: Mapping[str, Any]) -> CatalogList:
-    payload = getattr(answer, "payload", answer)
-    areas = getattr(answer, "areas", {})
+def catalog_list(model: QueryResult, _answer: Any, arguments: Mapping[str, Any]) -> CatalogList:
+    """A listing: the catalog's document as it came (the hosted model's `data`)."""
+    return _catalog_list(model.data, {}, arguments)
+
+
+def area_list(model: QueryResult, answer: AreaListing, arguments: Mapping[str, Any]) -> CatalogList:
+    """A task or method listing, its rows' areas by name (`queries.taxonomy.AreaListing`)."""
+    return _catalog_list(model.data, answer.areas, arguments)
+
+
+def _catalog_list(
+    payload: Any, areas: Mapping[str, str], arguments: Mapping[str, Any]
+) -> CatalogList:
     rows = payload.get("results") if isinstance(payload, Mapping) else payload
     rows = [row for row in rows or [] if isinstance(row, Mapping)]
     total = payload.get("count") if isinstance(payload, Mapping) else None
@@ -163,8 +176,9 @@ class CatalogEntry(Record):
     lists: dict[str, Table] | None = None
 
 
-def catalog_entry(_model: Any, answer: Any, _arguments: Any) -> CatalogEntry:
-    document = answer if isinstance(answer, Mapping) else {}
+def catalog_entry(model: QueryResult, _answer: Any, _arguments: Any) -> CatalogEntry:
+    """One conference, organization or framework: the catalog's document (`data`)."""
+    document = model.data if isinstance(model.data, Mapping) else {}
     facts: dict[str, Cell] = {}
     lists: dict[str, Table] = {}
     for key, value in document.items():

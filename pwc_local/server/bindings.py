@@ -157,12 +157,10 @@ CATALOG_ENTRY = Presenter(
 )
 
 
-def _catalog_list(noun: str) -> Presenter:
-    return Presenter(
-        shown_taxonomy.CatalogList,
-        shown_taxonomy.catalog_list,
-        shown_taxonomy.catalog_list_text(noun),
-    )
+def _catalog_list(noun: str, listed: bool) -> Presenter:
+    """A taxonomy listing of `noun`s; `listed`: answered as an `AreaListing`."""
+    build = shown_taxonomy.area_list if listed else shown_taxonomy.catalog_list
+    return Presenter(shown_taxonomy.CatalogList, build, shown_taxonomy.catalog_list_text(noun))
 
 
 def _taxonomy(name: str, query: QueryFunction, *, noun: str | None = None) -> ToolSpec:
@@ -177,7 +175,7 @@ def _taxonomy(name: str, query: QueryFunction, *, noun: str | None = None) -> To
         output=QueryResult,
         project=_listing if listed else _data,
         text=_rows(noun) if noun else (generic,),
-        compact=_catalog_list(noun) if noun else CATALOG_ENTRY,
+        compact=_catalog_list(noun, listed) if noun else CATALOG_ENTRY,
     )
 
 
