@@ -51,9 +51,9 @@ from benchmarks.real_clients import (  # noqa: E402
     DEFAULT_CLIENTS_DIR,
     ISOLATED,
     default_server,
-    isolation_wrapper,
+    prepare_clients,
 )
-from benchmarks.real_clients_setup import BY_KEY, Client, Scratch, install_clients  # noqa: E402
+from benchmarks.real_clients_setup import BY_KEY, Client, Scratch  # noqa: E402
 from pwc_local.clients.targets import LINUX, TARGETS, Host  # noqa: E402
 
 DOCS = ROOT / "docs" / "benchmarks.md"
@@ -457,19 +457,8 @@ def main() -> None:
     parser.add_argument("--codex-approvals", action="store_true", help="also run codex exec")
     parser.add_argument("--gemini-trust", action="store_true", help="also run gemini -p")
     args = parser.parse_args()
-    keys = [k.strip() for k in args.clients.split(",") if k.strip()]
-    unknown = [k for k in keys if k not in LISTINGS]
-    if unknown:
-        parser.error(f"unknown clients {unknown}; known: {sorted(LISTINGS)}")
-    chosen = tuple(KNOWN[k] for k in keys)
-    versions = install_clients(args.clients_dir, chosen, install=not os.environ.get(ISOLATED))
-    if not args.no_isolate and not os.environ.get(ISOLATED):
-        wrapper = isolation_wrapper()
-        if wrapper:
-            env = dict(os.environ, **{ISOLATED: "a namespace with loopback only (unshare)"})
-            argv = [*wrapper, sys.executable, *sys.argv]
-            sys.exit(subprocess.run(argv, env=env, check=False).returncode)
-        print("no network namespace here", file=sys.stderr)
+    listed = {key: KNOWN[key] for key in LISTINGS}
+    keys, versions = prepare_clients(parser, args, listed, "no network namespace here")
     label = subprocess.run(
         [args.server, "--version"], capture_output=True, text=True, timeout=60
     ).stdout.strip()

@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,32 @@ def isolation_wrapper() -> list[str] | None:
     ]
     probe = subprocess.run([*wrapper, "true"], capture_output=True, timeout=30, check=False)
     return wrapper if probe.returncode == 0 else None
+
+
+def prepare_clients(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    known: Mapping[str, Client],
+    outside: str,
+) -> tuple[list[str], dict[str, str]]:
+    """The clients `args.clients` names (`known`; a parser error for any other) and their
+    versions, installed first if missing. Outside the namespace and unless `--no-isolate`,
+    this then runs the whole command again inside one and exits with its status; where no
+    namespace can be made it says `outside` on stderr and goes on here."""
+    keys = [k.strip() for k in args.clients.split(",") if k.strip()]
+    unknown = [k for k in keys if k not in known]
+    if unknown:
+        parser.error(f"unknown clients {unknown}; known: {sorted(known)}")
+    chosen = tuple(known[k] for k in keys)
+    versions = install_clients(args.clients_dir, chosen, install=not os.environ.get(ISOLATED))
+    if not args.no_isolate and not os.environ.get(ISOLATED):
+        wrapper = isolation_wrapper()
+        if wrapper:  # the measuring part again, in a network namespace of its own
+            env = dict(os.environ, **{ISOLATED: "a namespace with loopback only (unshare)"})
+            argv = [*wrapper, sys.executable, *sys.argv]
+            sys.exit(subprocess.run(argv, env=env, check=False).returncode)
+        print(outside, file=sys.stderr)
+    return keys, versions
 
 
 def default_server() -> str:
@@ -250,19 +277,9 @@ def main() -> None:
     )
     parser.add_argument("--keep", type=Path, help="keep each client's scratch directory under DIR")
     args = parser.parse_args()
-    keys = [k.strip() for k in args.clients.split(",") if k.strip()]
-    unknown = [k for k in keys if k not in BY_KEY]
-    if unknown:
-        parser.error(f"unknown clients {unknown}; known: {sorted(BY_KEY)}")
-    chosen = tuple(BY_KEY[k] for k in keys)
-    versions = install_clients(args.clients_dir, chosen, install=not os.environ.get(ISOLATED))
-    if not args.no_isolate and not os.environ.get(ISOLATED):
-        wrapper = isolation_wrapper()
-        if wrapper:  # the measuring part again, in a network namespace of its own
-            env = dict(os.environ, **{ISOLATED: "a namespace with loopback only (unshare)"})
-            argv = [*wrapper, sys.executable, *sys.argv]
-            sys.exit(subprocess.run(argv, env=env, check=False).returncode)
-        print("no network namespace here: proxy variables only", file=sys.stderr)
+    keys, versions = prepare_clients(
+        parser, args, BY_KEY, "no network namespace here: proxy variables only"
+    )
     label = (
         args.label
         or subprocess.run(
