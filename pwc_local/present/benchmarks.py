@@ -26,10 +26,9 @@ from pwc_local.present.record import (
     markdown_table,
     next_page_line,
     paragraphs,
-    spelled,
     table_of,
 )
-from pwc_local.present.words import METRIC_COLUMNS, clean, metric, trimmed
+from pwc_local.present.words import METRIC_COLUMNS, clean, literal, metric, trimmed
 
 ARROWS = {"higher": " ↑", "lower": " ↓"}
 DESCRIPTION_CHARS = 600
@@ -43,10 +42,15 @@ HEADERS = {
 }
 
 
+def metric_columns(rows: Sequence[Any]) -> list[str]:
+    """The metrics a leaderboard gives a column of their own: the most reported ones."""
+    counts = Counter(name for row in rows for name in row.metrics)
+    return [name for name, _ in counts.most_common(METRIC_COLUMNS)]
+
+
 def leaderboard(rows: Sequence[Any], *, with_paper: bool = True) -> Table | None:
     """Evaluation rows (hosted `Evaluation` or legacy `PaperEvaluation`) as a `Table`."""
-    counts = Counter(name for row in rows for name in row.metrics)
-    metrics = [name for name, _ in counts.most_common(METRIC_COLUMNS)]
+    metrics = metric_columns(rows)
     tasks = {getattr(row, "task", None) for row in rows}
     with_task = len(tasks) > 1 or not with_paper
     columns = ["task_rank", "model", "task", "benchmark", "protocol", *metrics, "other_metrics"]
@@ -248,7 +252,7 @@ def benchmark_list_text(record: BenchmarkList, shown: Shown) -> str:
             + markdown_table(record.benchmarks, HEADERS)
         )
         first = record.benchmarks.rows[0][record.benchmarks.columns.index("benchmark")]
-        blocks.append(f"Leaderboard: get_benchmark(benchmark={spelled(first)}).")
+        blocks.append(f"Leaderboard: get_benchmark(benchmark={literal(first)}).")
     else:
         blocks.append(f"No benchmarks found{page}.")
     blocks += [f"Note: {clean(note, 500)}" for note in record.notes or []]

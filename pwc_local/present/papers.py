@@ -30,6 +30,7 @@ from pwc_local.present.record import (
     Record,
     Shown,
     Table,
+    by_name,
     counted,
     markdown_table,
     next_page_line,
@@ -147,11 +148,6 @@ class PaperFacts(Record):
     available_at: dict[str, str] | None = None
 
 
-def _named(references: Sequence[Any]) -> dict[str, str] | None:
-    """Catalog references as name -> the slug (else ID) a tool takes."""
-    return {ref.name: ref.slug or ref.id for ref in references} or None
-
-
 def _links(groups: Mapping[str, Sequence[str]]) -> dict[str, list[str]] | None:
     """The paper's links by kind, the kinds it has none of left out."""
     return {kind: list(urls) for kind, urls in groups.items() if urls} or None
@@ -169,8 +165,8 @@ def paper_facts(model: PaperInfoResult, _answer: Any, _arguments: Any) -> PaperF
         authors=list(paper.authors[:AUTHORS_LISTED]) or None,
         more_authors=max(len(paper.authors) - AUTHORS_LISTED, 0) or None,
         abstract=clean(paper.abstract, ABSTRACT_CHARS) if paper.abstract else None,
-        tasks=_named(paper.tasks),
-        methods=_named(paper.methods),
+        tasks=by_name(paper.tasks),
+        methods=by_name(paper.methods),
         links=_links(
             {
                 "official code": [r.url for r in repos if r.is_official],

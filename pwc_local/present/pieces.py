@@ -10,15 +10,14 @@ with their models (`library_models.py`).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from pwc_local.present.benchmarks import ARROWS, metric_columns
 from pwc_local.present.generic import markdown_of
 from pwc_local.present.render import Call, Piece, paper_line
 from pwc_local.present.words import (
     AUTHORS_LISTED,
-    METRIC_COLUMNS,
     call_hint,
     clean,
     entity,
@@ -167,12 +166,6 @@ def lineage(call: Call) -> str:
 # -- leaderboards -------------------------------------------------------------------------------
 
 
-def _metric_columns(rows: Sequence[Any]) -> list[str]:
-    counts = Counter(name for row in rows for name in row.metrics)
-    return [name for name, _ in counts.most_common(METRIC_COLUMNS)]
-
-
-ARROWS = {"higher": " ↑", "lower": " ↓"}
 # Row fields with a column when any row of the table has them (header, field).
 OPTIONAL_COLUMNS = (
     ("Benchmark", "benchmark"),  # rows of get_paper_info's legacy evaluations
@@ -187,7 +180,7 @@ def leaderboard_table(
 
     `directions` (metric name -> higher/lower) marks the metric columns with an arrow.
     """
-    columns = _metric_columns(rows)
+    columns = metric_columns(rows)
     arrows = directions or {}
     others = any(set(row.metrics) - set(columns) for row in rows)
     with_task = len({getattr(row, "task", None) for row in rows}) > 1 or not with_paper

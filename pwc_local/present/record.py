@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from pwc_local.present.words import clean, literal, metric, parameters, table, yes_no
+from pwc_local.present.words import clean, metric, parameters, table, yes_no
 
 Cell = str | int | float | bool | list[str] | None
 
@@ -137,9 +137,9 @@ def paragraphs(blocks: Iterable[str | None]) -> str:
     return "\n\n".join(block for block in blocks if block)
 
 
-def spelled(value: Any) -> str:
-    """A value as spelled in a call (`"imagenet-1k"`)."""
-    return literal(value)
+def by_name(references: Sequence[Any]) -> dict[str, str] | None:
+    """Catalog references (tasks, methods, ...) as name -> the slug (else ID) a tool takes."""
+    return {ref.name: ref.slug or ref.id for ref in references} or None
 
 
 @dataclass(frozen=True)

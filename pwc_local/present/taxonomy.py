@@ -25,15 +25,15 @@ from pwc_local.present.record import (
     Record,
     Shown,
     Table,
+    by_name,
     cell_text,
     counted,
     markdown_table,
     next_page_line,
     paragraphs,
-    spelled,
     table_of,
 )
-from pwc_local.present.words import clean, plural
+from pwc_local.present.words import clean, literal, plural
 
 if TYPE_CHECKING:  # the query modules import httpx; the server must start without it
     from pwc_local.queries.taxonomy import AreaListing
@@ -223,10 +223,6 @@ class TaskFacts(Record):
     benchmarks: Table | None = None
 
 
-def _named(references: Sequence[Any]) -> dict[str, str] | None:
-    return {ref.name: ref.slug or ref.id for ref in references} or None
-
-
 def task_facts(model: TaskResult, _answer: Any, _arguments: Any) -> TaskFacts:
     task = model.task
     rows = [
@@ -239,8 +235,8 @@ def task_facts(model: TaskResult, _answer: Any, _arguments: Any) -> TaskFacts:
         area=task.area.name if task.area else None,
         papers=task.paper_count,
         description=clean(task.description, DESCRIPTION_CHARS) if task.description else None,
-        parents=_named(task.parents),
-        subtasks=_named(task.children),
+        parents=by_name(task.parents),
+        subtasks=by_name(task.children),
         benchmarks=table_of(("benchmark", "name", "full_name", "papers"), rows),
     )
 
@@ -264,7 +260,7 @@ def task_text(record: TaskFacts, _shown: Shown) -> str:
         blocks.append(
             f"Benchmarks, by trend ({len(record.benchmarks.rows)}):\n"
             + markdown_table(record.benchmarks, {"full_name": "full name"})
-            + f"\nLeaderboard: get_benchmark(benchmark={spelled(first)})."
+            + f"\nLeaderboard: get_benchmark(benchmark={literal(first)})."
         )
     return paragraphs(blocks)
 
