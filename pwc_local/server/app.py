@@ -148,8 +148,11 @@ class PwcServer(MCPServer):
         register_tools: Callable[[MCPServer], None] | None = None,
         register_templates: Callable[[MCPServer], None] | None = None,
         on_initialized: Callable[[], None] | None = None,
+        versioned: bool = True,
         **kwargs: Any,
     ) -> None:
+        # Whether output schemas keep `schema_version` (the hosted profile sends it).
+        self.versioned = versioned
         self._register_templates = register_templates
         self._registering_templates = threading.Lock()
         self.tool_names: set[str] = set()
@@ -159,8 +162,6 @@ class PwcServer(MCPServer):
         # The bindings by tool name, loaded with the tools (`ensure_tools`).
         self._specs: Mapping[str, ToolSpec] = {}
         self._output_models: dict[str, type[BaseModel]] = {}
-        # Whether output schemas keep `schema_version` (the hosted profile sends it).
-        self.versioned = True
         self._listing: list[MCPTool] | None = None
         # Where this installation's listing snapshot is, worked out once (it stats every
         # source file) by whoever needs it first: the preparation thread or tools/list.
@@ -533,6 +534,7 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
         register_tools=_tool_registration(tools, settings),
         register_templates=_template_registration(tools, settings),
         on_initialized=runtime.build_now,
+        versioned=settings.profile == "hosted",
         name=text.SERVER_NAME,
         title=text.SERVER_TITLE,
         description=text.SERVER_DESCRIPTION,
@@ -548,7 +550,6 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
         subscriptions=False,
         log_level=settings.log_level.upper(),
     )
-    server.versioned = settings.profile == "hosted"
     register_completions(server, runtime)
     return server
 
