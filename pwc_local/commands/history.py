@@ -224,9 +224,7 @@ def _run(
     import anyio
     import anyio.to_thread
 
-    from pwc_local.commands.settings import start_logging
-    from pwc_local.failures import CodedError
-    from pwc_local.server.errors import error_message
+    from pwc_local.commands.settings import run_tool_work, start_logging
 
     start_logging(settings)
 
@@ -240,8 +238,4 @@ def _run(
             progress.clear()
             await runtime.aclose()
 
-    try:
-        return anyio.run(run)
-    except CodedError as exc:
-        click.echo(f"pwc-mcp-local: {error_message(exc)}", err=True)
-        sys.exit(1)
+    return run_tool_work(run)

@@ -7,7 +7,8 @@ error reads the same everywhere: one line on stderr, exit status 2, nothing on s
 from __future__ import annotations
 
 import sys
-from typing import Any, NoReturn
+from collections.abc import Awaitable, Callable
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -44,3 +45,21 @@ def start_logging(settings: Settings) -> None:
         configure_logging(settings.log_level, settings.log_file)
     except ConfigError as exc:
         refuse(exc)
+
+
+T = TypeVar("T")
+
+
+def run_tool_work(main: Callable[[], Awaitable[T]]) -> T:
+    """Run a command's async work; a failure the tools would report (a `CodedError`) is
+    its `code: sentence` line on stderr and exit status 1."""
+    import anyio
+
+    from pwc_local.failures import CodedError
+    from pwc_local.server.errors import error_message
+
+    try:
+        return anyio.run(main)
+    except CodedError as exc:
+        click.echo(f"pwc-mcp-local: {error_message(exc)}", err=True)
+        sys.exit(1)

@@ -193,11 +193,7 @@ def _run(settings: Settings, query: Callable[[CatalogSource, Watchlist], Awaitab
 
     A failure the tools would report prints its `code: sentence` line and exits 1.
     """
-    import anyio
-
-    from pwc_local.commands.settings import start_logging
-    from pwc_local.failures import CodedError
-    from pwc_local.server.errors import error_message
+    from pwc_local.commands.settings import run_tool_work, start_logging
     from pwc_local.store.watchlist import Watchlist
 
     start_logging(settings)
@@ -210,11 +206,7 @@ def _run(settings: Settings, query: Callable[[CatalogSource, Watchlist], Awaitab
             finally:
                 await source.aclose()
 
-    try:
-        return anyio.run(run)
-    except CodedError as exc:
-        click.echo(f"pwc-mcp-local: {error_message(exc)}", err=True)
-        sys.exit(1)
+    return run_tool_work(run)
 
 
 def _live_catalog(settings: Settings) -> CatalogSource:
