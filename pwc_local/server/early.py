@@ -220,7 +220,7 @@ class EarlyAnswers:
         result = dict(self._profile["results"][era][method])
         result[key] = [
             entry["item"]
-            for entry in self._profile["lists"][key]
+            for entry in self._profile["lists"][era][key]
             if entry["gate"] is None or self._settings.tool_selected(*entry["gate"])
         ]
         return result

@@ -41,6 +41,7 @@ from pwc_local.server.early import (
     MODERN,
     VERSION_KEY,
 )
+from pwc_local.server.framing import encode_message
 from pwc_local.server.prompts import PROMPT_GATES
 
 UNKNOWN_VERSION = "1999-01-01"  # a handshake version no SDK supports
@@ -58,8 +59,8 @@ async def _ask(settings: Settings, messages: list[dict[str, Any]]) -> list[dict[
         for message in messages:
             await to_server.send(SessionMessage(jsonrpc_message_adapter.validate_python(message)))
             if "id" in message:
-                answer = (await from_server.receive()).message
-                plain = answer.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                # As the transport writes it (the order of keys included).
+                plain = json.loads(encode_message((await from_server.receive()).message))
                 if "result" not in plain:
                     raise RuntimeError(f"{message['method']} was refused: {plain}")
                 results.append(plain["result"])
@@ -110,14 +111,13 @@ async def _profile(settings: Settings) -> dict[str, Any]:
     )
     modern = dict(zip(modern_methods, answers, strict=True))
     groups = {tool.name: tool.group for tool in contract.TOOLS}
-    lists: dict[str, list[dict[str, Any]]] = {}
+    lists: dict[str, dict[str, list[dict[str, Any]]]] = {HANDSHAKE: {}, MODERN: {}}
     results: dict[str, dict[str, Any]] = {HANDSHAKE: {}, MODERN: {}}
-    for method, key in LISTS.items():
-        items = handshake[method][key]
-        if items != modern[method][key]:
-            raise RuntimeError(f"{method} lists other items in the two eras")
-        lists[key] = [{"gate": _gate(key, item, groups), "item": item} for item in items]
-        for era, answered in ((HANDSHAKE, handshake), (MODERN, modern)):
+    for era, answered in ((HANDSHAKE, handshake), (MODERN, modern)):
+        # Per era: the SDK writes the same items with their keys in another order.
+        for method, key in LISTS.items():
+            items = answered[method][key]
+            lists[era][key] = [{"gate": _gate(key, item, groups), "item": item} for item in items]
             results[era][method] = {**answered[method], key: None}
     return {
         "initialize": handshake["initialize"],

@@ -291,12 +291,7 @@ class _Session:
             message = verdict.message
             if isinstance(message, JSONRPCRequest):
                 request_id = message.id
-                early = self._handover.early
-                if (
-                    self._handshake_era is None
-                    and early
-                    and (answer := early.discover(cast(bytes, line)))
-                ):
+                if self._handshake_era is None and (answer := self._probe_answer(line)):
                     # A probe decides no era: the client may still fall back to initialize.
                     await output.send((answer, None))
                     return
@@ -320,6 +315,11 @@ class _Session:
             if request_id is not None and not self._admission.knows(request_id):
                 failure = Rejected(INTERNAL_ERROR, "Internal error", request_id)
                 await output.send((failure.frame(), None))
+
+    def _probe_answer(self, line: bytes | LineTooLong) -> bytes | None:
+        """The early path's answer to a `server/discover` probe, if it has one."""
+        early = self._handover.early
+        return early.discover(line) if early and isinstance(line, bytes) else None
 
     def _answers_ping(self, request: JSONRPCRequest) -> bool:
         """Whether this is a ping the transport answers itself (see `_handshake_era`)."""
