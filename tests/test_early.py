@@ -63,7 +63,8 @@ def request(request_id: int, method: str, params: dict[str, Any] | None = None) 
 def handshake_script(version: str) -> list[dict[str, Any]]:
     initialize, initialized = opening("parity", 1, version)
     listings = [request(2 + i, method) for i, method in enumerate(LISTINGS)]
-    return [initialize, initialized, *listings, request(9, "ping")]
+    # The first listing comes before `initialized`, as pipelining clients send it.
+    return [initialize, listings[0], initialized, *listings[1:], request(9, "ping")]
 
 
 def modern_script() -> list[dict[str, Any]]:
