@@ -124,6 +124,23 @@ def test_what_the_early_path_cannot_answer_is_queued(tmp_path: Path) -> None:
     assert answers.replay == []
 
 
+def test_a_replayed_answer_that_differs_is_reported(tmp_path: Path) -> None:
+    # The SDK's own answer to the replayed initialize is compared with the early one.
+    settings = settings_for(tmp_path)
+    answers = early.load(settings)
+    assert answers is not None
+    initialize, _ = opening("replayed")
+    sent = answers.take(json.dumps(initialize).encode())
+    assert sent is not None
+    for told, warned in ((sent, False), (sent.replace(b"pwc-local", b"pwc-other"), True)):
+        handover = early.Handover(replay=[(initialize, told)], era=True, early=answers)
+        with InProcessPeer(build_server(settings), handover=handover) as peer:
+            assert peer.request("tools/list")["result"]["tools"]
+            peer.close_stdin()
+            assert peer.wait() == 0
+            assert ("early.json is stale" in peer.stderr) is warned
+
+
 def test_a_request_reusing_a_queued_id_waits_for_the_full_server(tmp_path: Path) -> None:
     answers = early.load(settings_for(tmp_path))
     assert answers is not None
@@ -222,7 +239,7 @@ def test_a_call_in_the_handshakes_write_is_answered_once_after_loading(
     loading["thread"].join(timeout=30)
     handover = loading["result"]["handover"]
     assert [json.loads(line)["id"] for line in handover.lines if b'"id"' in line] == [3]
-    assert [m["method"] for m in handover.replay] == ["initialize"]
+    assert [m["method"] for m, _ in handover.replay] == ["initialize"]
     assert handover.era is True
     with InProcessPeer(loading["loader"].server, handover=handover) as peer:
         answer = peer.response(3)["result"]
@@ -310,3 +327,20 @@ def test_ending_while_loading_is_clean(tmp_path: Path, ending: str) -> None:
             peer.proc.send_signal(getattr(signal, ending))
         assert peer.wait() == 0
         assert "Traceback" not in peer.stderr
+
+
+@pytest.mark.e2e
+def test_the_serving_path_imports_nothing_heavy_before_its_first_answer() -> None:
+    # Everything `entry.main` imports on its way to the first answer, in a fresh
+    # interpreter: none of the third-party packages may be among the modules loaded.
+    heavy = {"click", "pydantic", "pydantic_core", "httpx", "mcp", "mcp_types", "anyio"}
+    code = (
+        "import sys\n"
+        "import pwc_local.entry, pwc_local.config, pwc_local.logs\n"
+        "import pwc_local.server.launch, pwc_local.server.early\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -64,8 +64,9 @@ class Handover:
     """What the early path leaves to the full transport when the SDK has loaded.
 
     `lines`: read and not answered, in order; `splitter` holds a line begun and not
-    ended; `ended`: stdin has closed. `replay`: messages the SDK must see first,
-    already answered (their answers are dropped). `era`: True for the handshake era,
+    ended; `ended`: stdin has closed. `replay`: messages the SDK must see first, each
+    with the answer the early path gave it (the SDK's own answer is compared, then
+    dropped). `era`: True for the handshake era,
     False for the modern one, None while undecided. `early` goes on answering
     `server/discover` while the era is undecided.
     """
@@ -73,7 +74,7 @@ class Handover:
     lines: list[bytes | LineTooLong] = field(default_factory=list)
     splitter: LineSplitter = field(default_factory=LineSplitter)
     ended: bool = False
-    replay: list[dict[str, Any]] = field(default_factory=list)
+    replay: list[tuple[dict[str, Any], bytes]] = field(default_factory=list)
     era: bool | None = None
     early: EarlyAnswers | None = None
 
@@ -132,7 +133,7 @@ class EarlyAnswers:
         self._settings = settings
         self._encoded: dict[tuple[str, str], str] = {}
         self.era: str | None = None  # HANDSHAKE or MODERN once a request decides it
-        self.replay: list[dict[str, Any]] = []
+        self.replay: list[tuple[dict[str, Any], bytes]] = []
         self._queued_ids: set[tuple[type, Any]] = set()
         self._queued_undecided = False
 
@@ -200,10 +201,11 @@ class EarlyAnswers:
         else:
             version = self._handshake_versions[-1]
         self.era = HANDSHAKE
-        self.replay.append(message)
         result = dict(self._profile["initialize"])
         result["protocolVersion"] = version
-        return _frame(request_id, _encode(result))
+        answer = _frame(request_id, _encode(result))
+        self.replay.append((message, answer))
+        return answer
 
     def _reply(self, request_id: Any, method: str, era: str) -> bytes:
         encoded = self._encoded.get((method, era))

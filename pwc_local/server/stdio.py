@@ -78,6 +78,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     INTERNAL_ERROR,
+    JSONRPCMessage,
     JSONRPCNotification,
     JSONRPCRequest,
     RequestId,
@@ -175,7 +176,7 @@ class _Session:
         lines_in, lines = anyio.create_memory_object_stream[bytes | LineTooLong](0)
         output, output_out = anyio.create_memory_object_stream[_Outgoing](_OUTPUT_QUEUE)
         flushed = anyio.Event()
-        for message in self._handover.replay:
+        for message, _ in self._handover.replay:
             # Answered by the early path: the SDK sees it first, under an id the
             # admission never gave, so its answer finds no ticket and is dropped.
             replayed = {**message, "id": _REPLAYED_ID}
@@ -414,6 +415,9 @@ class _Session:
                 message = public_error(item.message)
                 internal = answered_id(message)
                 ticket = None
+                if internal == _REPLAYED_ID:
+                    self._compare_replayed(message)
+                    continue
                 if internal is not None:
                     ticket = self._admission.ticket(internal)
                     if ticket is None:
@@ -434,6 +438,19 @@ class _Session:
                     logger.warning("an answer of %d bytes was over the bound; refused", len(data))
                     data = oversized_answer(ticket.client_id, ticket.tool)
                 await output.send((data, internal))
+
+    def _compare_replayed(self, message: JSONRPCMessage) -> None:
+        """Warn once if the SDK's answer to a replayed request is not what was sent early."""
+        if not self._handover.replay:
+            return
+        request, sent = self._handover.replay.pop(0)
+        again = encode_message(message.model_copy(update={"id": request["id"]}))
+        if again != sent:
+            logger.warning(
+                "the early answer to %s differed from the server's: early.json is stale "
+                "(python -m pwc_local.server.early_build)",
+                request["method"],
+            )
 
     async def _next_output(self, output: MemoryObjectReceiveStream[_Outgoing]) -> bytes | None:
         """The next bytes to write (several messages if queued), or None when done.
