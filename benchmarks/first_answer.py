@@ -6,12 +6,16 @@
 | spawn -> initialize       | spawn, write `initialize`, its answer               |
 | spawn -> tools/list       | spawn, write `initialize`, `initialized` and        |
 |                           | `tools/list` at once, the listing's answer          |
+| spawn -> first tools/call | the same three lines and a call at once: a cached   |
+|                           | `get_paper_info` (the bare SDK server: `echo`)      |
 | SIGINT on an idle server  | after the handshake and a pause, SIGINT to exit     |
 
 Floors, spawned the same way in the same run: a bare Python process answering each
-JSON line (`floor.py`) and a bare one-tool SDK `MCPServer` (`bare.py`). Targets
-(README): discover and initialize within 3x the Python floor, tools/list within
-4x, SIGINT within 0.5 s. Figures are medians of `runs` spawns, servers in turns.
+JSON line (`floor.py`) and a bare one-tool SDK `MCPServer` (`bare.py`); `before`, an
+older `pwc-mcp-local` to compare with (`run.py --before COMMAND`). Targets (issue
+33): discover and initialize within 3x the Python floor, tools/list within 4x, the
+first call no slower than before, SIGINT within 0.5 s. Figures are medians of `runs`
+spawns, servers in turns.
 """
 
 from __future__ import annotations
@@ -109,18 +113,39 @@ def sigint_exit(argv: Sequence[str], env: Mapping[str, str], pause: float = 0.5)
 
 
 def first_answer_rows(
-    ours: Sequence[str], env: Mapping[str, str], runs: int
+    ours: Sequence[str],
+    env: Mapping[str, str],
+    runs: int,
+    paper: str,
+    before: Sequence[str] | None = None,
 ) -> list[tuple[str, str, str, float | None]]:
-    """Rows of figures: ours, the Python floor (ratio), and the SDK floor in the label."""
+    """Rows of figures: ours against the Python floor, the bare SDK and `before`.
+
+    `paper` is in the cache of `env`'s home: the first call reads it from there.
+    """
     rows: list[tuple[str, str, str, float | None]] = []
-    for label, (script, last) in SCRIPTS.items():
-        times: dict[str, list[float]] = {"ours": [], "floor": [], "bare": []}
+    handshake, _ = SCRIPTS["spawn -> tools/list"]
+    ours_call = _line(3, "tools/call", {"name": "get_paper_info", "arguments": {"paper": paper}})
+    bare_call = _line(3, "tools/call", {"name": "echo", "arguments": {"text": "x"}})
+    scripts = {
+        **{label: {"any": script} for label, (script, _) in SCRIPTS.items()},
+        "spawn -> first tools/call": {"ours": handshake + ours_call, "any": handshake + bare_call},
+    }
+    servers = {"ours": ours, "floor": FLOOR, "bare": BARE, **({"before": before} if before else {})}
+    for label, by_server in scripts.items():
+        last = 3 if "tools/call" in label else SCRIPTS[label][1]
+        times: dict[str, list[float]] = {name: [] for name in servers}
         for _ in range(runs):
-            for name, argv in (("ours", ours), ("floor", FLOOR), ("bare", BARE)):
+            for name, argv in servers.items():
+                script = by_server.get("ours" if name == "before" else name, by_server["any"])
                 times[name].append(time_to_answer(argv, env, script, last))
-        mine, floor, bare = (statistics.median(times[k]) for k in ("ours", "floor", "bare"))
-        rows.append((f"{label} (x Python floor)", _ms(mine), _ms(floor), mine / floor))
-        rows.append((f"{label} (x bare SDK)", _ms(mine), _ms(bare), mine / bare))
+        median = {name: statistics.median(values) for name, values in times.items()}
+        mine = median["ours"]
+        for name, floor in (("floor", "Python floor"), ("bare", "bare SDK"), ("before", "before")):
+            if name in median:
+                rows.append(
+                    (f"{label} (x {floor})", _ms(mine), _ms(median[name]), mine / median[name])
+                )
     exits = [sigint_exit(ours, env) for _ in range(max(3, runs // 2))]
     rows.append(("SIGINT on an idle server -> exit", _ms(statistics.median(exits)), "", None))
     return rows

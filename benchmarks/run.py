@@ -113,6 +113,11 @@ def main() -> None:
         action="store_true",
         help="only the start-up spawns: spawn figures, full read, first / second call",
     )
+    parser.add_argument(
+        "--before",
+        metavar="COMMAND",
+        help="an older pwc-mcp-local to set the first answers against (e.g. another venv's)",
+    )
     args = parser.parse_args()
 
     from tests.fake_catalog.server import FakeCatalog
@@ -127,7 +132,8 @@ def main() -> None:
             chunk_file = Path(scratch) / "chunk.md"
             cursor = warm_cache(env, chunk_file)
             bare_argv = [*BARE, "--chunk-file", str(chunk_file)]  # the floor moves the same text
-            rows += first_answer_rows([PWC_MCP_LOCAL], env, args.runs)
+            before = args.before.split() if args.before else None
+            rows += first_answer_rows([PWC_MCP_LOCAL], env, args.runs, PAPER, before)
             started, first_calls = startup(env, args.runs, bare_argv)
             rows += started
             if args.startup_only:
