@@ -68,9 +68,10 @@ SCRIPTS = {
 }
 
 
-def time_to_answer(argv: Sequence[str], env: Mapping[str, str], script: bytes, last: int) -> float:
-    """Seconds from spawn to the answer carrying id `last`."""
-    started = time.perf_counter()
+def _spawn_and_wait(
+    argv: Sequence[str], env: Mapping[str, str], script: bytes, last: int
+) -> subprocess.Popen[bytes]:
+    """Spawn `argv`, write `script` at once, and read answers up to the one with id `last`."""
     proc = subprocess.Popen(
         list(argv),
         stdin=subprocess.PIPE,
@@ -83,7 +84,15 @@ def time_to_answer(argv: Sequence[str], env: Mapping[str, str], script: bytes, l
     proc.stdin.flush()
     while json.loads(proc.stdout.readline() or b"{}").get("id", last) != last:
         pass
+    return proc
+
+
+def time_to_answer(argv: Sequence[str], env: Mapping[str, str], script: bytes, last: int) -> float:
+    """Seconds from spawn to the answer carrying id `last`."""
+    started = time.perf_counter()
+    proc = _spawn_and_wait(argv, env, script, last)
     answered = time.perf_counter() - started
+    assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.close()
     proc.stdout.read()
     proc.wait(60)
@@ -91,20 +100,12 @@ def time_to_answer(argv: Sequence[str], env: Mapping[str, str], script: bytes, l
 
 
 def sigint_exit(argv: Sequence[str], env: Mapping[str, str], pause: float = 0.5) -> float:
-    """Seconds from SIGINT to exit, on a server idle after its handshake and `pause`."""
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=dict(env),
-    )
-    assert proc.stdin is not None and proc.stdout is not None
+    """Seconds from SIGINT to exit, on a server idle after its handshake and `pause`.
+
+    A tool call is answered once the full server has taken over from the early path.
+    """
     script, _ = SCRIPTS["spawn -> tools/list"]
-    proc.stdin.write(script + _line(3, "tools/call", LOCAL_CALL))
-    proc.stdin.flush()
-    while json.loads(proc.stdout.readline() or b"{}").get("id", 3) != 3:
-        pass  # a tool call is answered once the full server has taken over
+    proc = _spawn_and_wait(argv, env, script + _line(3, "tools/call", LOCAL_CALL), 3)
     time.sleep(pause)  # a client's idle moment, not synchronisation
     started = time.perf_counter()
     proc.send_signal(signal.SIGINT)
