@@ -27,6 +27,8 @@ the same interpreter, spawned and driven the same way over raw stdio pipes
 | full read after restart     | all chunks of a cached paper, on the | as many `chunk`s  |
 |                             | even-numbered start-up spawns, 0.5 s |                   |
 |                             | after their listing                  |                   |
+|                             | (these two: once the full server has |                   |
+|                             | taken over from the early answers)   |                   |
 | prune / stats               | `--entries` entries, all expired;    | (absolute)        |
 |                             | and a third of the pruneable ones    |                   |
 |                             | expired (a sixth of all); memory     |                   |
@@ -84,6 +86,12 @@ TARGETS = {
     "CPU per 64 KiB chunk": (2.0, "max"),
     "throughput, 50 in flight": (0.7, "min"),
     "full read after restart": (4.0, "max"),
+    # Issue 33: the first answers against a bare Python process, the first call against
+    # the release before the early answers (`--before`).
+    "spawn -> server/discover (x Python floor)": (3.0, "max"),
+    "spawn -> initialize (x Python floor)": (3.0, "max"),
+    "spawn -> tools/list (x Python floor)": (4.0, "max"),
+    "spawn -> first tools/call (x before)": (1.0, "max"),
 }
 
 
@@ -234,6 +242,10 @@ def startup(env: Mapping[str, str], runs: int, bare_argv: list[str]) -> tuple[Ro
         peer = Peer([PWC_MCP_LOCAL], env)
         ours.append(peer.handshake())
         listing = peer.last_answer
+        # The early path answered the handshake; a prompt waits for the full server (and
+        # builds nothing a call needs), so what follows measures the calls, not the load,
+        # which "spawn -> first tools/call" counts.
+        peer.request("prompts/get", {"name": "find_papers", "arguments": {"topic": "x"}})
         time.sleep(PAUSE)
         if run % 2 == 0:
             started = time.perf_counter()
@@ -460,8 +472,8 @@ def measure(subjects: list[Subject], env: Mapping[str, str], calls: int) -> None
 def report(rows: Rows) -> None:
     print(f"\n{'figure':40} {'pwc-mcp-local':>14} {'bare':>10} {'ratio':>7}  target")
     for label, mine, floor, ratio in rows:
-        key = label.split(" (")[0]
-        target = TARGETS.get(key)
+        # "full read after restart (5 chunks)": by its name; "... (x floor)": as labelled.
+        target = TARGETS.get(label, None if "(x " in label else TARGETS.get(label.split(" (")[0]))
         verdict = ""
         if ratio is not None and math.isnan(ratio):
             verdict = "n/a (too few calls to measure CPU)"
@@ -469,6 +481,8 @@ def report(rows: Rows) -> None:
             bound, kind = target
             met = ratio <= bound if kind == "max" else ratio >= bound
             verdict = f"{'<=' if kind == 'max' else '>='} {bound:g}  {'met' if met else 'MISSED'}"
+        elif label.startswith("SIGINT"):
+            verdict = "< 500 ms  " + ("met" if float(mine.split()[0]) < 500 else "MISSED")
         elif label.startswith("cache "):
             verdict = "< 3 s  " + ("met" if float(mine.split()[0]) < 3 else "MISSED")
         elif label in LISTING_BUDGETS:

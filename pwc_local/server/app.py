@@ -231,6 +231,23 @@ class PwcServer(MCPServer):
         self._prepare_when_initialized = True
         self._then = then
 
+    def prepare_now(
+        self,
+        snapshot_dir: Callable[[], Path] | None = None,
+        tools: str = "all",
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        """Do in this thread, at once, what `prepare_after_initialize` would do later.
+
+        For a server the early path (`server/launch.py`) builds while it answers the
+        handshake itself: the work is done before the server takes over, so the first
+        call pays none of it; `notifications/initialized` then finds it done.
+        """
+        self._snapshot_at(snapshot_dir, tools)
+        self._then = then
+        self._start_up(prepare=True)
+        self._on_initialized = None
+
     def _snapshot_at(self, snapshot_dir: Callable[[], Path] | None, tools: str) -> None:
         if snapshot_dir is None:
             return
@@ -556,6 +573,20 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
     return server
 
 
+def preparation(settings: Settings) -> dict[str, Any]:
+    """What `PwcServer.prepare_after_initialize` and `prepare_now` take for `settings`.
+
+    The cache directory may need platformdirs: looked up in the preparing thread. When
+    everything is ready, what start-up made is frozen out of the collector's way.
+    """
+    return {
+        "snapshot_dir": settings.resolved_cache_dir,
+        # A snapshot per tool selection and profile: each lists other tools or schemas.
+        "tools": settings.tools if settings.profile == "compact" else f"{settings.tools}/hosted",
+        "then": gc.freeze,
+    }
+
+
 def run_stdio(
     settings: Settings,
     server: PwcServer | None = None,
@@ -566,25 +597,20 @@ def run_stdio(
     """Serve MCP on stdin/stdout until the client closes stdin; the exit status.
 
     `server`, `claimed` and `handover` come from the early path (`server/launch.py`):
-    the server it built, the pipes it claimed, what it read and did not answer.
+    the server it built and prepared, the pipes it claimed, what it read and did not
+    answer.
     Requests still running when stdin closes may finish within
     `stdio.DEFAULT_DRAIN_TIMEOUT` (1.5 s) before the session ends.
     """
     from pwc_local.server import stdio
 
-    server = server if server is not None else build_server(settings)
+    if server is None:
+        server = build_server(settings)
+        server.prepare_after_initialize(**preparation(settings))
     # Start-up is over: what it made lives as long as the process, so the garbage
-    # collector (held off while the modules loaded, see `launch._Loader`) leaves it be.
+    # collector (held off while the modules loaded, see `launch.serve`) leaves it be.
     gc.freeze()
     gc.enable()
-    # The cache directory may need platformdirs: looked up after `initialize` too. When
-    # everything is ready, what start-up made is frozen out of the collector's way.
-    server.prepare_after_initialize(
-        snapshot_dir=settings.resolved_cache_dir,
-        # A snapshot per tool selection and profile: each lists other tools or schemas.
-        tools=settings.tools if settings.profile == "compact" else f"{settings.tools}/hosted",
-        then=gc.freeze,
-    )
     try:
         return stdio.run(
             server, local_tool=server.is_local_tool, claimed=claimed, handover=handover

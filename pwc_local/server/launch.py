@@ -1,6 +1,6 @@
 """Serving from the first byte: early answers while the SDK loads, then the full server.
 
-    spawn ─ claim stdin/stdout ─ loader thread: import the SDK, build the server ─┐
+    spawn ─ claim stdin/stdout ─ loader thread: import the SDK, build and prepare ─┐
               │                                                                    │
               └─ this thread: read lines ─▶ early answers (server/early.py) ─▶ stdout
                                │ not answerable: queued ─────────────▶ handover ◀─┘
@@ -110,9 +110,13 @@ class _Loader:
 
     def _load(self, settings: Settings) -> None:
         try:
-            from pwc_local.server.app import build_server
+            from pwc_local.server.app import build_server, preparation
 
-            self.server = build_server(settings)
+            server = build_server(settings)
+            # What the first call needs (the tools, the runtime) is ready before the
+            # server takes over: the client is being answered meanwhile.
+            server.prepare_now(**preparation(settings))
+            self.server = server
         except BaseException as exc:  # reported by the thread that serves
             self.failure = exc
         finally:
