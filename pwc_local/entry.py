@@ -41,6 +41,9 @@ def serving_flags(argv: list[str]) -> dict[str, str] | None:
 def main() -> None:
     flags = serving_flags(sys.argv[1:])
     if flags is not None:
+        from pwc_local.server.leaving import quit_on_signals
+
+        quit_on_signals()  # a client may stop the server before it has loaded
         serve(flags)
     from pwc_local.cli import main as click_main
 

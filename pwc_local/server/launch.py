@@ -14,11 +14,10 @@ what was read and not answered, in order; the SDK first sees the `initialize` th
 early path answered, and its answer is dropped. What cannot be answered early
 waits for that, no message is lost, and none is answered twice.
 
-While loading: end of input with nothing queued, SIGINT and SIGTERM end the process
-at once with status 0 (the loader thread may be half-way through an import, which
-an interpreter shutdown would abort, so the process leaves with `os._exit` after
-flushing). End of input with requests queued waits for the server to answer them,
-as the full transport's drain does. Reading stops while `MAX_QUEUED` lines (or
+Until the full transport takes over, end of input with nothing queued, SIGINT and
+SIGTERM end the process at once with status 0 (`leaving.py`). End of input with
+requests queued waits for the server to answer them, as the full transport's drain
+does. Reading stops while `MAX_QUEUED` lines (or
 `MAX_QUEUED_BYTES`) wait, as the full transport's waiting room does.
 
 POSIX only: Windows, and any problem with `early.json` (`early.load`), start the
@@ -31,15 +30,14 @@ import gc
 import logging
 import os
 import select
-import signal
 import sys
 import threading
-from contextlib import suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pwc_local.config import Settings
 from pwc_local.server import early
 from pwc_local.server.descriptors import ClaimedDescriptor
+from pwc_local.server.leaving import leave_now, quit_on_signals
 from pwc_local.server.lines import READ_SIZE, LineSplitter, LineTooLong
 
 if TYPE_CHECKING:
@@ -58,12 +56,9 @@ TERMINAL_NOTICE = (
 )
 
 
-class _Stop(Exception):
-    """SIGTERM while loading."""
-
-
 def serve(settings: Settings) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin; the exit status."""
+    quit_on_signals()
     if sys.stdin.isatty():
         # A person typed the command: say what it is instead of sitting silent.
         sys.stderr.write(TERMINAL_NOTICE + "\n")
@@ -78,23 +73,16 @@ def serve(settings: Settings) -> int:
         return run_stdio(settings)
     claimed = [ClaimedDescriptor.take(0), ClaimedDescriptor.take(1)]
     loader = _Loader(settings)
-    previous = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         handover = _answer_while_loading(answers, claimed, loader)
-    except (KeyboardInterrupt, _Stop, BrokenPipeError):
+    except BrokenPipeError:  # the client is gone
         handover = None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     if handover is None:
-        _leave_now(claimed)
+        leave_now()
     assert loader.server is not None
     from pwc_local.server.app import run_stdio
 
     return run_stdio(settings, loader.server, claimed=claimed, handover=handover)
-
-
-def _raise_stop(_signum: int, _frame: Any) -> None:
-    raise _Stop
 
 
 class _Loader:
@@ -164,13 +152,3 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
-
-
-def _leave_now(claimed: list[ClaimedDescriptor]) -> None:
-    """End the process with status 0 while the loader may still be importing."""
-    for stream in (sys.stderr, sys.stdout):
-        with suppress(OSError, ValueError):
-            stream.flush()
-    for claim in claimed:
-        claim.release(close=True)
-    os._exit(0)
