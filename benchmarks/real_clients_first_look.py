@@ -1,0 +1,206 @@
+"""What a client offers a model that never waits: `real_clients.py --no-wait`.
+
+A real model does not wait for MCP servers still starting: whatever tools the
+client's first request offers are the tools of that conversation's first turn
+(and, for a one-shot `codex exec`, of the whole run). `FirstLook` is one client's
+run in that mode: how many of our tools its model's first request offered (the
+first request that offers any tool; side requests offer none), when our tools
+first appeared, whether the model's call to one of them was answered, and what
+the client's own MCP log says about connecting (Claude Code: a version
+negotiation probe that timed out, an `initialize` refused after it, and the
+time to connect).
+
+`merge_first_looks` keeps one table of these runs in docs/benchmarks.md, one row
+per server, client and load: a run replaces the rows it measured and keeps the
+others, so runs against two servers (with and without the early path) sit side
+by side.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.real_clients_api import Offer
+from benchmarks.real_clients_report import find_section, replace_section
+
+HEADING = "## Real clients, a model that never waits"
+# Claude Code's MCP log lines that say the first probe was not answered in time.
+_LATE = re.compile(r"probe timed out|rejected initialize", re.IGNORECASE)
+_CONNECTED = re.compile(r"Successfully connected.*? in (\d+)\s*ms", re.IGNORECASE)
+_PROTOCOL = re.compile(r'"negotiatedProtocolVersion":\s*"([^"]+)"')
+
+
+@dataclass(frozen=True)
+class McpLog:
+    """What a client's MCP log says about our server's connection."""
+
+    files: int = 0  # log files found
+    late: tuple[str, ...] = ()  # lines saying the probe timed out or initialize was refused
+    connected_ms: int | None = None  # the connection time the log gives
+    protocol: str = ""  # the protocol version negotiated
+
+    def cell(self) -> str:
+        """`connected in 3,150 ms on 2026-07-28, no probe timed out`, or `-`."""
+        if not self.files:
+            return "-"
+        parts = []
+        if self.connected_ms is not None:
+            parts.append(f"connected in {self.connected_ms:,} ms")
+        if self.protocol:
+            parts.append(f"on {self.protocol}")
+        words = " ".join(parts) or "not connected"
+        late = f"{len(self.late)} lines: probe timed out or initialize refused"
+        return f"{words}, {late if self.late else 'no probe timed out'}"
+
+
+def mcp_log(home: Path, server: str = "pwc-local") -> McpLog:
+    """Claude Code's MCP log of `server` under a scratch home: the JSON lines in
+    `.cache/claude-cli-nodejs/PROJECT/mcp-logs-SERVER/` (each a `debug` text)."""
+    files = sorted(home.glob(f".cache/claude-cli-nodejs/*/mcp-logs-{server}/*"))
+    late: list[str] = []
+    connected: int | None = None
+    protocol = ""
+    for path in files:
+        for line in path.read_text(errors="replace").splitlines():
+            text = _debug_text(line)
+            if _LATE.search(text):
+                late.append(text.strip()[:300])
+            found = _CONNECTED.search(text)
+            if found and connected is None:
+                connected = int(found.group(1))
+            version = _PROTOCOL.search(text)
+            if version and not protocol:
+                protocol = version.group(1)
+    return McpLog(len(files), tuple(dict.fromkeys(late)), connected, protocol)
+
+
+def _debug_text(line: str) -> str:
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return line
+    return str(entry.get("debug") or entry.get("error") or "") if isinstance(entry, dict) else line
+
+
+@dataclass
+class FirstLook:
+    key: str
+    title: str
+    version: str
+    busy: int  # processes spinning a core each during the run
+    load: float  # the 1-minute load average as the run began
+    listed: int  # tools the server lists with these settings
+    offers: list[Offer] = field(default_factory=list)
+    called: list[int] = field(default_factory=list)  # the script's steps answered
+    seconds: float = 0.0
+    error: str = ""
+    log: McpLog = field(default_factory=McpLog)
+
+    def first(self) -> str:
+        """Our tools in the model's first request: `31 of 31` (or `no request`)."""
+        if not self.offers:
+            return "no request offered tools"
+        return f"{self.offers[0].ours} of {self.listed}"
+
+    def appeared(self) -> str:
+        """When our tools were first offered: `request 1 (2.1 s)`, or `never`."""
+        for index, offer in enumerate(self.offers):
+            if offer.ours:
+                return f"request {index + 1} ({offer.seconds:.1f} s)"
+        return "never"
+
+    def summary(self) -> str:
+        answered = "called and answered" if self.called else "not called"
+        return (
+            f"first request: {self.first()} of our tools; ours first offered: {self.appeared()}; "
+            f"tool {answered}; MCP log: {self.log.cell()}; {self.seconds:.0f} s"
+            + (f"; {self.error}" if self.error else "")
+        )
+
+
+COLUMNS = (
+    "server",
+    "client",
+    "load",
+    "our tools in the model's first request",
+    "ours first offered",
+    "our tool called",
+    "MCP log",
+    "run",
+)
+
+
+def row(look: FirstLook, server: str) -> list[str]:
+    load = f"{look.busy} busy + {look.load:.1f}" if look.busy else f"{look.load:.1f}"
+    run = f"{look.seconds:.0f} s" + (f", {look.error}" if look.error else "")
+    return [
+        server,
+        f"{look.title} {look.version}".strip(),
+        load,
+        look.first(),
+        look.appeared(),
+        "answered" if look.called else "no",
+        look.log.cell(),
+        run,
+    ]
+
+
+def _line(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "/") for c in cells) + " |"
+
+
+def render_first_looks(looks: list[FirstLook], server: str) -> str:
+    lines = [_line(list(COLUMNS)), _line(["---"] * len(COLUMNS))]
+    lines += [_line(row(look, server)) for look in looks]
+    for look in looks:
+        lines += [f"- {look.title}: {text}" for text in look.log.late]
+    return "\n".join(lines)
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def merge_first_looks(
+    document: str, looks: list[FirstLook], server: str, when: str, network: str
+) -> str:
+    """`document` with the runs of `looks` in its table (a row per server, client and
+    load: the latest run's replaces an earlier one's), the section added if missing."""
+    rows: dict[tuple[str, str, str], list[str]] = {}
+    for line in find_section(document, HEADING).splitlines()[1:]:
+        cells = _cells(line)
+        header = cells == list(COLUMNS) or set(cells[0]) <= {"-"}
+        if line.startswith("| ") and len(cells) == len(COLUMNS) and not header:
+            rows[_key(cells)] = cells
+    for look in looks:
+        cells = row(look, server)
+        cells[-1] += f", {when}"
+        rows[_key(cells)] = cells
+    prose = (
+        "`python benchmarks/real_clients.py --no-wait [--busy N] --write-docs` (issue 33): "
+        "each client once, with a scripted model that never waits for MCP servers still "
+        "starting (the table above has its model call the client's waiting tool until our "
+        "tools are listed). If the model's first request offers our tools it calls one, "
+        "else it answers without them and the client ends. Load: the 1-minute load average "
+        "as the run began, plus N processes spinning a core each during it (`--busy N`). "
+        "MCP log: Claude Code's own log of the connection (the time it gives, the protocol "
+        "version negotiated, and any line saying its version negotiation probe timed out or "
+        "its `initialize` was refused). "
+        f"Latest network: {network}. A run replaces the rows of its server, client and load."
+    )
+    table = [_line(list(COLUMNS)), _line(["---"] * len(COLUMNS))]
+    table += [_line(cells) for cells in rows.values()]
+    section = "\n".join(
+        [HEADING, "", textwrap.fill(prose, width=88, break_on_hyphens=False), "", *table, ""]
+    )
+    return replace_section(document, section, HEADING)
+
+
+def _key(cells: list[str]) -> tuple[str, str, str]:
+    """Server, client (without its version) and busy processes: what a row stands for."""
+    busy = cells[2].split(" busy")[0] if " busy" in cells[2] else "0"
+    return cells[0], cells[1].rsplit(" ", 1)[0], busy
