@@ -206,6 +206,7 @@ class Outcome:
     timed_out: bool = False
     error: str = ""
     log: list[str] = field(default_factory=list)
+    began: float = 0.0  # when the client was started (time.time())
 
 
 def run_client(
@@ -229,6 +230,8 @@ def run_client(
         outcome.error = f"setup failed: {error}"
         return model, outcome
     stdout = scratch.root / "client.out"
+    api.begin()  # the times of its requests count from here
+    outcome.began = time.time()
     started = time.monotonic()
     with open(stdout, "wb") as out:
         try:
@@ -404,7 +407,7 @@ def run_no_wait(
                     called=sorted(model.received),
                     seconds=outcome.seconds,
                     error=outcome.error,
-                    log=mcp_log(scratch.home),
+                    log=mcp_log(scratch.home, began=outcome.began),
                 )
                 looks.append(look)
                 print(f"  {key}: {look.summary()}", file=sys.stderr)
@@ -424,9 +427,9 @@ def listed_tools(server: str, scratch: Scratch) -> int:
 
 
 @contextmanager
-def busy(count: int, seconds: float) -> Iterator[None]:
-    """`count` processes spinning a core each while the block runs; each also stops by
-    itself after `seconds`, so none outlives a benchmark that dies."""
+def busy(count: int, seconds: float) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """`count` processes spinning a core each while the block runs (killed at its end);
+    each also stops by itself after `seconds`, so none outlives a benchmark that dies."""
     code = (
         "import time\n"
         f"end = time.monotonic() + {seconds:.0f}\n"
@@ -435,7 +438,7 @@ def busy(count: int, seconds: float) -> Iterator[None]:
     )
     spinners = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
     try:
-        yield
+        yield spinners
     finally:
         for spinner in spinners:
             spinner.kill()

@@ -67,7 +67,7 @@ def ours(offered: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Offer:
-    """The tools one request offered, `seconds` after the run began."""
+    """The tools one request offered, `seconds` after the client started."""
 
     seconds: float
     offered: int  # tools in all
@@ -190,6 +190,11 @@ class ScriptedApi:
             self.offers = []
             self._since = time.monotonic()
             self._waits = 0
+
+    def begin(self) -> None:
+        """The client starts now: the times in `offers` count from here."""
+        with self._lock:
+            self._since = time.monotonic()
 
     def log(self, line: str, body: bytes = b"") -> None:
         with self._lock:

@@ -22,6 +22,7 @@ import json
 import re
 import textwrap
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from benchmarks.real_clients_api import Offer
@@ -32,6 +33,7 @@ HEADING = "## Real clients, a model that never waits"
 _LATE = re.compile(r"probe timed out|rejected initialize", re.IGNORECASE)
 _CONNECTED = re.compile(r"Successfully connected.*? in (\d+)\s*ms", re.IGNORECASE)
 _PROTOCOL = re.compile(r'"negotiatedProtocolVersion":\s*"([^"]+)"')
+_ABANDONED = re.compile(r"Connection abandoned after (\d+)\s*ms", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -41,49 +43,75 @@ class McpLog:
     files: int = 0  # log files found
     late: tuple[str, ...] = ()  # lines saying the probe timed out or initialize was refused
     connected_ms: int | None = None  # the connection time the log gives
+    connected_after: float | None = None  # seconds from the client's start to that line
     protocol: str = ""  # the protocol version negotiated
+    abandoned_ms: int | None = None  # the client gave up connecting (it was ending) after
 
     def cell(self) -> str:
-        """`connected in 3,150 ms on 2026-07-28, no probe timed out`, or `-`."""
+        """`connected in 1,443 ms (4.2 s after the client started) on 2026-07-28, no
+        probe timed out`; a late probe's first line quoted (to its first bracket);
+        `-` without a log."""
         if not self.files:
             return "-"
         parts = []
         if self.connected_ms is not None:
             parts.append(f"connected in {self.connected_ms:,} ms")
+        if self.connected_after is not None:
+            parts.append(f"({self.connected_after:.1f} s after the client started)")
         if self.protocol:
             parts.append(f"on {self.protocol}")
-        words = " ".join(parts) or "not connected"
-        late = f"{len(self.late)} lines: probe timed out or initialize refused"
-        return f"{words}, {late if self.late else 'no probe timed out'}"
+        if not parts:
+            parts.append("not connected")
+            if self.abandoned_ms is not None:
+                parts.append(f"(abandoned after {self.abandoned_ms:,} ms, the client ending)")
+        if not self.late:
+            return " ".join(parts) + ", no probe timed out"
+        more = f" and {len(self.late) - 1} more" if len(self.late) > 1 else ""
+        return " ".join(parts) + f', "{self.late[0].split(" (")[0]}"{more}'
 
 
-def mcp_log(home: Path, server: str = "pwc-local") -> McpLog:
+def mcp_log(home: Path, server: str = "pwc-local", began: float | None = None) -> McpLog:
     """Claude Code's MCP log of `server` under a scratch home: the JSON lines in
-    `.cache/claude-cli-nodejs/PROJECT/mcp-logs-SERVER/` (each a `debug` text)."""
+    `.cache/claude-cli-nodejs/PROJECT/mcp-logs-SERVER/` (a `debug` text and an ISO
+    `timestamp` each). `began`: when the client started (time.time())."""
     files = sorted(home.glob(f".cache/claude-cli-nodejs/*/mcp-logs-{server}/*"))
     late: list[str] = []
     connected: int | None = None
+    after: float | None = None
     protocol = ""
+    abandoned: int | None = None
     for path in files:
         for line in path.read_text(errors="replace").splitlines():
-            text = _debug_text(line)
+            text, when = _entry(line)
             if _LATE.search(text):
                 late.append(text.strip()[:300])
             found = _CONNECTED.search(text)
             if found and connected is None:
                 connected = int(found.group(1))
+                after = None if when is None or began is None else when - began
             version = _PROTOCOL.search(text)
             if version and not protocol:
                 protocol = version.group(1)
-    return McpLog(len(files), tuple(dict.fromkeys(late)), connected, protocol)
+            gave_up = _ABANDONED.search(text)
+            if gave_up and abandoned is None:
+                abandoned = int(gave_up.group(1))
+    return McpLog(len(files), tuple(dict.fromkeys(late)), connected, after, protocol, abandoned)
 
 
-def _debug_text(line: str) -> str:
+def _entry(line: str) -> tuple[str, float | None]:
+    """A log line's text and time (seconds since the epoch), as far as it has them."""
     try:
         entry = json.loads(line)
     except ValueError:
-        return line
-    return str(entry.get("debug") or entry.get("error") or "") if isinstance(entry, dict) else line
+        return line, None
+    if not isinstance(entry, dict):
+        return line, None
+    text = str(entry.get("debug") or entry.get("error") or "")
+    try:
+        when = datetime.fromisoformat(str(entry["timestamp"]).replace("Z", "+00:00"))
+    except (KeyError, ValueError):
+        return text, None
+    return text, when.timestamp()
 
 
 @dataclass
@@ -183,17 +211,20 @@ def merge_first_looks(
     prose = (
         "`python benchmarks/real_clients.py --no-wait [--busy N] --write-docs` (issue 33): "
         "each client once, with a scripted model that never waits for MCP servers still "
-        "starting (the table above has its model call the client's waiting tool until our "
-        "tools are listed). If the model's first request offers our tools it calls one, "
-        "else it answers without them and the client ends. Load: the 1-minute load average "
-        "as the run began, plus N processes spinning a core each during it (`--busy N`). "
+        "starting (in Real clients above, the model calls the client's waiting tool until "
+        "our tools are listed). The model's first request is the first that offers any "
+        "tool; if it offers ours the model calls one, else it answers without them and the "
+        "client ends, stopping any server still connecting (Claude Code then logs that the "
+        "server exited). Load: the 1-minute load average as the run began (the machine's "
+        "other work), plus N processes spinning a core each during the run (`--busy N`). "
         "MCP log: Claude Code's own log of the connection (the time it gives, the protocol "
-        "version negotiated, and any line saying its version negotiation probe timed out or "
+        "version negotiated, any line saying its version negotiation probe timed out or "
         "its `initialize` was refused). "
         f"Latest network: {network}. A run replaces the rows of its server, client and load."
     )
     table = [_line(list(COLUMNS)), _line(["---"] * len(COLUMNS))]
-    table += [_line(cells) for cells in rows.values()]
+    ordered = sorted(rows.items(), key=lambda item: (item[0][1], int(item[0][2] or 0)))
+    table += [_line(cells) for _, cells in ordered]  # by client and load, servers as run
     section = "\n".join(
         [HEADING, "", textwrap.fill(prose, width=88, break_on_hyphens=False), "", *table, ""]
     )
