@@ -2,7 +2,7 @@
 
     python benchmarks/real_clients.py [--server COMMAND] [--label TEXT] [--write-docs]
         [--clients claude-code,gemini,codex,opencode] [--clients-dir DIR]
-        [--timeout 300] [--keep DIR] [--no-isolate]
+        [--timeout 300] [--keep DIR] [--no-isolate] [--no-wait [--busy N]]
 
 Installs Claude Code, Gemini CLI, Codex and opencode from the npm registry into
 `--clients-dir` (`npm install --prefix`; kept between runs, installed only when
@@ -32,6 +32,14 @@ lists the hosts a client tried. `--keep DIR` keeps each client's scratch home, i
 output, every request it sent the model API and what its model received. It is a
 benchmark, not a test: it prints figures and asserts none; a run takes about a
 minute once the clients are installed.
+
+`--no-wait` runs another script: a model that never waits for servers still
+starting, as a real one does not (the script above calls the client's waiting tool
+until our tools are listed). It records whether each client's first model request
+offers our tools, and Claude Code's own MCP log of the connection
+(`real_clients_first_look.py`); `--busy N` keeps N processes spinning a core each
+during every client's run. Its `--write-docs` keeps a row per server, client and
+load, so runs against two servers (`--server`, `--label`) sit side by side.
 """
 
 from __future__ import annotations
