@@ -197,9 +197,13 @@ def merge_first_looks(
     document: str, looks: list[FirstLook], server: str, when: str, network: str
 ) -> str:
     """`document` with the runs of `looks` in its table (a row per server, client and
-    load: the latest run's replaces an earlier one's), the section added if missing."""
+    load: the latest run's replaces an earlier one's), the section added if missing.
+    What follows the table (notes written by hand) is kept."""
     rows: dict[tuple[str, str, str], list[str]] = {}
-    for line in find_section(document, HEADING).splitlines()[1:]:
+    old = find_section(document, HEADING).splitlines()[1:]
+    table_lines = [n for n, line in enumerate(old) if line.startswith("| ")]
+    notes = old[table_lines[-1] + 1 :] if table_lines else []
+    for line in old:
         cells = _cells(line)
         header = cells == list(COLUMNS) or set(cells[0]) <= {"-"}
         if line.startswith("| ") and len(cells) == len(COLUMNS) and not header:
@@ -226,9 +230,9 @@ def merge_first_looks(
     ordered = sorted(rows.items(), key=lambda item: (item[0][1], int(item[0][2] or 0)))
     table += [_line(cells) for _, cells in ordered]  # by client and load, servers as run
     section = "\n".join(
-        [HEADING, "", textwrap.fill(prose, width=88, break_on_hyphens=False), "", *table, ""]
+        [HEADING, "", textwrap.fill(prose, width=88, break_on_hyphens=False), "", *table]
     )
-    return replace_section(document, section, HEADING)
+    return replace_section(document, "\n".join([section, *notes]).rstrip("\n") + "\n", HEADING)
 
 
 def _key(cells: list[str]) -> tuple[str, str, str]:

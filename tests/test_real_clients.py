@@ -471,6 +471,7 @@ def test_runs_without_waiting_keep_one_row_per_server_client_and_load() -> None:
     document = "# Figures\n\n## Later\n\nkept\n"
     document = merge_first_looks(document, [_look("1.0", 0, 0)], "old", "t1", "namespace")
     document = merge_first_looks(document, [_look("1.0", 31, 4)], "new", "t2", "namespace")
+    document = document.replace("t2 |\n", "t2 |\n\nA note by hand.\n")
     document = merge_first_looks(document, [_look("1.1", 31, 0)], "old", "t3", "namespace")
     rows = [
         line
@@ -483,7 +484,7 @@ def test_runs_without_waiting_keep_one_row_per_server_client_and_load() -> None:
         "| 9 s, t2 |",
     ]
     assert document.startswith(f"# Figures\n\n## Later\n\nkept\n\n{FIRST_LOOK}\n")
-    assert document.count(FIRST_LOOK) == 1
+    assert document.count(FIRST_LOOK) == 1 and document.endswith("| 9 s, t2 |\n\nA note by hand.\n")
     assert _look("1.0", 0, 0).appeared() == "request 2 (5.0 s)"
 
 
