@@ -2,7 +2,7 @@
 
     python benchmarks/real_clients.py [--server COMMAND] [--label TEXT] [--write-docs]
         [--clients claude-code,gemini,codex,opencode] [--clients-dir DIR]
-        [--timeout 300] [--keep DIR] [--no-isolate]
+        [--timeout 300] [--keep DIR] [--no-isolate] [--no-wait [--busy N]]
 
 Installs Claude Code, Gemini CLI, Codex and opencode from the npm registry into
 `--clients-dir` (`npm install --prefix`; kept between runs, installed only when
@@ -32,6 +32,14 @@ lists the hosts a client tried. `--keep DIR` keeps each client's scratch home, i
 output, every request it sent the model API and what its model received. It is a
 benchmark, not a test: it prints figures and asserts none; a run takes about a
 minute once the clients are installed.
+
+`--no-wait` runs another script: a model that never waits for servers still
+starting, as a real one does not (the script above calls the client's waiting tool
+until our tools are listed). It records whether each client's first model request
+offers our tools, and Claude Code's own MCP log of the connection
+(`real_clients_first_look.py`); `--busy N` keeps N processes spinning a core each
+during every client's run. Its `--write-docs` keeps a row per server, client and
+load, so runs against two servers (`--server`, `--label`) sit side by side.
 """
 
 from __future__ import annotations
@@ -45,7 +53,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +64,12 @@ sys.path.insert(0, str(ROOT))  # the fake catalog lives in tests/
 
 from benchmarks.peer import Peer  # noqa: E402
 from benchmarks.real_clients_api import ScriptedApi  # noqa: E402
+from benchmarks.real_clients_first_look import (  # noqa: E402
+    FirstLook,
+    mcp_log,
+    merge_first_looks,
+    render_first_looks,
+)
 from benchmarks.real_clients_report import (  # noqa: E402
     ClientRun,
     Reference,
@@ -62,7 +77,12 @@ from benchmarks.real_clients_report import (  # noqa: E402
     render_table,
     replace_section,
 )
-from benchmarks.real_clients_script import READ_PAPER, ScriptedModel, find_cursor  # noqa: E402
+from benchmarks.real_clients_script import (  # noqa: E402
+    CALLS,
+    READ_PAPER,
+    ScriptedModel,
+    find_cursor,
+)
 from benchmarks.real_clients_setup import (  # noqa: E402
     BY_KEY,
     CLIENTS,
@@ -194,15 +214,21 @@ class Outcome:
     timed_out: bool = False
     error: str = ""
     log: list[str] = field(default_factory=list)
+    began: float = 0.0  # when the client was started (time.time())
 
 
 def run_client(
-    client: Client, binary: Path, api: ScriptedApi, scratch: Scratch, timeout: float
+    client: Client,
+    binary: Path,
+    api: ScriptedApi,
+    scratch: Scratch,
+    timeout: float,
+    model: ScriptedModel | None = None,
 ) -> tuple[ScriptedModel, Outcome]:
-    """One client through the whole script, bounded by `timeout`; never raises. The
-    client runs in a process group of its own, ended afterwards with whatever servers
-    it left behind."""
-    model = ScriptedModel()
+    """One client through the script (`model`, by default the whole one), bounded by
+    `timeout`; never raises. The client runs in a process group of its own, ended
+    afterwards with whatever servers it left behind."""
+    model = model or ScriptedModel()
     api.serve(model, scratch.root / "requests")
     outcome = Outcome()
     scratch.work.mkdir(parents=True, exist_ok=True)
@@ -212,6 +238,8 @@ def run_client(
         outcome.error = f"setup failed: {error}"
         return model, outcome
     stdout = scratch.root / "client.out"
+    api.begin()  # the times of its requests count from here
+    outcome.began = time.time()
     started = time.monotonic()
     with open(stdout, "wb") as out:
         try:
@@ -276,6 +304,14 @@ def main() -> None:
         "--label", help="how docs/benchmarks.md names the server (default: its --version)"
     )
     parser.add_argument("--keep", type=Path, help="keep each client's scratch directory under DIR")
+    parser.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="a model that never waits for servers: what its first request offers (first_look)",
+    )
+    parser.add_argument(
+        "--busy", type=int, default=0, help="processes spinning a core each during a client's run"
+    )
     args = parser.parse_args()
     keys, versions = prepare_clients(
         parser, args, BY_KEY, "no network namespace here: proxy variables only"
@@ -286,6 +322,11 @@ def main() -> None:
             [args.server, "--version"], capture_output=True, text=True, timeout=60
         ).stdout.strip()
     )
+    if args.no_wait:
+        with tempfile.TemporaryDirectory(prefix="pwc-real-clients-") as temp:
+            looks = run_no_wait(args, keys, versions, args.keep or Path(temp))
+        first_look_report(looks, label, args.write_docs)
+        return
     with tempfile.TemporaryDirectory(prefix="pwc-real-clients-") as temp:
         reference, runs = run_all(args, keys, versions, args.keep or Path(temp))
     print(render_table(reference, runs))
@@ -339,6 +380,88 @@ def run_all(
     finally:
         fake.stop()
     return reference, runs
+
+
+# The mode whose model never waits (`--no-wait`): what a client offers its model first.
+def run_no_wait(
+    args: argparse.Namespace, keys: list[str], versions: dict[str, str], base: Path
+) -> list[FirstLook]:
+    """Each client once with a model that never waits: it calls one of our tools if its
+    first request offers them, else it answers and the client ends. `args.busy`
+    processes spin during each run."""
+    fake = FakeCatalog().start()
+    looks: list[FirstLook] = []
+    try:
+        with ScriptedApi() as api:
+            api.waits = False
+            for key in keys:
+                scratch = Scratch(base / key, api.url, fake.api_url, args.server)
+                listed = listed_tools(args.server, scratch)
+                print(f"running {key} without waiting ...", file=sys.stderr, flush=True)
+                client = BY_KEY[key]
+                binary = args.clients_dir / "node_modules" / ".bin" / client.command
+                model = ScriptedModel(calls=CALLS[:1], max_reads=0)
+                load = os.getloadavg()[0]
+                with busy(args.busy, args.timeout + 30):
+                    model, outcome = run_client(client, binary, api, scratch, args.timeout, model)
+                look = FirstLook(
+                    key=key,
+                    title=client.title,
+                    version=versions.get(key, ""),
+                    busy=args.busy,
+                    load=load,
+                    listed=listed,
+                    offers=list(api.offers),
+                    called=sorted(model.received),
+                    seconds=outcome.seconds,
+                    error=outcome.error,
+                    log=mcp_log(scratch.home, began=outcome.began),
+                )
+                looks.append(look)
+                print(f"  {key}: {look.summary()}", file=sys.stderr)
+    finally:
+        fake.stop()
+    return looks
+
+
+def listed_tools(server: str, scratch: Scratch) -> int:
+    """How many tools the server lists with this run's settings (a raw stdio client)."""
+    peer = Peer([server], dict(scratch.base_env(), PWC_API_URL=scratch.catalog_url))
+    try:
+        peer.handshake()
+        return len(peer.last_answer["result"]["tools"])
+    finally:
+        peer.close()
+
+
+@contextmanager
+def busy(count: int, seconds: float) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """`count` processes spinning a core each while the block runs (killed at its end);
+    each also stops by itself after `seconds`, so none outlives a benchmark that dies."""
+    code = (
+        "import time\n"
+        f"end = time.monotonic() + {seconds:.0f}\n"
+        "while time.monotonic() < end:\n"
+        "    pass\n"
+    )
+    spinners = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
+    try:
+        yield spinners
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+        for spinner in spinners:
+            spinner.wait()
+
+
+def first_look_report(looks: list[FirstLook], label: str, write_docs: bool) -> None:
+    print(render_first_looks(looks, label))
+    if write_docs:
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        network = os.environ.get(ISOLATED) or "proxy variables only (no namespace)"
+        document = merge_first_looks(DOCS.read_text(encoding="utf-8"), looks, label, when, network)
+        DOCS.write_text(document, encoding="utf-8")
+        print(f"written to {DOCS}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,11 @@ element). The answer is the script's next tool call, or a closing sentence.
 
 A request that offers none of our tools is a client's side request (a title, a
 routing or next-speaker check): it gets a short text, or for a JSON schema the
-smallest object that fits, and changes nothing. The same server answers proxy
+smallest object that fits, and changes nothing. Unless `waits` is off, a main
+request whose client offers a tool that waits for MCP servers (and none of ours
+yet) gets a call to it, as a patient model would; with `waits` off the model
+answers without our tools, as a real one does. Every request that offers tools
+is kept in `offers`: when, how many tools, how many of them ours. The same server answers proxy
 requests (`CONNECT`, absolute URLs) with 403 and records the host: clients run
 with their proxy variables pointed here, so any traffic meant for the internet
 is refused and listed instead of leaving the machine.
@@ -28,12 +32,13 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from benchmarks.real_clients_script import Call, ScriptedModel
+from benchmarks.real_clients_script import CALLS, Call, ScriptedModel
 
 CLOSING = "Done: every scripted call was made."
 MAX_WAITS = 30
@@ -45,6 +50,28 @@ NAMESPACE_MARK = "/"  # joins a Responses namespace and a function name in `offe
 # its first request before the server has answered `tools/list`.
 _WAIT = re.compile(r"wait.*mcp|^list_mcp_resources$", re.IGNORECASE)
 _STEP_ID = re.compile(r"s(\d+)")
+# Our server's tools as a client names them: under the server's name (`pwc-local`,
+# which Codex spells `pwc_local`), or bare under a name of the script.
+_OUR_SERVER = re.compile(r"pwc[-_]local", re.IGNORECASE)
+_OUR_TOOLS = tuple(sorted({tool for tool, _ in CALLS} | {"read_paper"}))
+
+
+def ours(offered: list[str]) -> list[str]:
+    """The offered names that are our server's tools."""
+    return [
+        name
+        for name in offered
+        if _OUR_SERVER.search(name) or any(match_tool(tool, [name]) for tool in _OUR_TOOLS)
+    ]
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The tools one request offered, `seconds` after the client started."""
+
+    seconds: float
+    offered: int  # tools in all
+    ours: int  # of them our server's
 
 
 def call_id(call: Call) -> str:
@@ -122,6 +149,9 @@ class ScriptedApi:
         self.refused_hosts: set[str] = set()
         self.trace_dir: Path | None = None  # when set, every request body is kept there
         self.wait_seconds = WAIT_SECONDS
+        self.waits = True  # the model waits for servers still connecting (see above)
+        self.offers: list[Offer] = []
+        self._since = time.monotonic()
         self._waits = 0
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self)
@@ -151,13 +181,20 @@ class ScriptedApi:
         self.stop()
 
     def serve(self, model: ScriptedModel, trace_dir: Path | None = None) -> None:
-        """Serve a new run: `model`, with no requests, refusals or waits yet."""
+        """Serve a new run: `model`, with no requests, refusals, offers or waits yet."""
         with self._lock:
             self.model = model
             self.requests = []
             self.refused_hosts = set()
             self.trace_dir = trace_dir
+            self.offers = []
+            self._since = time.monotonic()
             self._waits = 0
+
+    def begin(self) -> None:
+        """The client starts now: the times in `offers` count from here."""
+        with self._lock:
+            self._since = time.monotonic()
 
     def log(self, line: str, body: bytes = b"") -> None:
         with self._lock:
@@ -170,9 +207,14 @@ class ScriptedApi:
     # The turn every dialect shares.
     def answer(self, turn: Turn) -> Call | str | None:
         """The next call for a main request, or a text for a side request."""
+        if turn.offered:
+            since = time.monotonic() - self._since
+            offer = Offer(since, len(turn.offered), len(ours(turn.offered)))
+            with self._lock:
+                self.offers.append(offer)
         if not any(match_tool(tool, turn.offered) for tool, _ in self.model.calls):
             waiting = [name for name in turn.offered if _WAIT.search(name)]
-            if waiting and self._waits < MAX_WAITS:  # the client lets the model wait for them
+            if waiting and self.waits and self._waits < MAX_WAITS:  # the model waits for them
                 self._waits += 1
                 time.sleep(self.wait_seconds)  # and the server time to start
                 return Call(-self._waits, waiting[0], {})

@@ -285,11 +285,21 @@ def docs_section(
     )
 
 
-def replace_section(document: str, section: str) -> str:
-    """`document` with its Real clients section replaced by `section` (or appended)."""
-    start = document.find(HEADING + "\n")
+def find_section(document: str, heading: str = HEADING) -> str:
+    """The section of `document` under `heading` (to the next `## `), or ""."""
+    start = document.find(heading + "\n")
     if start < 0:
+        return ""
+    end = document.find("\n## ", start + len(heading))
+    return document[start : None if end < 0 else end + 1]
+
+
+def replace_section(document: str, section: str, heading: str = HEADING) -> str:
+    """`document` with its section under `heading` (the Real clients one unless told)
+    replaced by `section`, or with `section` appended."""
+    old = find_section(document, heading)
+    if not old:
         return document.rstrip("\n") + "\n\n" + section
-    end = document.find("\n## ", start + len(HEADING))
-    rest = "" if end < 0 else document[end + 1 :]
+    start = document.find(old)
+    rest = document[start + len(old) :]
     return document[:start] + section + ("\n" + rest if rest else "")

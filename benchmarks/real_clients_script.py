@@ -137,11 +137,12 @@ class ScriptedModel:
             tool, arguments = self.calls[done]
             return Call(done, tool, dict(arguments))
         read = done - len(self.calls)
+        if read >= self.max_reads:  # max_reads 0: no reading at all
+            if self.max_reads:
+                self.notes.append(f"reading stopped after {self.max_reads} chunks")
+            return None
         if read == 0:
             return Call(done, "read_paper", {"paper": self.read_paper}, read=0)
-        if read >= self.max_reads:
-            self.notes.append(f"reading stopped after {self.max_reads} chunks")
-            return None
         previous = self.received.get(done - 1)
         if previous is None:
             return None

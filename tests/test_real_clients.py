@@ -16,14 +16,17 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from benchmarks.real_clients import default_server, run_client, three_chunk_markdown
-from benchmarks.real_clients_api import ScriptedApi, filler
+from benchmarks.real_clients import busy, default_server, run_client, three_chunk_markdown
+from benchmarks.real_clients_api import Offer, ScriptedApi, filler, ours
+from benchmarks.real_clients_first_look import HEADING as FIRST_LOOK
+from benchmarks.real_clients_first_look import FirstLook, mcp_log, merge_first_looks
 from benchmarks.real_clients_report import (
     HEADING,
     ClientRun,
@@ -374,3 +377,121 @@ def test_a_client_without_our_tools_is_noted(api: ScriptedApi) -> None:
     answer = httpx.post(f"{api.url}/v1/messages", json=body).json()
     assert answer["content"][0]["type"] == "text"
     assert api.model.notes == ["a request offered 1 tools, none of ours"]
+
+
+# The mode whose model never waits (`--no-wait`): what the first request offers.
+def test_a_model_that_never_waits_answers_without_our_tools_and_records_each_offer(
+    api: ScriptedApi,
+) -> None:
+    api.waits = False
+    api.serve(ScriptedModel(calls=CALLS[:1], max_reads=0))
+    api.begin()
+    first = {"model": "m", "messages": [{"role": "user", "content": "go"}], "stream": False}
+    waiting = [{"name": "Read"}, {"name": "WaitForMcpServers"}]
+    answer = httpx.post(f"{api.url}/v1/messages", json=dict(first, tools=waiting)).json()
+    assert answer["content"][0]["type"] == "text" and api.model.asked == {}
+    ready = waiting + [{"name": f"mcp__pwc-local__{t}"} for t in TOOLS]
+    answer = httpx.post(f"{api.url}/v1/messages", json=dict(first, tools=ready)).json()
+    assert answer["content"][0]["name"] == "mcp__pwc-local__search_papers"
+    result = {"type": "tool_result", "tool_use_id": answer["content"][0]["id"], "content": "r"}
+    turn = [
+        {"role": "assistant", "content": answer["content"]},
+        {"role": "user", "content": [result]},
+    ]
+    body = dict(first, tools=ready, messages=first["messages"] + turn)
+    closing = httpx.post(f"{api.url}/v1/messages", json=body).json()
+    assert closing["content"][0]["type"] == "text" and api.model.finished
+    assert sorted(api.model.received) == [0] and api.model.notes[0].endswith("none of ours")
+    offers = [(o.offered, o.ours) for o in api.offers]
+    assert offers == [(2, 0), (len(TOOLS) + 2, len(TOOLS)), (len(TOOLS) + 2, len(TOOLS))]
+    assert 0 <= api.offers[0].seconds <= api.offers[-1].seconds
+
+
+def test_our_tools_are_told_from_the_clients_own_under_each_naming() -> None:
+    offered = [
+        "exec_command",
+        "list_mcp_resources",
+        "mcp__pwc_local/search_papers",  # Codex: a namespace
+        "mcp__pwc-local__get_task",  # Claude Code
+        "pwc-local_read_paper",  # opencode
+        "get_benchmark",  # Gemini CLI: bare
+        "mcp__other__search",
+    ]
+    assert ours(offered) == offered[2:6]
+
+
+CLAUDE_LOG = [
+    {
+        "debug": "Starting connection with timeout of 60000ms",
+        "timestamp": "2026-12-07T18:43:00.000Z",
+    },
+    {
+        "debug": "stdio server rejected initialize after the version negotiation probe timed out",
+        "timestamp": "2026-12-07T18:43:05.000Z",
+    },
+    {
+        "debug": "Successfully connected (transport: stdio) in 6150ms",
+        "timestamp": "2026-12-07T18:43:06.100Z",
+    },
+    {
+        "debug": 'Connection established with capabilities: {"hasTools":true,'
+        '"protocolEra":"modern","negotiatedProtocolVersion":"2026-07-28"}',
+        "timestamp": "2026-12-07T18:43:06.200Z",
+    },
+]
+
+
+def test_claude_codes_mcp_log_tells_a_late_probe_the_protocol_and_the_time(tmp_path: Path) -> None:
+    assert mcp_log(tmp_path).cell() == "-"
+    logs = tmp_path / ".cache" / "claude-cli-nodejs" / "-work" / "mcp-logs-pwc-local"
+    logs.mkdir(parents=True)
+    (logs / "2026-12-07T18-43-00.jsonl").write_text(
+        "\n".join(json.dumps(line) for line in CLAUDE_LOG) + "\n"
+    )
+    began = datetime(2026, 12, 7, 18, 42, 58, tzinfo=timezone.utc).timestamp()
+    log = mcp_log(tmp_path, began=began)
+    assert log.late == (CLAUDE_LOG[1]["debug"],) and log.protocol == "2026-07-28"
+    assert log.connected_ms == 6150 and log.connected_after == pytest.approx(8.1)
+    assert log.cell() == (
+        "connected in 6,150 ms (8.1 s after the client started) on 2026-07-28, "
+        '"stdio server rejected initialize after the version negotiation probe timed out"'
+    )
+    gave_up = {"debug": "Connection abandoned after 8657ms (Claude Code is shutting down)"}
+    (logs / "2026-12-07T18-43-00.jsonl").write_text(json.dumps(gave_up) + "\n")
+    expected = "not connected (abandoned after 8,657 ms, the client ending), no probe timed out"
+    assert mcp_log(tmp_path).cell() == expected
+
+
+def _look(version: str, ours_first: int, busy: int) -> FirstLook:
+    offers = [Offer(2.0, 40, ours_first), Offer(5.0, 40, 31)]
+    return FirstLook("codex", "Codex", version, busy, 1.5, 31, offers, [0], 9.0)
+
+
+def test_runs_without_waiting_keep_one_row_per_server_client_and_load() -> None:
+    document = "# Figures\n\n## Later\n\nkept\n"
+    document = merge_first_looks(document, [_look("1.0", 0, 0)], "old", "t1", "namespace")
+    document = merge_first_looks(document, [_look("1.0", 31, 4)], "new", "t2", "namespace")
+    document = document.replace("t2 |\n", "t2 |\n\nA note by hand.\n")
+    document = merge_first_looks(document, [_look("1.1", 31, 0)], "old", "t3", "namespace")
+    rows = [
+        line
+        for line in document.splitlines()
+        if line.startswith("| old") or line.startswith("| new")
+    ]
+    assert rows == [
+        "| old | Codex 1.1 | 1.5 | 31 of 31 | request 1 (2.0 s) | answered | - | 9 s, t3 |",
+        "| new | Codex 1.0 | 4 busy + 1.5 | 31 of 31 | request 1 (2.0 s) | answered | - "
+        "| 9 s, t2 |",
+    ]
+    assert document.startswith(f"# Figures\n\n## Later\n\nkept\n\n{FIRST_LOOK}\n")
+    assert document.count(FIRST_LOOK) == 1 and document.endswith("| 9 s, t2 |\n\nA note by hand.\n")
+    assert _look("1.0", 0, 0).appeared() == "request 2 (5.0 s)"
+
+
+@pytest.mark.e2e
+def test_busy_processes_spin_while_the_run_lasts_and_end_by_themselves() -> None:
+    with busy(1, 600) as (spinner,):
+        assert spinner.poll() is None
+    assert spinner.returncode is not None
+    with busy(1, 0) as (brief,):
+        assert brief.wait(60) == 0  # bounded by itself, even if never killed
