@@ -33,7 +33,7 @@ from tests.installed import InstalledServer
 pytestmark = pytest.mark.e2e
 
 HOST_PAGE = Path(__file__).parent / "data" / "view_host.html"
-VIEW_URI = "ui://pwc-mcp-local/leaderboard"
+VIEW_URI = "ui://pwc/leaderboard"
 DARK_BACKGROUND = "#101418"
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-VIEW_URI = "ui://pwc-mcp-local/leaderboard"
+VIEW_URI = "ui://pwc/leaderboard"
 VIEW_MIME = "text/html;profile=mcp-app"
 VIEW_FILE = "leaderboard.html"
 
