@@ -94,13 +94,13 @@ class Browser:
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             flags.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
         # A spawn the fixtures do not give: a browser, with the protocol on descriptors 3 and 4.
-        process = subprocess.Popen(  # noqa: S603
+        process = subprocess.Popen(
             [executable, *flags, "about:blank"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             pass_fds=(3, 4),
-            preexec_fn=descriptors,  # noqa: PLW1509
+            preexec_fn=descriptors,
         )
         os.close(to_browser)
         os.close(from_browser)
@@ -199,7 +199,13 @@ class Browser:
             "Page.captureScreenshot",
             format="png",
             captureBeyondViewport=True,
-            clip={"x": 0, "y": 0, "width": metrics["width"], "height": metrics["height"], "scale": 1},
+            clip={
+                "x": 0,
+                "y": 0,
+                "width": metrics["width"],
+                "height": metrics["height"],
+                "scale": 1,
+            },
         )
         data = base64.b64decode(shot["data"])
         path.write_bytes(data)

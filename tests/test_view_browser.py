@@ -76,7 +76,9 @@ def test_the_server_names_and_serves_the_view(served: dict[str, Any]) -> None:
     tools = served["tools"]
     for name in ("sota_history", "get_benchmark"):
         assert tools[name].meta == {"ui": {"resourceUri": VIEW_URI}}
-    assert all(tools[name].meta is None for name in tools if name not in ("sota_history", "get_benchmark"))
+    assert all(
+        tools[name].meta is None for name in tools if name not in ("sota_history", "get_benchmark")
+    )
     (listed,) = [r for r in served["resources"] if str(r.uri) == VIEW_URI]
     assert listed.mime_type == "text/html;profile=mcp-app"
     view = served["view"]
@@ -124,9 +126,7 @@ def _artefacts(tmp_path: Path) -> Path:
     return where
 
 
-def test_a_person_sees_the_chart_and_the_table(
-    served: dict[str, Any], tmp_path: Path, fake_catalog: FakeCatalog
-) -> None:
+def test_a_person_sees_the_chart_and_the_table(served: dict[str, Any], tmp_path: Path) -> None:
     if find() is None:
         pytest.skip("no chromium on PATH (PWC_TEST_CHROMIUM names one); .ci/run installs it")
     html = served["view"].text
@@ -177,7 +177,9 @@ def test_a_person_sees_the_chart_and_the_table(
         )
         header = f"th[data-column={json.dumps(metric)}] button"
         browser.click(*_centre(browser, "table", header))
-        sort = f"doc.querySelector('th[data-column={json.dumps(metric)}]').getAttribute('aria-sort')"
+        sort = (
+            f"doc.querySelector('th[data-column={json.dumps(metric)}]').getAttribute('aria-sort')"
+        )
         assert _in_view(browser, "table", sort) == "descending"
         shown = [float(v) for v in _in_view(browser, "table", cells) if v]
         assert shown == sorted(values, reverse=True)
@@ -218,12 +220,19 @@ def test_a_person_sees_the_chart_and_the_table(
         browser.click(*_centre(browser, "table", "tbody tr button[data-tool=cite_paper]"))
         asked = browser.evaluate("host.askedAtLeast(2)")
         call = asked[1]["call"]
-        assert (asked[1]["slot"], call["name"], call["arguments"]) == ("table", "cite_paper", {"paper": ref})
+        assert (asked[1]["slot"], call["name"], call["arguments"]) == (
+            "table",
+            "cite_paper",
+            {"paper": ref},
+        )
         shown = browser.evaluate("host.until('table', '.called:not(.busy) pre')")
         assert shown == cited["content"][0]["text"] and "@" in shown
 
         # Dark: the host's theme and its variables reach the view.
-        dark = {"theme": "dark", "styles": {"variables": {"--color-background-primary": DARK_BACKGROUND}}}
+        dark = {
+            "theme": "dark",
+            "styles": {"variables": {"--color-background-primary": DARK_BACKGROUND}},
+        }
         for slot in ("chart", "table"):
             browser.evaluate(f"host.theme('{slot}', {json.dumps(dark)})")
         background = "getComputedStyle(doc.body).backgroundColor"
@@ -239,7 +248,11 @@ def test_a_person_sees_the_chart_and_the_table(
         assert empty == "No dated result on or before 2001-01-01."
         assert _in_view(browser, "chart", "doc.querySelectorAll('circle.point').length") == 0
 
-    requested = [e["params"]["request"]["url"] for e in browser.events if e["method"] == "Network.requestWillBeSent"]
+    requested = [
+        e["params"]["request"]["url"]
+        for e in browser.events
+        if e["method"] == "Network.requestWillBeSent"
+    ]
     assert requested == [HOST_PAGE.as_uri()]  # the host page itself, from disk; nothing else
     problems = [
         e["params"]
