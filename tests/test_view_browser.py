@@ -62,6 +62,8 @@ def served(tmp_path: Path, fake_catalog: FakeCatalog) -> dict[str, Any]:
                 "board": ("get_benchmark", {"benchmark": "imagenet-1k"}),
                 # What the view's Cite button asks for (the host hands the view this answer).
                 "cite": ("cite_paper", {"paper": "2603.11111"}),
+                # The series the chart's "no extra training data" filter asks for.
+                "no_extra": ("sota_history", {"benchmark": "Vision History", "extra_data": False}),
             }
             for key, (tool, arguments) in calls.items():
                 result = await session.call_tool(tool, arguments)
@@ -227,6 +229,23 @@ def test_a_person_sees_the_chart_and_the_table(served: dict[str, Any], tmp_path:
         )
         shown = browser.evaluate("host.until('table', '.called:not(.busy) pre')")
         assert shown == cited["content"][0]["text"] and "@" in shown
+
+        # The chart's filters call sota_history again through the host: without extra
+        # training data, the last new best is 82.0 (2022) instead of 84.5 (2021).
+        browser.evaluate(f"host.answers.sota_history = {json.dumps(served['no_extra'][2])}")
+        browser.click(*_centre(browser, "chart", "input[name=extra_data]"))
+        asked = browser.evaluate("host.askedAtLeast(3)")
+        call = asked[2]["call"]
+        wanted = {"benchmark": "Vision History", "extra_data": False}
+        assert (asked[2]["slot"], call["name"], call["arguments"]) == (
+            "chart",
+            "sota_history",
+            wanted,
+        )
+        best = "body[data-view=history] circle.point.best[aria-label$=', 82']"
+        browser.evaluate(f"host.until('chart', {json.dumps(best)})")
+        checked = "doc.querySelector('input[name=extra_data]').checked"
+        assert _in_view(browser, "chart", checked) is True
 
         # Dark: the host's theme and its variables reach the view.
         dark = {

@@ -65,8 +65,52 @@ function summary(record) {
   return parts.join(" · ");
 }
 
-/** The view of a sota_history record: heading, chart (or why none), the steps. */
-export function renderHistory(record, papers) {
+/**
+ * The filters sota_history takes (open code, extra training data, a parameter bound),
+ * when the host lets the view call it again: `rerun(changes)` asks for the series with
+ * `changes` to the call's arguments `input`.
+ */
+function historyFilters({ input, rerun }) {
+  const bound = el("input", {
+    type: "text",
+    name: "max_parameters",
+    placeholder: "e.g. 7B",
+    size: 7,
+    value: input.max_parameters || "",
+    "aria-label": "at most this many parameters",
+    onchange: () => rerun({ max_parameters: bound.value.trim() || null }),
+  });
+  return el(
+    "div",
+    { class: "filters" },
+    el(
+      "label",
+      {},
+      el("input", {
+        type: "checkbox",
+        name: "open",
+        checked: input.is_open === true,
+        onchange: (event) => rerun({ is_open: event.target.checked || null }),
+      }),
+      " open code only",
+    ),
+    el(
+      "label",
+      {},
+      el("input", {
+        type: "checkbox",
+        name: "extra_data",
+        checked: input.extra_data === false,
+        onchange: (event) => rerun({ extra_data: event.target.checked ? false : null }),
+      }),
+      " no extra training data",
+    ),
+    el("label", {}, "parameters ≤ ", bound),
+  );
+}
+
+/** The view of a sota_history record: heading, filters, chart (or why none), the steps. */
+export function renderHistory(record, papers, filters = null) {
   const { series, steps } = record;
   const head = el(
     "header",
@@ -79,6 +123,7 @@ export function renderHistory(record, papers) {
       series.as_of ? ` · as of ${series.as_of}` : "",
     ),
     el("p", { class: "scan" }, summary(record)),
+    filters ? historyFilters(filters) : null,
   );
   const dated = steps.filter((step) => time(step.date) !== null);
   if (!dated.length) {

@@ -19,6 +19,30 @@ const panel = document.getElementById("called");
 const app = new App({ name: "pwc-mcp-local leaderboard", version: "0.1.0" }, {});
 const papers = new PaperActions(app, panel);
 let redraw = null;
+let shown = null; // the result on screen
+let input = {}; // the arguments of the call shown, from the host (ui/notifications/tool-input)
+
+/** The same tool again with `changes` to its arguments (null: left out), through the host. */
+async function rerun(tool, changes) {
+  const before = input;
+  input = { ...input, ...changes };
+  for (const [name, value] of Object.entries(changes)) if (value === null) delete input[name];
+  document.body.dataset.view = "loading";
+  let result;
+  try {
+    result = await app.callServerTool({ name: tool, arguments: input });
+  } catch (error) {
+    result = { isError: true, content: [{ type: "text", text: String(error?.message || error) }] };
+  }
+  if (result.isError) {
+    // The series stays as it was, its filters too; the refusal says why.
+    input = before;
+    showResult(shown, tool);
+    papers.show(tool, result);
+    return;
+  }
+  showResult(result, tool);
+}
 
 function applyContext(context) {
   if (!context) return;
@@ -32,8 +56,9 @@ function show(view, node) {
   root.replaceChildren(node);
 }
 
-function showResult(result) {
+function showResult(result, tool = app.getHostContext()?.toolInfo?.tool?.name) {
   redraw = null;
+  shown = result;
   if (result.isError) {
     const text = (result.content || []).filter((b) => b.type === "text").map((b) => b.text);
     show("error", el("p", { class: "error" }, text.join("\n") || "The tool failed."));
@@ -41,7 +66,11 @@ function showResult(result) {
   }
   const record = result.structuredContent;
   let view;
-  if (isHistory(record)) view = ["history", renderHistory(record, papers)];
+  if (isHistory(record)) {
+    const name = tool || "sota_history";
+    const filters = papers.canCall ? { input, rerun: (changes) => rerun(name, changes) } : null;
+    view = ["history", renderHistory(record, papers, filters)];
+  }
   else if (isLeaderboard(record)) view = ["leaderboard", renderLeaderboard(record, papers)];
   else {
     show("unknown", el("p", { class: "empty" }, "This result has nothing to chart; the answer's text has it all."));
@@ -56,7 +85,8 @@ function showResult(result) {
   if (draw) draw();
 }
 
-app.addEventListener("toolresult", showResult);
+app.addEventListener("toolinput", (params) => (input = { ...(params.arguments || {}) }));
+app.addEventListener("toolresult", (result) => showResult(result));
 app.addEventListener("toolcancelled", () =>
   show("cancelled", el("p", { class: "empty" }, "The call was cancelled.")),
 );
