@@ -35,8 +35,8 @@ VIEW_URI = "ui://pwc/leaderboard"
 VIEW_MIME = "text/html;profile=mcp-app"
 VIEW_FILE = "leaderboard.html"
 
-VIEWED = frozenset({"sota_history", "get_benchmark", "results_table"})
-"""The tools whose results the view shows (`results_table` once it exists)."""
+VIEWED = frozenset({"sota_history", "get_benchmark"})
+"""The tools whose results the view shows (apps/leaderboard/src/main.js picks by shape)."""
 
 
 def tool_meta(name: str, profile: str) -> dict[str, Any] | None:
