@@ -13,7 +13,7 @@ from the network, logged as an error or thrown.
 
 Screenshots are kept in `PWC_TEST_ARTEFACTS` (`.ci/run` sets it), else the test's
 directory. Without a Chromium (`chromium` on PATH, or `PWC_TEST_CHROMIUM`) the test is
-skipped; `.ci/run` installs Debian's.
+skipped; `.ci/run` installs Debian's and names it, so that there it runs or fails.
 """
 
 from __future__ import annotations
@@ -128,9 +128,10 @@ def _artefacts(tmp_path: Path) -> Path:
     return where
 
 
+@pytest.mark.skipif(
+    find() is None, reason="no chromium on PATH (PWC_TEST_CHROMIUM names one); .ci/run installs it"
+)
 def test_a_person_sees_the_chart_and_the_table(served: dict[str, Any], tmp_path: Path) -> None:
-    if find() is None:
-        pytest.skip("no chromium on PATH (PWC_TEST_CHROMIUM names one); .ci/run installs it")
     html = served["view"].text
     history = served["history"][2]["structuredContent"]
     board = served["board"][2]["structuredContent"]["evaluations"]

@@ -3,6 +3,7 @@
 // as_of}, steps [{date, model, paper, ref, score, gain}], the latest 100 steps.
 
 import { el, number, signed, svg } from "./dom.js";
+import { paperUrl } from "./papers.js";
 
 const HEIGHT = 260;
 const MARGIN = { top: 14, right: 18, bottom: 38, left: 58 };
@@ -225,7 +226,7 @@ function drawChart(figure, tooltip, record, steps, papers) {
     point.addEventListener("focus", show);
     point.addEventListener("mouseleave", () => (tooltip.hidden = true));
     point.addEventListener("blur", () => (tooltip.hidden = true));
-    point.addEventListener("click", () => step.ref && papers.link(step.paper, step.ref).click());
+    point.addEventListener("click", () => step.ref && papers.canOpen && papers.open(paperUrl(step.ref)));
     points.append(point);
   });
   chart.append(grid, axis, line, points);

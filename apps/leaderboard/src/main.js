@@ -92,8 +92,13 @@ app.addEventListener("toolcancelled", () =>
 );
 app.addEventListener("hostcontextchanged", applyContext);
 
-// The chart follows the frame's width.
-new ResizeObserver(() => redraw?.()).observe(root);
+// The chart follows the frame's width (a height change alone redraws nothing).
+let width = 0;
+new ResizeObserver(([entry]) => {
+  if (Math.round(entry.contentRect.width) === width) return;
+  width = Math.round(entry.contentRect.width);
+  redraw?.();
+}).observe(root);
 
 await app.connect();
 applyContext(app.getHostContext());

@@ -32,11 +32,13 @@ export class PaperActions {
     return Boolean(this.app.getHostCapabilities()?.openLinks);
   }
 
-  /** The paper's title (or reference) as a button that opens it, or plain text. */
+  /** The paper's title (or reference) as a button that opens it through the host, or
+   * plain text (its address on hover) where the host opens no links. */
   link(title, ref) {
     const label = title || ref || "";
     const url = paperUrl(ref);
     if (!url) return document.createTextNode(label);
+    if (!this.canOpen) return el("span", { title: url }, label);
     return el(
       "button",
       {
