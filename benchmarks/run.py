@@ -10,6 +10,9 @@ the same interpreter, spawned and driven the same way over raw stdio pipes
 
 | figure                      | ours                                 | floor             |
 | --------------------------- | ------------------------------------ | ----------------- |
+| first answers (discover,    | `first_answer.py`: ratios to a bare  | `floor.py`, and   |
+| initialize, tools/list),    | Python process and to the bare SDK   | `bare.py`         |
+| SIGINT on an idle server    | server; SIGINT to exit               |                   |
 | spawn -> initialize         | median of `--runs` spawns            | same              |
 | spawn -> tools/list         | median of `--runs` spawns            | same              |
 | listing bytes               | `tools/list` answer line; also of    | same              |
@@ -61,6 +64,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the fake catalog lives in tests/
 
+from benchmarks.first_answer import first_answer_rows  # noqa: E402
 from benchmarks.peer import Peer  # noqa: E402
 from benchmarks.prune import prune_figures  # noqa: E402
 
@@ -109,6 +113,11 @@ def main() -> None:
         action="store_true",
         help="only the start-up spawns: spawn figures, full read, first / second call",
     )
+    parser.add_argument(
+        "--before",
+        metavar="COMMAND",
+        help="an older pwc-mcp-local to set the first answers against (e.g. another venv's)",
+    )
     args = parser.parse_args()
 
     from tests.fake_catalog.server import FakeCatalog
@@ -123,6 +132,8 @@ def main() -> None:
             chunk_file = Path(scratch) / "chunk.md"
             cursor = warm_cache(env, chunk_file)
             bare_argv = [*BARE, "--chunk-file", str(chunk_file)]  # the floor moves the same text
+            before = args.before.split() if args.before else None
+            rows += first_answer_rows([PWC_MCP_LOCAL], env, args.runs, PAPER, before)
             started, first_calls = startup(env, args.runs, bare_argv)
             rows += started
             if args.startup_only:

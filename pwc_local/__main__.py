@@ -1,6 +1,6 @@
 """`python -m pwc_local` behaves exactly like the `pwc-mcp-local` command."""
 
-from pwc_local.cli import main
+from pwc_local.entry import main
 
 if __name__ == "__main__":
     main()

@@ -7,7 +7,6 @@ server's start-up pays for none of them.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from pathlib import Path
@@ -20,11 +19,6 @@ from pwc_local.commands.settings import refuse, resolve_settings
 from pwc_local.config import LOG_LEVELS, ConfigError, Settings
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
-TERMINAL_NOTICE = (
-    "pwc-mcp-local: this is an MCP stdio server, waiting for a client on stdin "
-    "(Ctrl-D to quit). To try a tool from this terminal: pwc-mcp-local call TOOL NAME=VALUE; "
-    "to check the set-up: pwc-mcp-local doctor."
-)
 
 # Subcommands other than `serve` live in their own modules and are imported only when
 # invoked (or when help lists them), so serving never pays for them.
@@ -116,19 +110,11 @@ def serve(ctx: click.Context, **flags: Any) -> None:
 
 
 def _serve(settings: Settings) -> None:
-    # Importing the SDK makes some 80,000 objects that live as long as the process, and
-    # the cyclic garbage collector would walk them again and again while they are made
-    # (a tenth of the start-up). `run_stdio` freezes them and collects again from there.
-    gc.disable()
     from pwc_local.logs import configure_logging
+    from pwc_local.server.launch import serve
 
     try:
         configure_logging(settings.log_level, settings.log_file)
     except ConfigError as exc:
         refuse(exc)
-    if sys.stdin.isatty():
-        # A person typed the command: say what it is instead of sitting silent.
-        click.echo(TERMINAL_NOTICE, err=True)
-    from pwc_local.server.app import run_stdio
-
-    sys.exit(run_stdio(settings))
+    sys.exit(serve(settings))

@@ -283,7 +283,7 @@ class _ServingThread:
     when `serve` returned, 1 when it raised (kept in `error`).
     """
 
-    def __init__(self, server: Any, drain_timeout: float | None) -> None:
+    def __init__(self, server: Any, drain_timeout: float | None, handover: Any = None) -> None:
         to_server, self.stdin = _pipe()
         self.stdout, from_server = _pipe()
         self.stderr, log_out = _pipe()
@@ -297,16 +297,22 @@ class _ServingThread:
         self.returncode: int | None = None
         self.error: BaseException | None = None
         self._thread = threading.Thread(
-            target=self._serve, args=(server, drain_timeout, to_server, from_server), daemon=True
+            target=self._serve,
+            args=(server, drain_timeout, handover, to_server, from_server),
+            daemon=True,
         )
         self._thread.start()
 
-    def _serve(self, server: Any, drain_timeout: float | None, stdin: Any, stdout: Any) -> None:
+    def _serve(
+        self, server: Any, drain_timeout: float | None, handover: Any, stdin: Any, stdout: Any
+    ) -> None:
         import anyio
 
         from pwc_local.server import stdio
 
-        options = {} if drain_timeout is None else {"drain_timeout": drain_timeout}
+        options: dict[str, Any] = {"handover": handover}
+        if drain_timeout is not None:
+            options["drain_timeout"] = drain_timeout
         try:
             anyio.run(lambda: stdio.serve(server, stdin=stdin, stdout=stdout, **options))
             self.returncode = 0
@@ -347,8 +353,11 @@ def _pipe() -> tuple[Any, Any]:
 
 
 class InProcessPeer(StdioPeer):
-    """`StdioPeer` for `server` served in-process by `stdio.serve` (see the module doc)."""
+    """`StdioPeer` for `server` served in-process by `stdio.serve` (see the module doc).
 
-    def __init__(self, server: Any, *, drain_timeout: float | None = None):
-        self.proc = _ServingThread(server, drain_timeout)
+    `handover`: what an early path read and did not answer (`server/early.py`).
+    """
+
+    def __init__(self, server: Any, *, drain_timeout: float | None = None, handover: Any = None):
+        self.proc = _ServingThread(server, drain_timeout, handover)
         self._attach()

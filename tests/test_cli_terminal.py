@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pwc_local.cli import TERMINAL_NOTICE
+from pwc_local.server.launch import TERMINAL_NOTICE
 from tests.installed import EXECUTABLE, InstalledServer
 
 CLI = str(EXECUTABLE)

@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -73,18 +74,32 @@ def test_stdout_that_is_also_stderr(tmp_path: Path) -> None:
         "method": "tools/call",
         "params": {"name": "get_paper_info", "arguments": {"paper": "1706.03762"}},
     }
-    done = subprocess.run(
+    # stdin stays open until the call is answered: what is under test is where the
+    # answers and the log lines go, not how long requests may run after end of input.
+    child = subprocess.Popen(
         [str(EXECUTABLE)],
-        input=SESSION + as_lines(call),
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=InstalledServer(tmp_path).env,
-        timeout=60,
     )
-    assert done.returncode == 0
-    assert answered_ids(done.stdout) == {1, 2, 3, 4}
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write(SESSION + as_lines(call))
+    child.stdin.flush()
+    output = b""
+    stop = threading.Timer(60, child.kill)  # bounds a failing test; never waited for
+    stop.start()
+    while 4 not in answered_ids(output):
+        line = child.stdout.readline()
+        assert line, f"the server ended without answering the call: {output!r}"
+        output += line
+    child.stdin.close()
+    output += child.stdout.read()
+    assert child.wait(timeout=60) == 0
+    stop.cancel()
+    assert answered_ids(output) == {1, 2, 3, 4}
     # The warning arrived too, as a whole line of its own between the answers.
-    warnings = [line for line in done.stdout.splitlines() if b" WARNING " in line]
+    warnings = [line for line in output.splitlines() if b" WARNING " in line]
     assert len(warnings) == 1 and b"connection was refused" in warnings[0]
 
 

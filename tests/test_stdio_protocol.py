@@ -33,16 +33,13 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pwc_local.server import stdio
 from pwc_local.server.bindings import TOOLS
 from pwc_local.server.framing import (
-    MAX_LINE_BYTES,
     OVERSIZED_ANSWER,
     Accepted,
-    LineSplitter,
-    LineTooLong,
     Rejected,
     encode_message,
     inspect_line,
-    iter_lines,
 )
+from pwc_local.server.lines import MAX_LINE_BYTES, LineSplitter, LineTooLong, iter_lines
 from tests import stdio_tiny_server
 from tests.fake_catalog import FakeCatalog
 from tests.installed import InstalledServer
@@ -94,7 +91,7 @@ def shown(items: list[bytes | LineTooLong]) -> list[bytes | str]:
 
 def test_iter_lines_skips_an_oversized_line_without_holding_it() -> None:
     source = RecordingReader(b"short\n" + b"x" * 1_000_000 + b"\n" + b"exact-16-bytes!!\nlast")
-    items = shown(list(iter_lines(source, limit=16)))
+    items = shown(list(iter_lines(source, LineSplitter(16))))
     assert items == [b"short\n", "too long", b"exact-16-bytes!!\n", b"last"]
     # The long line passed through in bounded reads: never more than one discard chunk.
     assert source.largest <= 64 * 1024
@@ -102,7 +99,7 @@ def test_iter_lines_skips_an_oversized_line_without_holding_it() -> None:
 
 def test_iter_lines_at_and_just_over_the_limit() -> None:
     source = RecordingReader(b"z" * 10 + b"\n" + b"w" * 11 + b"\n" + b"v" * 11)
-    items = shown(list(iter_lines(source, limit=10)))
+    items = shown(list(iter_lines(source, LineSplitter(10))))
     assert items == [b"z" * 10 + b"\n", "too long", "too long"]
 
 

@@ -37,7 +37,7 @@ import logging
 import threading
 import time
 import types
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -81,6 +81,8 @@ from pwc_local.server.lenient import lenient_arguments
 # or listed, never at start-up.
 if TYPE_CHECKING:
     from pwc_local.server.bindings import ToolSpec
+    from pwc_local.server.descriptors import ClaimedDescriptor
+    from pwc_local.server.early import Handover
     from pwc_local.server.tools import CatalogTools
 
 logger = logging.getLogger(__name__)
@@ -558,17 +560,25 @@ def build_server(settings: Settings, runtime: LazyRuntime | None = None) -> PwcS
     return server
 
 
-def run_stdio(settings: Settings) -> int:
+def run_stdio(
+    settings: Settings,
+    server: PwcServer | None = None,
+    *,
+    claimed: Sequence[ClaimedDescriptor] = (),
+    handover: Handover | None = None,
+) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin; the exit status.
 
+    `server`, `claimed` and `handover` come from the early path (`server/launch.py`):
+    the server it built, the pipes it claimed, what it read and did not answer.
     Requests still running when stdin closes may finish within
     `stdio.DEFAULT_DRAIN_TIMEOUT` (1.5 s) before the session ends.
     """
     from pwc_local.server import stdio
 
-    server = build_server(settings)
+    server = server if server is not None else build_server(settings)
     # Start-up is over: what it made lives as long as the process, so the garbage
-    # collector (held off while the modules loaded, see `cli._serve`) leaves it be.
+    # collector (held off while the modules loaded, see `launch._Loader`) leaves it be.
     gc.freeze()
     gc.enable()
     # The cache directory may need platformdirs: looked up after `initialize` too. When
@@ -580,6 +590,8 @@ def run_stdio(settings: Settings) -> int:
         then=gc.freeze,
     )
     try:
-        return stdio.run(server, local_tool=server.is_local_tool)
+        return stdio.run(
+            server, local_tool=server.is_local_tool, claimed=claimed, handover=handover
+        )
     finally:
         server.join_background(timeout=10)

@@ -4,8 +4,6 @@ writing messages as lines.
 Everything here is pure (no I/O beyond the stream handed in), so each rule of the
 MCP stdio framing can be tested on its own:
 
-* `LineSplitter` (and `iter_lines` over a blocking stream) splits a byte stream into
-  lines of at most `MAX_LINE_BYTES`, skipping an oversized line without holding it;
 * `inspect_line` decides what a line is: a message for the SDK (`Accepted`), a
   malformed one that gets a JSON-RPC error answer (`Rejected`), a tool call refused
   with a tool error (`ToolRefusal`: arguments that are not valid Unicode), or nothing;
@@ -17,9 +15,8 @@ MCP stdio framing can be tested on its own:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, TypeGuard
+from typing import Any, TypeGuard
 
 from mcp_types import (
     CONNECTION_CLOSED,
@@ -47,9 +44,6 @@ from pwc_local.server.hygiene import (
 )
 from pwc_local.upstream.errors import UsageError
 
-MAX_LINE_BYTES = 4 * 1024 * 1024
-"""The longest message accepted on stdin, in bytes, not counting the line ending."""
-
 MAX_ANSWER_BYTES = 2 * 1024 * 1024
 """The longest message written to stdout, in bytes (the hosted server's 2 MiB response bound)."""
 
@@ -57,7 +51,6 @@ OVERSIZED_ANSWER = coded_text(AnswerTooLarge())
 OVERSIZED_LOCAL_ANSWER = coded_text(LocalAnswerTooLarge())
 OVERSIZED_WATCH_ANSWER = coded_text(WatchAnswerTooLarge())  # no limit or max_bytes to advise
 
-READ_SIZE = 64 * 1024  # bytes asked of stdin per read
 
 # Valid JSON, but str.splitlines()-based readers would break a line at these code
 # points, so they are written as escapes (legal anywhere they can occur: in strings).
@@ -70,69 +63,6 @@ _LINE_BREAKING_UTF8 = (
 
 # ---------------------------------------------------------------------------------------
 # Reading lines and judging them: pure, no I/O beyond the stream handed in.
-
-
-class LineTooLong:
-    """Marks a line longer than the cap; its bytes were read and thrown away."""
-
-    def __repr__(self) -> str:
-        return "LineTooLong()"
-
-
-class LineSplitter:
-    """Cuts a byte stream, fed in pieces, into lines of at most `limit` bytes each.
-
-    `feed` returns the lines a piece completes (line ending included), with
-    `LineTooLong` in place of any line whose bytes before its newline exceed
-    `limit`; `end` returns what is left at end of input (a last line without a
-    newline, as it is). Of a line being assembled at most `limit` bytes are held:
-    once it is known to be too long, the rest is dropped as it arrives.
-    """
-
-    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
-        self._limit = limit
-        self._pending = bytearray()  # the start of a line not yet ended
-        self._discarding = False  # inside a line already known to be too long
-
-    def feed(self, data: bytes) -> list[bytes | LineTooLong]:
-        lines: list[bytes | LineTooLong] = []
-        start = 0
-        while (newline := data.find(b"\n", start)) >= 0:
-            if self._discarding or len(self._pending) + newline - start > self._limit:
-                lines.append(LineTooLong())
-            elif self._pending:
-                lines.append(bytes(self._pending) + data[start : newline + 1])
-            else:
-                lines.append(data[start : newline + 1])
-            self._pending.clear()
-            self._discarding = False
-            start = newline + 1
-        if not self._discarding and start < len(data):
-            if len(self._pending) + len(data) - start > self._limit:
-                self._pending.clear()
-                self._discarding = True
-            else:
-                self._pending += data[start:]
-        return lines
-
-    def end(self) -> list[bytes | LineTooLong]:
-        if self._discarding:
-            return [LineTooLong()]
-        return [bytes(self._pending)] if self._pending else []
-
-
-def iter_lines(source: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | LineTooLong]:
-    """Yield each line of `source` (line ending included), or `LineTooLong` in its place.
-
-    Blocks on `source`; ends at end of file. Reads at most `READ_SIZE` bytes at a
-    time, and holds at most `limit` bytes of a line (`LineSplitter`).
-    """
-    splitter = LineSplitter(limit)
-    # read1: what is there now, up to the size (a plain read would wait for all of it).
-    read: Callable[[int], bytes] = getattr(source, "read1", source.read)
-    while piece := read(READ_SIZE):
-        yield from splitter.feed(piece)
-    yield from splitter.end()
 
 
 @dataclass(frozen=True)

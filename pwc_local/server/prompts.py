@@ -15,6 +15,10 @@ from typing import Annotated
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
+# A prompt listed only when the `tools` setting serves the tool it calls: its name and
+# contract group (the early answers, `server/early.py`, filter the listing the same way).
+PROMPT_GATES: dict[str, tuple[str, str]] = {"whats_new_digest": ("whats_new", "watch")}
+
 
 def _quoted(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
@@ -78,7 +82,7 @@ def register_prompts(server: MCPServer, select: Callable[[str, str], bool]) -> N
         title="Survey a research task",
         description="Survey a task: its slug, its widest benchmarks, typical papers and methods.",
     )(survey_task)
-    if select("whats_new", "watch"):
+    if select(*PROMPT_GATES["whats_new_digest"]):
         server.prompt(
             name="whats_new_digest",
             title="What's new on my watch list",

@@ -63,12 +63,12 @@ is how the tests drive it in-process.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
-import stat
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
@@ -78,20 +78,20 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     INTERNAL_ERROR,
+    JSONRPCMessage,
     JSONRPCNotification,
     JSONRPCRequest,
     RequestId,
+    jsonrpc_message_adapter,
 )
 
 from pwc_local.server import sdk
 from pwc_local.server.admission import CANCELLED, Admission
+from pwc_local.server.descriptors import ClaimedDescriptor
+from pwc_local.server.early import Handover
 from pwc_local.server.framing import (
     MAX_ANSWER_BYTES,
-    MAX_LINE_BYTES,
-    READ_SIZE,
     Accepted,
-    LineSplitter,
-    LineTooLong,
     Rejected,
     ToolRefusal,
     answered_id,
@@ -101,11 +101,11 @@ from pwc_local.server.framing import (
     inspect_line,
     invalid,
     is_request_id,
-    iter_lines,
     oversized_answer,
     pong,
     public_error,
 )
+from pwc_local.server.lines import MAX_LINE_BYTES, READ_SIZE, LineTooLong, iter_lines
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
@@ -126,6 +126,7 @@ sends SIGTERM, so the answers (or a "Connection closed" error) are written and t
 process ends by itself.
 """
 
+_REPLAYED_ID = "pwc-local-replayed"  # never an id the admission gives the SDK
 _OUTPUT_QUEUE = 32  # encoded messages waiting for the writer thread
 _WRITE_BATCH = 64  # messages joined into one write when several are waiting
 _WRITE_BATCH_BYTES = 256 * 1024  # ... as long as the joined bytes stay this small
@@ -147,8 +148,11 @@ class _Session:
         *,
         pipes: tuple[int | None, int | None] = (None, None),
         local_tool: Callable[[str], bool] | None = None,
+        handover: Handover | None = None,
     ):
         self._lowlevel = lowlevel
+        # What the early path read and did not answer (`server/launch.py`), else nothing.
+        self._handover = handover if handover is not None else Handover()
         self._source = source
         self._sink = sink
         # Non-blocking descriptors of the stdin and stdout pipes, when the event loop
@@ -159,7 +163,7 @@ class _Session:
         self._input_ended = False  # stdin closed and the drain is over: feed nothing more
         # The era the client's first request opened (None before it): the transport
         # answers `ping` only in the handshake era; the modern one has no ping.
-        self._handshake_era: bool | None = None
+        self._handshake_era: bool | None = self._handover.era
         self._changed = anyio.Event()  # set (and replaced) whenever the admission changes
         self._paused_before = False
         self._scope: anyio.CancelScope | None = None
@@ -172,6 +176,11 @@ class _Session:
         lines_in, lines = anyio.create_memory_object_stream[bytes | LineTooLong](0)
         output, output_out = anyio.create_memory_object_stream[_Outgoing](_OUTPUT_QUEUE)
         flushed = anyio.Event()
+        for message, _ in self._handover.replay:
+            # Answered by the early path: the SDK sees it first, under an id the
+            # admission never gave, so its answer finds no ticket and is dropped.
+            replayed = {**message, "id": _REPLAYED_ID}
+            self._admission.pass_on(jsonrpc_message_adapter.validate_python(replayed))
         portal = BlockingPortal()
         async with portal:
             try:
@@ -283,6 +292,10 @@ class _Session:
             message = verdict.message
             if isinstance(message, JSONRPCRequest):
                 request_id = message.id
+                if self._handshake_era is None and (answer := self._probe_answer(line)):
+                    # A probe decides no era: the client may still fall back to initialize.
+                    await output.send((answer, None))
+                    return
                 if self._answers_ping(message):
                     # Answered here: a liveness check must not wait for a slot.
                     await output.send((pong(message.id), None))
@@ -303,6 +316,11 @@ class _Session:
             if request_id is not None and not self._admission.knows(request_id):
                 failure = Rejected(INTERNAL_ERROR, "Internal error", request_id)
                 await output.send((failure.frame(), None))
+
+    def _probe_answer(self, line: bytes | LineTooLong) -> bytes | None:
+        """The early path's answer to a `server/discover` probe, if it has one."""
+        early = self._handover.early
+        return early.discover(line) if early and isinstance(line, bytes) else None
 
     def _answers_ping(self, request: JSONRPCRequest) -> bool:
         """Whether this is a ping the transport answers itself (see `_handshake_era`)."""
@@ -397,6 +415,9 @@ class _Session:
                 message = public_error(item.message)
                 internal = answered_id(message)
                 ticket = None
+                if internal == _REPLAYED_ID:
+                    self._compare_replayed(message)
+                    continue
                 if internal is not None:
                     ticket = self._admission.ticket(internal)
                     if ticket is None:
@@ -417,6 +438,19 @@ class _Session:
                     logger.warning("an answer of %d bytes was over the bound; refused", len(data))
                     data = oversized_answer(ticket.client_id, ticket.tool)
                 await output.send((data, internal))
+
+    def _compare_replayed(self, message: JSONRPCMessage) -> None:
+        """Warn once if the SDK's answer to a replayed request is not what was sent early."""
+        if not self._handover.replay:
+            return
+        request, sent = self._handover.replay.pop(0)
+        again = encode_message(message.model_copy(update={"id": request["id"]}))
+        if again != sent:
+            logger.warning(
+                "the early answer to %s differed from the server's: early.json is stale "
+                "(python -m pwc_local.server.early_build)",
+                request["method"],
+            )
 
     async def _next_output(self, output: MemoryObjectReceiveStream[_Outgoing]) -> bytes | None:
         """The next bytes to write (several messages if queued), or None when done.
@@ -454,10 +488,12 @@ class _Session:
     # a session whose client neither closes stdin nor reads stdout.
 
     async def _read_pipe(self, fd: int, lines: MemoryObjectSendStream[Any]) -> None:
-        splitter = LineSplitter()
+        splitter = self._handover.splitter
         try:
             async with lines:
-                while True:
+                for line in self._handover.lines:
+                    await lines.send(line)
+                while not self._handover.ended:
                     try:
                         piece = os.read(fd, READ_SIZE)
                     except BlockingIOError:
@@ -500,9 +536,13 @@ class _Session:
     # closes stdin nor reads stdout can never keep the process alive after a signal.
 
     def _read(self, portal: BlockingPortal, lines: MemoryObjectSendStream[Any]) -> None:
+        handover = self._handover
         try:
-            for line in iter_lines(self._source):
+            for line in handover.lines:
                 portal.call(lines.send, line)
+            if not handover.ended:
+                for line in iter_lines(self._source, handover.splitter):
+                    portal.call(lines.send, line)
         except OSError as exc:
             logger.warning("reading stdin failed (%s); treating it as closed", type(exc).__name__)
         finally:
@@ -544,109 +584,6 @@ def _quietly(call: Callable[..., Any], *args: Any) -> None:
         call(*args)
 
 
-# ---------------------------------------------------------------------------------------
-# The standard descriptors.
-
-
-class _ClaimedDescriptor:
-    """A standard descriptor whose pipe was moved to a private duplicate.
-
-    `fd` itself then points at a harmless stand-in (stderr for stdout, the null device
-    for stdin), which is what child processes inherit; `stream` reads or writes the
-    real pipe. `release()` puts the pipe back on `fd`.
-    """
-
-    def __init__(self, fd: int, private: int, stream: BinaryIO):
-        self.fd = fd
-        self.private = private
-        self.stream = stream
-        self._made_nonblocking = False
-
-    def pollable(self) -> int | None:
-        """The private descriptor, made non-blocking, if the event loop can wait on it.
-
-        Only pipes and sockets qualify (a terminal or a file keeps its thread), on
-        POSIX, and stdout only when it is not also stderr: non-blocking is a property
-        of the open pipe, and log lines written to a full one would be lost.
-        """
-        if sys.platform == "win32":
-            return None
-        try:
-            mode = os.fstat(self.private)
-            if not (stat.S_ISFIFO(mode.st_mode) or stat.S_ISSOCK(mode.st_mode)):
-                return None
-            if self.fd == 1:
-                err = os.fstat(2)
-                if (err.st_dev, err.st_ino) == (mode.st_dev, mode.st_ino):
-                    return None
-            if os.get_blocking(self.private):
-                os.set_blocking(self.private, False)
-                self._made_nonblocking = True
-        except OSError:
-            return None
-        return self.private
-
-    @classmethod
-    def take(cls, fd: int) -> _ClaimedDescriptor:
-        private = _private_duplicate(fd)
-        try:
-            stand_in = _stand_in(fd)
-            try:
-                os.dup2(stand_in, fd)
-            finally:
-                os.close(stand_in)
-        except OSError:
-            os.close(private)
-            raise
-        _rebind_windows_handle(fd)
-        mode = "rb" if fd == 0 else "wb"
-        # closefd=False: the descriptor is closed by release(), never by the file object.
-        return cls(fd, private, cast(BinaryIO, open(private, mode, closefd=False)))
-
-    def release(self, *, close: bool) -> None:
-        """Point `fd` at the pipe again; close the duplicate unless a thread may use it."""
-        if self._made_nonblocking:
-            with suppress(OSError):  # the pipe is shared with whoever gave it to us
-                os.set_blocking(self.private, True)
-        try:
-            os.dup2(self.private, self.fd)
-            _rebind_windows_handle(self.fd)
-        except OSError as exc:
-            logger.warning("could not restore fd %d: %s", self.fd, type(exc).__name__)
-            return
-        if close:
-            os.close(self.private)
-
-
-def _private_duplicate(fd: int) -> int:
-    """Duplicate `fd` above the standard range, not inherited by child processes."""
-    if sys.platform == "win32":
-        return os.dup(fd)  # non-inheritable; Windows has no F_DUPFD
-    import fcntl
-
-    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-
-
-def _stand_in(fd: int) -> int:
-    if fd == 0:
-        return os.open(os.devnull, os.O_RDONLY)
-    try:
-        return os.dup(2)
-    except OSError:
-        return os.open(os.devnull, os.O_WRONLY)
-
-
-def _rebind_windows_handle(fd: int) -> None:
-    """On Windows, children inherit the Win32 standard handles, not CRT descriptors."""
-    if sys.platform != "win32":
-        return
-    import ctypes
-    import msvcrt
-
-    which = {0: -10, 1: -11}[fd]  # STD_INPUT_HANDLE, STD_OUTPUT_HANDLE
-    ctypes.windll.kernel32.SetStdHandle(which, msvcrt.get_osfhandle(fd))
-
-
 def _flush_python_stdout() -> None:
     # Text buffered in sys.stdout goes wherever fd 1 points at this moment.
     try:
@@ -667,6 +604,8 @@ async def serve(
     stdout: BinaryIO | None = None,
     drain_timeout: float = DEFAULT_DRAIN_TIMEOUT,
     local_tool: Callable[[str], bool] | None = None,
+    claimed: Sequence[ClaimedDescriptor] = (),
+    handover: Handover | None = None,
 ) -> None:
     """Serve one MCP session over stdio until stdin closes or the client goes away.
 
@@ -674,7 +613,9 @@ async def serve(
     Without explicit streams the process's own stdin and stdout are claimed for the
     session: the pipes move to private descriptors and fds 0 and 1 point at the null
     device and stderr until the session ends. Explicit `stdin`/`stdout` must be
-    buffered binary streams; they are used as they are and not closed.
+    buffered binary streams; they are used as they are and not closed. `claimed`:
+    stdin and stdout already claimed, with `handover`, what the early path read and
+    did not answer (`pwc_local.server.launch`).
 
     `drain_timeout` bounds how long requests still running at end of input may take
     before they are cancelled (the SDK then answers them with a "Connection closed"
@@ -684,19 +625,22 @@ async def serve(
     flushed.
     """
     lowlevel = sdk.lowlevel_server(server)
-    claimed: list[_ClaimedDescriptor] = []
+    claims: list[ClaimedDescriptor] = list(claimed)
     session: _Session | None = None
     try:
         pipe_in = pipe_out = None
+        if claims:
+            stdin, stdout = claims[0].stream, claims[1].stream
+            pipe_in, pipe_out = claims[0].pollable(), claims[1].pollable()
         if stdin is None:
-            claimed.append(_ClaimedDescriptor.take(0))
-            stdin = claimed[-1].stream
-            pipe_in = claimed[-1].pollable()
+            claims.append(ClaimedDescriptor.take(0))
+            stdin = claims[-1].stream
+            pipe_in = claims[-1].pollable()
         if stdout is None:
-            claimed.append(_ClaimedDescriptor.take(1))
-            stdout = claimed[-1].stream
+            claims.append(ClaimedDescriptor.take(1))
+            stdout = claims[-1].stream
             _flush_python_stdout()  # anything printed before now goes to stderr
-            pipe_out = claimed[-1].pollable()
+            pipe_out = claims[-1].pollable()
         session = _Session(
             lowlevel,
             stdin,
@@ -704,11 +648,12 @@ async def serve(
             drain_timeout,
             pipes=(pipe_in, pipe_out),
             local_tool=local_tool,
+            handover=handover,
         )
         await session.run()
     finally:
         _flush_python_stdout()
-        for claim in reversed(claimed):
+        for claim in reversed(claims):
             claim.release(close=session is None or session.finished_with(claim.fd))
 
 
@@ -717,28 +662,37 @@ def run(
     *,
     drain_timeout: float = DEFAULT_DRAIN_TIMEOUT,
     local_tool: Callable[[str], bool] | None = None,
+    claimed: Sequence[ClaimedDescriptor] = (),
+    handover: Handover | None = None,
 ) -> int:
     """Serve `server` on the process's stdin/stdout; return the exit status.
 
     0 when the session ended normally: stdin closed, the client stopped reading, or
     SIGTERM/SIGINT arrived (these end the session at once, without a traceback).
     1 when the transport itself failed; the exception class is logged to stderr.
+    `claimed` and `handover`: as `serve` takes them.
     """
+    serving = functools.partial(
+        serve,
+        server,
+        drain_timeout=drain_timeout,
+        local_tool=local_tool,
+        claimed=claimed,
+        handover=handover,
+    )
     try:
-        return anyio.run(_serve_until_signal, server, drain_timeout, local_tool)
+        return anyio.run(_serve_until_signal, serving)
     except KeyboardInterrupt:  # SIGINT where signal handlers are unavailable (Windows)
         return 0
 
 
-async def _serve_until_signal(
-    server: MCPServer | Server, drain_timeout: float, local_tool: Callable[[str], bool] | None
-) -> int:
+async def _serve_until_signal(serving: Callable[[], Awaitable[None]]) -> int:
     status = 0
     async with anyio.create_task_group() as tg:
         if sys.platform != "win32":
             tg.start_soon(_cancel_on_signal, tg.cancel_scope)
         try:
-            await serve(server, drain_timeout=drain_timeout, local_tool=local_tool)
+            await serving()
         except Exception as exc:
             logger.error("stdio transport failed: %s", ", ".join(_exception_names(exc)))
             status = 1

@@ -1,0 +1,69 @@
+"""The `pwc-mcp-local` command: serving starts without click; the rest goes through it.
+
+An MCP client spawns `pwc-mcp-local` (or `pwc-mcp-local serve`) with at most the
+server options, and waits for its first answer: that path imports neither click nor
+anything else heavy (`pwc_local.server.launch`). Any other command line (a
+subcommand, `--help`, `--version`, an option spelled another way, a bad value) is
+the click front end's (`pwc_local.cli`), which serves the same way and says the
+same errors.
+"""
+
+from __future__ import annotations
+
+import sys
+
+# The server options and their setting names (`cli._server_options`).
+SERVER_OPTIONS = {"--config": "config_file", "--log-level": "log_level", "--api-url": "api_url"}
+
+
+def serving_flags(argv: list[str]) -> dict[str, str] | None:
+    """The server options of a command line that only serves, else None.
+
+    `[serve] [--option VALUE | --option=VALUE]...`; each option once.
+    """
+    flags: dict[str, str] = {}
+    words = list(argv)
+    if words[:1] == ["serve"]:
+        words.pop(0)
+    while words:
+        word = words.pop(0)
+        name, equals, value = word.partition("=")
+        if name not in SERVER_OPTIONS or SERVER_OPTIONS[name] in flags:
+            return None
+        if not equals:
+            if not words or words[0].startswith("-"):
+                return None
+            value = words.pop(0)
+        flags[SERVER_OPTIONS[name]] = value
+    return flags
+
+
+def main() -> None:
+    flags = serving_flags(sys.argv[1:])
+    if flags is not None:
+        serve(flags)
+    from pwc_local.cli import main as click_main
+
+    click_main()
+
+
+def serve(flags: dict[str, str]) -> None:
+    """Serve with these flags; on a settings error, return (click says it, exit 2)."""
+    from pathlib import Path
+
+    from pwc_local.config import LOG_LEVELS, ConfigError, load_settings
+    from pwc_local.logs import configure_logging
+
+    level = flags.get("log_level", "warning").lower()
+    if level not in LOG_LEVELS:
+        return
+    flags["log_level"] = level
+    config_file = flags.pop("config_file", None)
+    try:
+        settings = load_settings(flags, config_file=Path(config_file) if config_file else None)
+        configure_logging(settings.log_level, settings.log_file)
+    except ConfigError:
+        return
+    from pwc_local.server.launch import serve as serve_stdio
+
+    sys.exit(serve_stdio(settings))

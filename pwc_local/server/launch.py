@@ -1,0 +1,172 @@
+"""Serving from the first byte: early answers while the SDK loads, then the full server.
+
+    spawn ─ claim stdin/stdout ─ loader thread: import the SDK, build the server ─┐
+              │                                                                    │
+              └─ this thread: read lines ─▶ early answers (server/early.py) ─▶ stdout
+                               │ not answerable: queued ─────────────▶ handover ◀─┘
+                                                                           │
+                                             full transport (server/stdio.py) from here
+
+A client's first messages (the handshake, the listings) are answered in tens of
+milliseconds from `early.json`, while a thread imports the SDK and builds the
+server (about a second). Then the full transport takes over the claimed pipes with
+what was read and not answered, in order; the SDK first sees the `initialize` the
+early path answered, and its answer is dropped. What cannot be answered early
+waits for that, no message is lost, and none is answered twice.
+
+While loading: end of input with nothing queued, SIGINT and SIGTERM end the process
+at once with status 0 (the loader thread may be half-way through an import, which
+an interpreter shutdown would abort, so the process leaves with `os._exit` after
+flushing). End of input with requests queued waits for the server to answer them,
+as the full transport's drain does. Reading stops while `MAX_QUEUED` lines (or
+`MAX_QUEUED_BYTES`) wait, as the full transport's waiting room does.
+
+POSIX only: Windows, and any problem with `early.json` (`early.load`), start the
+full server directly, as before.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import select
+import signal
+import sys
+import threading
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any
+
+from pwc_local.config import Settings
+from pwc_local.server import early
+from pwc_local.server.descriptors import ClaimedDescriptor
+from pwc_local.server.lines import READ_SIZE, LineSplitter, LineTooLong
+
+if TYPE_CHECKING:
+    from pwc_local.server.app import PwcServer
+
+logger = logging.getLogger(__name__)
+
+MAX_QUEUED = 256  # lines waiting for the full server before stdin is no longer read
+MAX_QUEUED_BYTES = 8 * 1024 * 1024
+
+
+TERMINAL_NOTICE = (
+    "pwc-mcp-local: this is an MCP stdio server, waiting for a client on stdin "
+    "(Ctrl-D to quit). To try a tool from this terminal: pwc-mcp-local call TOOL NAME=VALUE; "
+    "to check the set-up: pwc-mcp-local doctor."
+)
+
+
+class _Stop(Exception):
+    """SIGTERM while loading."""
+
+
+def serve(settings: Settings) -> int:
+    """Serve MCP on stdin/stdout until the client closes stdin; the exit status."""
+    if sys.stdin.isatty():
+        # A person typed the command: say what it is instead of sitting silent.
+        sys.stderr.write(TERMINAL_NOTICE + "\n")
+    # The SDK's modules make some 80,000 objects that live as long as the process: the
+    # cyclic collector would walk them again and again as they are made. `run_stdio`
+    # freezes them and turns it on again.
+    gc.disable()
+    answers = early.load(settings) if sys.platform != "win32" else None
+    if answers is None:
+        from pwc_local.server.app import run_stdio
+
+        return run_stdio(settings)
+    claimed = [ClaimedDescriptor.take(0), ClaimedDescriptor.take(1)]
+    loader = _Loader(settings)
+    previous = signal.signal(signal.SIGTERM, _raise_stop)
+    try:
+        handover = _answer_while_loading(answers, claimed, loader)
+    except (KeyboardInterrupt, _Stop, BrokenPipeError):
+        handover = None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if handover is None:
+        _leave_now(claimed)
+    assert loader.server is not None
+    from pwc_local.server.app import run_stdio
+
+    return run_stdio(settings, loader.server, claimed=claimed, handover=handover)
+
+
+def _raise_stop(_signum: int, _frame: Any) -> None:
+    raise _Stop
+
+
+class _Loader:
+    """Imports the SDK and builds the server in a thread; `wake` becomes readable when done."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.server: PwcServer | None = None
+        self.failure: BaseException | None = None
+        self.done = threading.Event()
+        self._wake_read, self._wake_write = os.pipe()
+        self.wake = self._wake_read
+        threading.Thread(target=self._load, args=(settings,), name="pwc-load", daemon=True).start()
+
+    def _load(self, settings: Settings) -> None:
+        try:
+            from pwc_local.server.app import build_server
+
+            self.server = build_server(settings)
+        except BaseException as exc:  # reported by the thread that serves
+            self.failure = exc
+        finally:
+            self.done.set()
+            os.write(self._wake_write, b"!")
+
+    def close(self) -> None:
+        for fd in (self._wake_read, self._wake_write):
+            os.close(fd)
+
+
+def _answer_while_loading(
+    answers: early.EarlyAnswers, claimed: list[ClaimedDescriptor], loader: _Loader
+) -> early.Handover | None:
+    """Answer what can be answered until the server is built; None: leave at once."""
+    stdin, stdout = claimed[0].private, claimed[1].private
+    splitter = LineSplitter()
+    queued: list[bytes | LineTooLong] = []
+    queued_bytes = 0
+    ended = False
+    while not loader.done.is_set():
+        room = len(queued) < MAX_QUEUED and queued_bytes < MAX_QUEUED_BYTES
+        watched = [loader.wake] + ([stdin] if room and not ended else [])
+        readable, _, _ = select.select(watched, [], [])
+        if stdin not in readable:
+            continue
+        piece = os.read(stdin, READ_SIZE)
+        ended = not piece
+        for line in splitter.end() if ended else splitter.feed(piece):
+            answer = None if isinstance(line, LineTooLong) else answers.take(line)
+            if answer is not None:
+                _write_all(stdout, answer)
+                continue
+            queued.append(line)
+            queued_bytes += 0 if isinstance(line, LineTooLong) else len(line)
+        if ended and not queued:
+            return None
+    loader.close()
+    if loader.failure is not None:
+        raise loader.failure
+    return answers.handover(queued, splitter, ended)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _leave_now(claimed: list[ClaimedDescriptor]) -> None:
+    """End the process with status 0 while the loader may still be importing."""
+    for stream in (sys.stderr, sys.stdout):
+        with suppress(OSError, ValueError):
+            stream.flush()
+    for claim in claimed:
+        claim.release(close=True)
+    os._exit(0)

@@ -1,0 +1,346 @@
+"""The early answers (`pwc_local/server/early.py`, `launch.py`): what a fresh server says
+before the SDK has loaded is what the full server says, byte for byte.
+
+* `early.json` is current: regenerating it from this tree gives the committed file.
+* Parity: for the default profile, the hosted one and a named tool list, in both
+  eras, each early answer equals the full server's answer to the same line (the full
+  server here is `build_server` served in-process by the real transport).
+* The loading phase itself, with a loader the test releases: the handshake and the
+  listing are answered while the server is still "loading" (no race), and what was
+  queued (a tool call written in the same write) is answered once by the full
+  transport after the handover, nothing twice.
+* A client whose `server/discover` probe came first falls back to `initialize` on the
+  same process and is connected (Claude Code does this when its probe times out).
+* The installed command: the same, end to end, and EOF, SIGINT and SIGTERM right
+  after the first answer end it with status 0 and no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pwc_local.config import Settings
+from pwc_local.server import early, launch
+from pwc_local.server.app import build_server
+from pwc_local.server.lines import LineSplitter
+from tests.fake_catalog import FakeCatalog
+from tests.installed import EXECUTABLE, InstalledServer
+from tests.stdio_peer import InProcessPeer, StdioPeer, as_lines, opening
+
+ENVELOPE = {
+    "_meta": {
+        early.VERSION_KEY: "2026-07-28",
+        early.CAPABILITIES_KEY: {},
+        early.CLIENT_INFO_KEY: {"name": "probe", "version": "1"},
+    }
+}
+LISTINGS = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"]
+CASES = {
+    "default": {},
+    "hosted": {"tools": "hosted"},
+    "named": {"tools": "search_papers,get_benchmark,whats_new"},
+    "all-hosted-shapes": {"structured": "hosted"},
+}
+
+
+def request(request_id: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def handshake_script(version: str) -> list[dict[str, Any]]:
+    initialize, initialized = opening("parity", 1, version)
+    listings = [request(2 + i, method) for i, method in enumerate(LISTINGS)]
+    # The first listing comes before `initialized`, as pipelining clients send it.
+    return [initialize, listings[0], initialized, *listings[1:], request(9, "ping")]
+
+
+def modern_script() -> list[dict[str, Any]]:
+    methods = ["server/discover", *LISTINGS]
+    return [request(1 + i, method, ENVELOPE) for i, method in enumerate(methods)]
+
+
+def raw_answers(peer: StdioPeer, script: list[dict[str, Any]]) -> dict[Any, bytes]:
+    """The full server's answer lines to `script`, by request id, as written."""
+    for message in script:
+        peer.send(message)
+        if "id" in message:
+            peer.response(message["id"])
+    lines = bytes(peer.stdout_bytes).splitlines(keepends=True)
+    return {json.loads(line)["id"]: line for line in lines}
+
+
+def settings_for(tmp_path: Path, **values: str) -> Settings:
+    return Settings(api_url="http://127.0.0.1:9/api/v1", cache_dir=tmp_path / "cache", **values)
+
+
+@pytest.mark.e2e
+def test_early_json_is_current() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pwc_local.server.early_build", "--check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("era", ["2025-11-25", "2025-03-26", "1999-01-01", "modern"])
+def test_early_answers_equal_the_full_servers(tmp_path: Path, case: str, era: str) -> None:
+    settings = settings_for(tmp_path, **CASES[case])
+    script = modern_script() if era == "modern" else handshake_script(era)
+    answers = early.load(settings)
+    assert answers is not None
+    said = {m["id"]: answers.take(json.dumps(m).encode() + b"\n") for m in script if "id" in m}
+    with InProcessPeer(build_server(settings)) as peer:
+        full = raw_answers(peer, script)
+    assert said == full
+
+
+def test_what_the_early_path_cannot_answer_is_queued(tmp_path: Path) -> None:
+    answers = early.load(settings_for(tmp_path))
+    assert answers is not None
+    initialize, _ = opening("queue")
+    take = [
+        b"not json\n",  # the full transport answers -32700
+        json.dumps(request(5, "tools/list")).encode(),  # before any initialize
+    ]
+    assert [answers.take(line) for line in take] == [None, None]
+    # Once a line is queued before the era is decided, the full server decides it.
+    assert answers.take(json.dumps(initialize).encode()) is None
+    assert answers.replay == []
+
+
+def test_a_replayed_answer_that_differs_is_reported(tmp_path: Path) -> None:
+    # The SDK's own answer to the replayed initialize is compared with the early one.
+    settings = settings_for(tmp_path)
+    answers = early.load(settings)
+    assert answers is not None
+    initialize, _ = opening("replayed")
+    sent = answers.take(json.dumps(initialize).encode())
+    assert sent is not None
+    for told, warned in ((sent, False), (sent.replace(b"pwc-local", b"pwc-other"), True)):
+        handover = early.Handover(replay=[(initialize, told)], era=True, early=answers)
+        with InProcessPeer(build_server(settings), handover=handover) as peer:
+            assert peer.request("tools/list")["result"]["tools"]
+            peer.close_stdin()
+            assert peer.wait() == 0
+            assert ("early.json is stale" in peer.stderr) is warned
+
+
+def test_a_request_reusing_a_queued_id_waits_for_the_full_server(tmp_path: Path) -> None:
+    answers = early.load(settings_for(tmp_path))
+    assert answers is not None
+    initialize, _ = opening("ids")
+    assert answers.take(json.dumps(initialize).encode()) is not None
+    call = request(7, "tools/call", {"name": "list_library", "arguments": {}})
+    assert answers.take(json.dumps(call).encode()) is None
+    assert answers.take(json.dumps(request(7, "tools/list")).encode()) is None
+    assert answers.take(json.dumps(request("7", "tools/list")).encode()) is not None
+
+
+def test_a_stale_or_foreign_file_is_not_used(tmp_path: Path, caplog: Any) -> None:
+    data = json.loads(early.DATA_FILE.read_bytes())
+    data["sdk"] = {"mcp": "0.0.1"}
+    foreign = tmp_path / "early.json"
+    foreign.write_text(json.dumps(data))
+    assert early.load(settings_for(tmp_path), foreign) is None
+    assert early.load(settings_for(tmp_path), tmp_path / "missing.json") is None
+    reasons = [record.getMessage() for record in caplog.records]
+    assert len(reasons) == 2 and "another version of the MCP SDK" in reasons[0]
+
+
+class HeldLoader:
+    """A loader the test releases: the server is "loading" until `release()`."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.server = build_server(settings)
+        self.failure: BaseException | None = None
+        self.done = threading.Event()
+        self.wake, self._wake_write = os.pipe()
+
+    def release(self) -> None:
+        self.done.set()
+        os.write(self._wake_write, b"!")
+
+    def close(self) -> None:
+        os.close(self.wake)
+        os.close(self._wake_write)
+
+
+class Pipe:
+    """What `_answer_while_loading` reads of a claimed descriptor: its private fd."""
+
+    def __init__(self, private: int) -> None:
+        self.private = private
+
+
+@pytest.fixture
+def loading(tmp_path: Path, fake_catalog: FakeCatalog) -> Iterator[dict[str, Any]]:
+    settings = Settings(api_url=fake_catalog.api_url, cache_dir=tmp_path / "cache")
+    stdin_read, stdin_write = os.pipe()
+    stdout_read, stdout_write = os.pipe()
+    loader = HeldLoader(settings)
+    answers = early.load(settings)
+    assert answers is not None
+    result: dict[str, Any] = {}
+
+    def answer() -> None:
+        claimed = [Pipe(stdin_read), Pipe(stdout_write)]
+        result["handover"] = launch._answer_while_loading(answers, claimed, loader)  # type: ignore[arg-type]
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    reader = open(stdout_read, "rb")  # noqa: SIM115  # closed below
+    open_fds = {stdin_read, stdin_write, stdout_write}
+
+    def end_input() -> None:
+        os.close(stdin_write)
+        open_fds.discard(stdin_write)
+
+    yield {
+        "write": lambda data: os.write(stdin_write, data),
+        "end_input": end_input,
+        "readline": reader.readline,
+        "loader": loader,
+        "thread": thread,
+        "result": result,
+    }
+    reader.close()
+    for fd in open_fds:
+        os.close(fd)
+
+
+def test_a_call_in_the_handshakes_write_is_answered_once_after_loading(
+    loading: dict[str, Any],
+) -> None:
+    initialize, initialized = opening("one-write")
+    call = request(3, "tools/call", {"name": "get_task", "arguments": {"task": "ocr"}})
+    loading["write"](as_lines(initialize, initialized, call, request(2, "tools/list")))
+    # Answered while the server is still loading: the loader has not been released.
+    first, second = (json.loads(loading["readline"]()) for _ in range(2))
+    assert (first["id"], second["id"]) == (1, 2)
+    assert first["result"]["serverInfo"]["name"] == "pwc-local"
+    assert len(second["result"]["tools"]) > 21
+    loading["loader"].release()
+    loading["thread"].join(timeout=30)
+    handover = loading["result"]["handover"]
+    assert [json.loads(line)["id"] for line in handover.lines if b'"id"' in line] == [3]
+    assert [m["method"] for m, _ in handover.replay] == ["initialize"]
+    assert handover.era is True
+    with InProcessPeer(loading["loader"].server, handover=handover) as peer:
+        answer = peer.response(3)["result"]
+        assert answer["isError"] is False and '"ocr"' in json.dumps(answer["structuredContent"])
+        peer.close_stdin()
+        rest = peer.rest()
+    # Nothing else was answered: not the replayed initialize, not the call again.
+    assert [m for m in rest if "id" in m] == []
+
+
+def test_end_of_input_with_a_call_queued_waits_for_the_server(loading: dict[str, Any]) -> None:
+    initialize, initialized = opening("eof")
+    call = request(3, "tools/call", {"name": "get_task", "arguments": {"task": "ocr"}})
+    loading["write"](as_lines(initialize, initialized, call))
+    assert json.loads(loading["readline"]())["id"] == 1
+    loading["end_input"]()
+    # Still loading: end of input with a call queued does not end the process.
+    assert loading["thread"].is_alive()
+    loading["loader"].release()
+    loading["thread"].join(timeout=30)
+    handover = loading["result"]["handover"]
+    assert handover.ended and len(handover.lines) == 2
+    # The drain bound is not the subject here (and a loaded machine may take longer).
+    with InProcessPeer(loading["loader"].server, handover=handover, drain_timeout=60) as peer:
+        answer = peer.response(3)["result"]
+        assert answer["isError"] is False and '"ocr"' in json.dumps(answer["structuredContent"])
+        assert peer.wait() == 0
+
+
+def test_a_discover_probe_then_initialize_connects_after_loading(tmp_path: Path) -> None:
+    # The full transport keeps answering the probe early while no request decided the
+    # era, so the fallback initialize reaches the SDK first (no -32022 refusal).
+    settings = settings_for(tmp_path)
+    answers = early.load(settings)
+    assert answers is not None
+    handover = early.Handover(splitter=LineSplitter(), early=answers)
+    with InProcessPeer(build_server(settings), handover=handover) as peer:
+        probe = peer.request("server/discover", ENVELOPE)
+        assert probe["result"]["supportedVersions"] == ["2026-07-28"]
+        connected = peer.initialize()["result"]
+        assert connected["protocolVersion"] == "2025-11-25"
+        assert peer.request("tools/list")["result"]["tools"]
+
+
+def installed(tmp_path: Path, **settings: str) -> StdioPeer:
+    return StdioPeer([str(EXECUTABLE)], InstalledServer(tmp_path, **settings).env)
+
+
+@pytest.mark.e2e
+def test_the_installed_server_answers_a_probe_then_the_fallback(tmp_path: Path) -> None:
+    with installed(tmp_path) as peer:
+        probe = peer.request("server/discover", ENVELOPE)
+        assert probe["result"]["resultType"] == "complete"
+        assert peer.initialize()["result"]["protocolVersion"] == "2025-11-25"
+        listed = peer.request("tools/list")["result"]["tools"]
+        called = peer.request("tools/call", {"name": "list_library", "arguments": {}})
+        assert listed and called["result"]["isError"] is False
+        peer.assert_clean_transcript()
+
+
+@pytest.mark.e2e
+def test_the_installed_server_answers_a_whole_session_written_at_once(
+    tmp_path: Path, fake_catalog: FakeCatalog
+) -> None:
+    initialize, initialized = opening("one-write")
+    call = request(3, "tools/call", {"name": "get_task", "arguments": {"task": "ocr"}})
+    with installed(tmp_path / "home", PWC_API_URL=fake_catalog.api_url) as peer:
+        peer.send_raw(as_lines(initialize, initialized, request(2, "tools/list"), call))
+        answers = {message["id"]: message for message in (peer.next_message() for _ in range(3))}
+        assert sorted(answers) == [1, 2, 3]
+        assert answers[3]["result"]["isError"] is False
+        peer.close_stdin()
+        assert peer.wait() == 0
+        assert len(peer.messages) == 3  # and nothing answered twice
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("ending", ["eof", "SIGINT", "SIGTERM"])
+def test_ending_while_loading_is_clean(tmp_path: Path, ending: str) -> None:
+    with installed(tmp_path) as peer:
+        peer.initialize()
+        if ending == "eof":
+            peer.close_stdin()
+        else:
+            peer.proc.send_signal(getattr(signal, ending))
+        assert peer.wait() == 0
+        assert "Traceback" not in peer.stderr
+
+
+@pytest.mark.e2e
+def test_the_serving_path_imports_nothing_heavy_before_its_first_answer() -> None:
+    # Everything `entry.main` imports on its way to the first answer, in a fresh
+    # interpreter: none of the third-party packages may be among the modules loaded.
+    heavy = {"click", "pydantic", "pydantic_core", "httpx", "mcp", "mcp_types", "anyio"}
+    code = (
+        "import sys\n"
+        "import pwc_local.entry, pwc_local.config, pwc_local.logs\n"
+        "import pwc_local.server.launch, pwc_local.server.early\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
