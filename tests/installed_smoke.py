@@ -4,7 +4,8 @@
 
 Runs `--version`, then starts the program over stdio as an MCP client would, with
 the loopback fake catalog as its catalog and a throwaway home directory, completes
-the handshake, lists the tools and calls one (`get_paper_info` for 1706.03762).
+the handshake, lists the tools, calls one (`get_paper_info` for 1706.03762) and reads
+the leaderboard view (package data: the wheel must carry it).
 Prints one line per step; exits 1 with the reason on the first failure. Not
 collected by pytest: `.ci/run` calls it on the artefact it just built.
 """
@@ -59,6 +60,7 @@ async def _session(program: str, fake: FakeCatalog, home: Path) -> int:
                     tools = (await client.list_tools()).tools
                     print(f"ok   tools/list: {len(tools)} tools")
                     result = await client.call_tool("get_paper_info", {"paper": "1706.03762"})
+                    view = (await client.read_resource("ui://pwc/leaderboard")).contents[0]
         except Exception as exc:
             errlog.seek(0)
             print(f"FAIL MCP session: {exc!r}\n{errlog.read()}", file=sys.stderr)
@@ -68,6 +70,11 @@ async def _session(program: str, fake: FakeCatalog, home: Path) -> int:
         print(f"FAIL get_paper_info: {result.content}", file=sys.stderr)
         return 1
     print("ok   tools/call get_paper_info 1706.03762 answered from the fake catalog")
+    html = getattr(view, "text", "")
+    if view.mime_type != "text/html;profile=mcp-app" or not html.startswith("<!doctype html>"):
+        print(f"FAIL resources/read ui://pwc/leaderboard: {view.mime_type}", file=sys.stderr)
+        return 1
+    print(f"ok   resources/read ui://pwc/leaderboard: {len(html):,} characters of HTML")
     return 0
 
 

@@ -108,6 +108,16 @@ def test_the_default_listing_fits_its_budget() -> None:
     assert _listing_bytes(SETTINGS) <= 27_000
 
 
+def test_the_view_metadata_costs_at_most_300_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 36: `_meta.ui.resourceUri` on the tools the leaderboard view shows, in the
+    # default profile only (the hosted listing is checked against tools.json).
+    from pwc_local.server import views
+
+    with_view = _listing_bytes(SETTINGS)
+    monkeypatch.setattr(views, "tool_meta", lambda name, profile: None)
+    assert 0 < with_view - _listing_bytes(SETTINGS) <= 300
+
+
 def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:
     # The 24,000-byte budget is the hosted 21's, the drop-in listing.
     SETTINGS = HOSTED

@@ -541,6 +541,10 @@ def _template_registration(
 
         register_resources(server, tools)
         register_prompts(server, settings.tool_selected)
+        if settings.profile == "compact":  # the hosted profile stays the hosted server's
+            from pwc_local.server.views import register_view
+
+            register_view(server)
 
     return register
 

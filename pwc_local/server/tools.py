@@ -351,8 +351,11 @@ _CONTEXT = "mcp_context"  # no table parameter has this name (test_contract chec
 def register_tools(server: MCPServer, tools: CatalogTools, settings: Settings) -> None:
     """Add the tools of the contract table to `server`, in table order.
 
-    The `tools` setting picks which; the `structured` profile, each one's output model.
+    The `tools` setting picks which; the `structured` profile, each one's output model
+    and whether it names the leaderboard view (`views.tool_meta`).
     """
+    from pwc_local.server.views import tool_meta
+
     for spec in TOOLS:
         if not settings.tool_selected(spec.name, spec.group):
             continue
@@ -361,4 +364,5 @@ def register_tools(server: MCPServer, tools: CatalogTools, settings: Settings) -
             name=spec.name,
             description=spec.description,
             annotations=spec.annotations,
+            meta=tool_meta(spec.name, settings.profile),
         )
