@@ -37,6 +37,9 @@ MAX_REFERENCE_CHARS = 500  # a paper reference: tool schema and `library add` / 
 Group = Literal["hosted", "library", "reading", "watch", "history"]
 CitationFormat = Literal["bibtex", "ris", "csl-json"]
 CITATION_FORMATS: tuple[CitationFormat, ...] = get_args(CitationFormat)
+TableFormat = Literal["markdown", "latex", "csv"]
+TABLE_FORMATS: tuple[TableFormat, ...] = get_args(TableFormat)
+MAX_TABLE_ROWS = 50  # rows one results table may be asked for
 WatchKind = Literal["benchmark", "task", "paper", "author", "query"]
 WATCH_KINDS: tuple[WatchKind, ...] = get_args(WatchKind)
 
@@ -552,6 +555,39 @@ TOOLS: tuple[Tool, ...] = (
         "history",
         "Later results that beat a paper, per benchmark and metric, with margins.",
         Param("paper", LocalReference),
+        hints=LOCAL_READ,
+    ),
+    local(
+        "results_table",
+        "history",
+        (
+            "Leaderboard rows to cite, with BibTeX, of one settings group (extra data, split, "
+            "shots, protocol) or all."
+        ),
+        Param("benchmark", LocalReference),
+        Param("metrics", list[str], []),
+        Param("settings", str, ""),
+        Param("format", TableFormat, "markdown", query=False),
+        Param("as_of", str, ""),
+        Param("papers", list[str], []),
+        Param("is_open", bool | None, None),
+        Param("max_parameters", str | None, None),
+        Param("limit", Kind(int, ge=1, le=MAX_TABLE_ROWS), 10),
+        hints=LOCAL_READ,
+    ),
+    local(
+        "check_claim",
+        "history",
+        (
+            "Check a paper's claim: best comparable result (as of as_of), beats another, or "
+            "reports value."
+        ),
+        Param("benchmark", LocalReference),
+        Param("paper", LocalReference),
+        Param("beats", str, ""),
+        Param("value", float | None, None),
+        Param("metric", str, ""),
+        Param("as_of", str, ""),
         hints=LOCAL_READ,
     ),
 )
