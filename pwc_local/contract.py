@@ -172,6 +172,9 @@ Reference = Kind(
 # The local tools' paper (or watch target): the hosted tools' `paper` says what it takes,
 # so these do not repeat it in every listing.
 LocalReference = Kind(str, min_length=1, max_length=MAX_REFERENCE_CHARS, reference=True)
+# A reference checked for length by its query (`queries.arguments.required_text`): the
+# listing's bytes of `maxLength` spared in the newest tools.
+Name = Kind(str, min_length=1, reference=True)
 Query = Kind(str, min_length=1, max_length=500)
 Entity = Kind(
     str, min_length=1, max_length=500, description="exact name, slug or ID", reference=True
@@ -561,29 +564,24 @@ TOOLS: tuple[Tool, ...] = (
         "results_table",
         "history",
         (
-            "Leaderboard rows to cite, with BibTeX, of one settings group (extra data, split, "
-            "shots, protocol) or all."
+            "Rows to cite with BibTeX: one settings group (extra data, split, shots, protocol) "
+            "or all."
         ),
-        Param("benchmark", LocalReference),
+        Param("benchmark", Name),
         Param("metrics", list[str], []),
         Param("settings", str, ""),
         Param("format", TableFormat, "markdown", query=False),
         Param("as_of", str, ""),
         Param("papers", list[str], []),
-        Param("is_open", bool | None, None),
-        Param("max_parameters", str | None, None),
         Param("limit", Kind(int, ge=1, le=MAX_TABLE_ROWS), 10),
         hints=LOCAL_READ,
     ),
     local(
         "check_claim",
         "history",
-        (
-            "Check a paper's claim: best comparable result (as of as_of), beats another, or "
-            "reports value."
-        ),
-        Param("benchmark", LocalReference),
-        Param("paper", LocalReference),
+        ("Check a claim: paper was best (as_of), beats another or reports value."),
+        Param("benchmark", Name),
+        Param("paper", Name),
         Param("beats", str, ""),
         Param("value", float | None, None),
         Param("metric", str, ""),

@@ -116,8 +116,8 @@ def test_keys_are_cite_papers_and_unique_within_the_table(fake: FakeCatalog) -> 
         "author2019mixeda",
         "author2019mixedb",
     }
-    parsed = {entry["ID"] for entry in entries(model.bibtex)}
-    assert parsed == set(keys) and len(parsed) == len(model.bibtex.split("@")) - 1
+    parsed = {entry["ID"] for entry in entries(model.bib)}
+    assert parsed == set(keys) and len(parsed) == len(model.bib.split("@")) - 1
 
 
 def _latex(fake: FakeCatalog) -> Any:
@@ -141,7 +141,7 @@ def test_the_latex_is_booktabs_with_bold_bests_directions_and_a_cite_per_row(
     # Catalog text is escaped: "Later_Net #2".
     assert "Later\\_Net \\#2~\\cite{author2021later}" in latex
     cited = set(re.findall(r"\\cite\{([^}]*)\}", latex))
-    assert cited <= {entry["ID"] for entry in entries(model.bibtex)}
+    assert cited <= {entry["ID"] for entry in entries(model.bib)}
 
 
 def test_latex_from_hostile_catalog_text_stays_one_escaped_ascii_line() -> None:
@@ -161,7 +161,7 @@ def test_the_latex_and_its_bibtex_compile_into_a_minimal_document(
 ) -> None:
     _, model = _latex(fake)
     (tmp_path / "table.tex").write_text(model.table)
-    (tmp_path / "refs.bib").write_text(model.bibtex)
+    (tmp_path / "refs.bib").write_text(model.bib)
     (tmp_path / "doc.tex").write_text(
         "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
         "\\input{table}\n\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n"
@@ -183,14 +183,14 @@ def test_a_sota_claim_is_supported_then_and_contradicted_today_naming_the_beater
 ) -> None:
     then = claim(fake, "Vision History", paper="Wide Networks", as_of="2016-12-31")
     assert then.verdict == "supported"
-    assert [(row.role, row.model) for row in then.evidence] == [
+    assert [(row.role, row.model) for row in then.rows] == [
         ("paper", "Wide-28"),
         ("best", "Deep-B"),  # the next best by then
     ]
     today = claim(fake, "Vision History", paper="1605.99005")
     assert today.verdict == "contradicted"
     assert "OpenSmall (Open Small Models, 2022-02-02) scores 82" in today.reason
-    assert [(row.role, row.model, row.score) for row in today.evidence] == [
+    assert [(row.role, row.model, row.score) for row in today.rows] == [
         ("paper", "Wide-28", 75.0),
         ("best", "OpenSmall", 82.0),  # not BigPre-L's 84.5: trained with extra data
     ]
@@ -203,7 +203,7 @@ def test_a_better_result_in_other_settings_is_evidence_not_a_contradiction(
 ) -> None:
     found = claim(fake, "Settings Mix", paper="2101.99036")  # Later 72.0: best of its group
     assert found.verdict == "supported"
-    other = found.evidence[-1]
+    other = found.rows[-1]
     assert (other.role, other.model, other.differ) == ("other settings", "Extra-L", ["extra data"])
 
 
@@ -215,13 +215,13 @@ def test_beats_value_and_what_cannot_be_said(fake: FakeCatalog) -> None:
     assert lost.verdict == "contradicted" and lost.reason.startswith("Base (")
     apart = claim(fake, "Settings Mix", paper="1906.99033", beats="2001.99034")
     assert apart.verdict == "not_comparable"
-    assert apart.evidence[1].differ == ["test split", "5-shot"]
+    assert apart.rows[1].differ == ["test split", "5-shot"]
     assert claim(fake, "Settings Mix", paper="2101.99036", value=72).verdict == "supported"
     wrong = claim(fake, "Settings Mix", paper="2101.99036", value=72.04)
     assert wrong.verdict == "contradicted" and "not 72.04" in wrong.reason
     early = claim(fake, "Settings Mix", paper="2101.99036", as_of="2020-01-01")
     assert early.verdict == "unknown" and "after 2020-01-01" in early.reason
     absent = claim(fake, "Settings Mix", paper="1706.03762")
-    assert absent.verdict == "unknown" and not absent.evidence
+    assert absent.verdict == "unknown" and not absent.rows
     with pytest.raises(UsageError, match="beats or value"):
         claim(fake, "Settings Mix", paper="2101.99036", beats="1801.99030", value=1.0)

@@ -126,12 +126,12 @@ def table(
     if as_json:
         click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        head = table_text(model.model_copy(update={"table": "", "bibtex": ""}))
+        head = table_text(model.model_copy(update={"table": "", "bib": ""}))
         click.echo(head, err=True)
         if model.table:
             click.echo(model.table.rstrip("\n"))
     if bib is not None:
-        _write_bib(bib, model.bibtex, force)
+        _write_bib(bib, model.bib, force)
         click.echo(
             f"BibTeX of {len(answer.citations)} papers written to {shown(str(bib))}", err=True
         )

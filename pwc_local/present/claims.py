@@ -7,7 +7,7 @@ the one sanitiser (`words.clean`, `table`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pwc_local.present.hosted import ToolOutput, _Strict
 from pwc_local.present.words import clean, metric, table
@@ -35,10 +35,10 @@ class Row(_Strict):
 class ClaimResult(ToolOutput):
     """`check_claim`: the verdict, one sentence of reason, the evidence rows."""
 
-    verdict: Literal["supported", "contradicted", "not_comparable", "unknown"]
+    verdict: str  # supported, contradicted, not_comparable or unknown
     reason: str
     claim: Claim
-    evidence: list[Row]
+    rows: list[Row]
 
 
 def _row(evidence: Evidence) -> Row:
@@ -66,7 +66,7 @@ def claim_model(answer: ClaimAnswer, _arguments: Any = None) -> ClaimResult:
             claim=answer.claim,
             as_of=answer.as_of.isoformat() if answer.as_of else None,
         ),
-        evidence=[_row(item) for item in answer.evidence],
+        rows=[_row(item) for item in answer.evidence],
     )
 
 
@@ -79,7 +79,7 @@ def claim_text(model: ClaimResult) -> str:
         f"Claim: {clean(claim.claim)} on {clean(claim.benchmark)}, "
         f"{clean(claim.metric) or 'no metric'}{when}."
     )
-    if not model.evidence:
+    if not model.rows:
         return head
     rows = [
         (
@@ -90,6 +90,6 @@ def claim_text(model: ClaimResult) -> str:
             metric(row.score),
             row.settings + (f" (differs: {', '.join(row.differ)})" if row.differ else ""),
         )
-        for row in model.evidence
+        for row in model.rows
     ]
     return head + "\n\n" + table(("role", "date", "model", "paper", "score", "settings"), rows)

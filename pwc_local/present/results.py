@@ -52,7 +52,7 @@ class ResultsTableResult(ToolOutput):
 
     head: TableHead
     table: str
-    bibtex: str
+    bib: str  # BibTeX
 
 
 def direction(column: Column) -> str:
@@ -196,7 +196,7 @@ def table_model(answer: TableAnswer, arguments: Mapping[str, Any]) -> ResultsTab
             format=chosen,
         ),
         table=_WRITERS[chosen](answer) if answer.rows else "",
-        bibtex="\n".join(bibtex(fields) for fields in answer.citations),
+        bib="\n".join(bibtex(fields) for fields in answer.citations),
     )
 
 
@@ -223,8 +223,6 @@ def table_text(model: ResultsTableResult) -> str:
         fence = "" if head.format == "markdown" else head.format
         shown = printable_block(model.table)
         blocks.append(shown if not fence else f"```{fence}\n{shown.rstrip()}\n```")
-    if model.bibtex:
-        blocks.append(
-            f"BibTeX of the keys:\n```bibtex\n{printable_block(model.bibtex).rstrip()}\n```"
-        )
+    if model.bib:
+        blocks.append(f"BibTeX of the keys:\n```bibtex\n{printable_block(model.bib).rstrip()}\n```")
     return "\n\n".join(blocks)

@@ -216,9 +216,9 @@ async def check_claim(
         raise UsageError("claim one thing: beats or value, not both")
     check_finite(value, "value")
     cutoff = parse_date("as_of", as_of)
-    find_rows([], paper)  # a blank or unsupported reference fails before any request
+    find_rows([], paper, "paper")  # a blank or unsupported reference fails before any request
     if other:
-        find_rows([], other)
+        find_rows([], other, "beats")
     board = await read_board(
         catalog, progress, benchmark, is_open=None, max_parameters=None, extra_data=None
     )

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal, NamedTuple
 
-from pwc_local.queries.arguments import parse_date, required_text
+from pwc_local.queries.arguments import parse_date, reference_text, required_text
 from pwc_local.queries.benchmarks import find_benchmark, scan_leaderboard
 from pwc_local.queries.leaderboard import (
     available_metrics,
@@ -307,7 +307,7 @@ async def read_board(
     """The whole leaderboard of `benchmark` (see the module docstring for the bounds), with
     `get_benchmark`'s filters `is_open` and `max_parameters`, and `extra_data` (false:
     only results without extra training data; true: only those with)."""
-    reference = required_text(benchmark, "benchmark")
+    reference = reference_text(benchmark, "benchmark")
     size = None if max_parameters is None else parse_parameter_size(max_parameters)
     row = await find_benchmark(catalog, reference)
     name = str(row.get("name") or reference)

@@ -27,7 +27,7 @@ import anyio
 
 from pwc_local.common.references import parse_reference
 from pwc_local.failures import CodedError
-from pwc_local.queries.arguments import parse_date
+from pwc_local.queries.arguments import parse_date, reference_text
 from pwc_local.queries.citations import CitationFields, citation_fields, unique_keys
 from pwc_local.queries.history import (
     Better,
@@ -44,7 +44,16 @@ from pwc_local.queries.result_settings import Setting, grouped, setting_of
 from pwc_local.upstream.errors import UsageError
 from pwc_local.upstream.source import CatalogSource
 
-__all__ = ["ALL", "Column", "TableAnswer", "TableRow", "cite_results", "find_rows", "results_table"]
+__all__ = [
+    "ALL",
+    "Column",
+    "TableAnswer",
+    "TableRow",
+    "cite_results",
+    "find_rows",
+    "results_table",
+    "results_table_tool",
+]
 
 ALL = "all"  # `settings`: every group, each row naming its settings
 MAX_METRICS, MAX_PAPERS = 8, 20  # columns; papers named to keep
@@ -96,9 +105,9 @@ class TableAnswer:
     rows_total: int
 
 
-def find_rows(results: list[Result], paper: str) -> list[Result]:
+def find_rows(results: list[Result], paper: str, parameter: str = "papers") -> list[Result]:
     """The results of `paper` (an arXiv or catalog ID in any spelling, or the exact title)."""
-    parsed = parse_reference(paper)
+    parsed = parse_reference(reference_text(paper, parameter))
     wanted = parsed.candidate.casefold()
     if parsed.is_identifier:
         return [
@@ -147,6 +156,34 @@ async def _citation(catalog: CatalogSource, result: Result) -> CitationFields:
     )
 
 
+async def results_table_tool(
+    catalog: CatalogSource,
+    progress: Progress | None,
+    benchmark: str,
+    *,
+    metrics: list[str],
+    settings: str,
+    as_of: str,
+    papers: list[str],
+    limit: int,
+) -> TableAnswer:
+    """The `results_table` tool: `results_table` without the size and openness filters
+    (the command line has them; the tool's listing bytes are paid in every conversation,
+    and `get_benchmark` filters so)."""
+    return await results_table(
+        catalog,
+        progress,
+        benchmark,
+        metrics=metrics,
+        settings=settings,
+        as_of=as_of,
+        papers=papers,
+        is_open=None,
+        max_parameters=None,
+        limit=limit,
+    )
+
+
 def paper_of(result: Result) -> str:
     """The paper a result is cited as: its reference (the model name when it has none)."""
     return result.paper_ref or result.model
@@ -190,7 +227,7 @@ async def results_table(
     if len(metrics) > MAX_METRICS or len(papers) > MAX_PAPERS:
         raise UsageError(f"at most {MAX_METRICS} metrics and {MAX_PAPERS} papers")
     for paper in papers:
-        parse_reference(paper)  # a blank or unsupported reference fails before any request
+        find_rows([], paper)  # a blank or unsupported reference fails before any request
     board = await read_board(
         catalog,
         progress,

@@ -438,7 +438,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     _bind(
         "results_table",
-        query=results_table.results_table,
+        query=results_table.results_table_tool,
         needs=("catalog", "progress"),
         output=shown_results.ResultsTableResult,
         project=shown_results.table_model,
