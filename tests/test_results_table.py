@@ -225,3 +225,45 @@ def test_beats_value_and_what_cannot_be_said(fake: FakeCatalog) -> None:
     assert absent.verdict == "unknown" and not absent.rows
     with pytest.raises(UsageError, match="beats or value"):
         claim(fake, "Settings Mix", paper="2101.99036", beats="1801.99030", value=1.0)
+
+
+# -- the history tools keep settings apart too ----------------------------------------------
+
+
+def test_history_says_when_a_step_or_a_beater_comes_from_other_settings(
+    fake: FakeCatalog,
+) -> None:
+    from pwc_local.present import history as present
+
+    sota = run(
+        fake,
+        lambda catalog: call_query("sota_history", catalog, _silent, benchmark="Vision History"),
+    )
+    model = present.sota_model(sota)
+    assert model.series.settings == MAIN
+    assert [(s.model, s.settings) for s in model.steps][-2:] == [
+        ("EffNet-B7", None),
+        ("BigPre-L", "extra data"),  # the step from a result trained with extra data
+    ]
+    text = present.sota_text(model)
+    assert f"Most results are {MAIN}; a step in other settings says which." in text
+    assert "| 84.5 | 4.25 | extra data |" in text
+    beaten = run(
+        fake, lambda catalog: call_query("who_beat_paper", catalog, _silent, paper="1409.99002")
+    )
+    board = present.beaten_model(beaten).results[0]
+    assert [(b.model, b.settings) for b in board.by][:2] == [
+        ("BigPre-L", "extra data"),
+        ("OpenSmall", None),
+    ]
+    assert "| other settings |" in present.board_text(board)
+    mixed = run(
+        fake,
+        lambda catalog: call_query("sota_history", catalog, _silent, benchmark="Settings Mix"),
+    )
+    steps = present.sota_model(mixed).steps
+    assert [(s.model, s.settings) for s in steps] == [
+        ("Old", None),
+        ("Base", None),
+        ("Extra-L", "extra data"),
+    ]

@@ -43,7 +43,7 @@ from pwc_local.queries.leaderboard import (
     resolve_metrics,
 )
 from pwc_local.queries.papers import get_paper_info
-from pwc_local.queries.result_settings import Setting, setting_of
+from pwc_local.queries.result_settings import Setting, grouped, setting_of
 from pwc_local.safe_text import one_line
 from pwc_local.upstream.source import CatalogSource
 
@@ -104,7 +104,8 @@ class SotaAnswer:
     `results` are every dated result with a value, up to `as_of` (the chart's
     scatter); `rows_read` of `rows_total` stored rows were read (`complete` when all);
     `merged` is how many results they merge into, of which `undated` have no date,
-    `without_metric` no value for the metric and `after_as_of` a later date.
+    `without_metric` no value for the metric and `after_as_of` a later date. `setting`
+    is the largest group's (`result_settings`): a step in others is not comparable.
     """
 
     benchmark: dict[str, Any]
@@ -120,6 +121,7 @@ class SotaAnswer:
     undated: int
     without_metric: int
     after_as_of: int
+    setting: Setting | None = None  # most results' settings (the largest group)
 
     @property
     def complete(self) -> bool:
@@ -377,7 +379,14 @@ async def state_of_the_art(
         undated=undated,
         without_metric=without,
         after_as_of=later,
+        setting=_main_setting(dated, better),
     )
+
+
+def _main_setting(results: list[Result], better: Better) -> Setting | None:
+    """The settings most of `results` share (with the best result, on a tie)."""
+    groups = grouped((r.setting, r) for r in best_first(results, better) if r.setting)
+    return groups[0][0] if groups else None
 
 
 # -- who beat this paper ---------------------------------------------------------------
