@@ -263,17 +263,14 @@ def sota_text(model: SotaResult) -> str:
         for s in model.steps
     ]
     headers, rows = _marked(("date", "model", "paper", "score", "gain"), rows, model.steps)
-    if len(headers) > 5:
-        lines.append(
-            f"Most results are {clean(series.settings)}; a step in other settings says which."
-        )
     return "\n".join(lines) + "\n\n" + table(headers, rows)
 
 
 def _marked(
     headers: tuple[str, ...], rows: list[tuple[Any, ...]], items: list[Any]
 ) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
-    """The table with an `other settings` column, when any of its rows has one."""
+    """The table with an `other settings` column (what differs from most results, or from
+    the paper's), when any of its rows has one."""
     if not any(item.settings for item in items):
         return headers, rows
     marked = [(*row, item.settings or "") for row, item in zip(rows, items, strict=True)]
