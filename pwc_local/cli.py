@@ -36,6 +36,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "whats-new": "pwc_local.commands.watch:whats_new",
     "sota": "pwc_local.commands.history:sota",
     "beaten": "pwc_local.commands.history:beaten",
+    "table": "pwc_local.commands.results:table",
+    "check": "pwc_local.commands.results:check",
 }
 
 

@@ -37,6 +37,9 @@ MAX_REFERENCE_CHARS = 500  # a paper reference: tool schema and `library add` / 
 Group = Literal["hosted", "library", "reading", "watch", "history"]
 CitationFormat = Literal["bibtex", "ris", "csl-json"]
 CITATION_FORMATS: tuple[CitationFormat, ...] = get_args(CitationFormat)
+TableFormat = Literal["markdown", "latex", "csv"]
+TABLE_FORMATS: tuple[TableFormat, ...] = get_args(TableFormat)
+MAX_TABLE_ROWS = 50  # rows one results table may be asked for
 WatchKind = Literal["benchmark", "task", "paper", "author", "query"]
 WATCH_KINDS: tuple[WatchKind, ...] = get_args(WatchKind)
 
@@ -169,6 +172,9 @@ Reference = Kind(
 # The local tools' paper (or watch target): the hosted tools' `paper` says what it takes,
 # so these do not repeat it in every listing.
 LocalReference = Kind(str, min_length=1, max_length=MAX_REFERENCE_CHARS, reference=True)
+# A reference checked for length by its query (`queries.arguments.required_text`): the
+# listing's bytes of `maxLength` spared in the newest tools.
+Name = Kind(str, min_length=1, reference=True)
 Query = Kind(str, min_length=1, max_length=500)
 Entity = Kind(
     str, min_length=1, max_length=500, description="exact name, slug or ID", reference=True
@@ -437,8 +443,8 @@ TOOLS: tuple[Tool, ...] = (
         "save_papers",
         "library",
         (
-            "Keep papers on this machine (metadata, Markdown, citation) until removed: they "
-            "then answer read_paper, get_paper_info and search_library offline."
+            "Keep papers (metadata, Markdown, citation) on this machine until removed, for "
+            "read_paper, get_paper_info and search_library offline."
         ),
         Param(
             "papers",
@@ -449,7 +455,7 @@ TOOLS: tuple[Tool, ...] = (
     local(
         "list_library",
         "library",
-        "The saved papers, most recently saved first.",
+        "Saved papers, newest first.",
         Param("page", Page, 1),
         Param("limit", Limit, 10),
         hints=LIBRARY_READ,
@@ -458,8 +464,8 @@ TOOLS: tuple[Tool, ...] = (
         "search_library",
         "library",
         (
-            "Offline full-text search of saved papers and papers read before: each hit has "
-            "its section, a quote and a read_paper cursor at the passage; paper limits it to one."
+            "Offline full-text search of saved and previously read papers: hits with section, "
+            "quote and read_paper cursor; paper limits it to one."
         ),
         Param("query", Query),
         Param("limit", Limit, SEARCH_LIBRARY_LIMIT),
@@ -470,10 +476,7 @@ TOOLS: tuple[Tool, ...] = (
     local(
         "get_paper_outline",
         "reading",
-        (
-            "A paper's section tree (id, heading, size), to read only what you need with "
-            "read_paper_section."
-        ),
+        ("A paper's section tree (id, heading, size) for read_paper_section."),
         Param("paper", LocalReference),
         Param("depth", Kind(int, ge=1, le=6, description="heading levels below the title"), 2),
         hints=LOCAL_READ,
@@ -494,10 +497,7 @@ TOOLS: tuple[Tool, ...] = (
     local(
         "cite_paper",
         "reading",
-        (
-            "A paper's citation in BibTeX, RIS or CSL-JSON, also for papers outside the "
-            "catalog (by DOI)."
-        ),
+        ("A paper's citation in BibTeX, RIS or CSL-JSON, also outside the catalog (by DOI)."),
         Param("paper", LocalReference),
         Param("format", CitationFormat, "bibtex"),
         hints=LOCAL_READ,
@@ -513,8 +513,8 @@ TOOLS: tuple[Tool, ...] = (
         "watch",
         "watch",
         (
-            "Watch a benchmark, task, paper, author or search (query) for whats_new; target is "
-            "what the matching tool takes. Returns the watch list."
+            "Watch a benchmark, task, paper, author or search (query) for whats_new; target "
+            "as its tool takes it. Returns the watch list."
         ),
         Param("kind", WatchKind),
         Param("target", LocalReference),
@@ -525,9 +525,9 @@ TOOLS: tuple[Tool, ...] = (
         "whats_new",
         "watch",
         (
-            "What is new on each watch since the last look: results, leaders, papers, versions. "
-            "With mark_seen=false the next call answers the same. A long report comes in "
-            "pages: pass next_cursor as cursor."
+            "What changed on each watch since the last look (results, leaders, papers, "
+            "versions). mark_seen=false: the next call answers the same. Pages: pass "
+            "next_cursor as cursor."
         ),
         Param("mark_seen", bool, True),
         Param("cursor", LookCursor, None),
@@ -552,6 +552,34 @@ TOOLS: tuple[Tool, ...] = (
         "history",
         "Later results that beat a paper, per benchmark and metric, with margins.",
         Param("paper", LocalReference),
+        hints=LOCAL_READ,
+    ),
+    local(
+        "results_table",
+        "history",
+        (
+            "Rows to cite with BibTeX: one settings group (extra data, split, shots, protocol) "
+            "or all."
+        ),
+        Param("benchmark", Name),
+        Param("metrics", list[str], []),
+        Param("settings", str, ""),
+        Param("format", TableFormat, "markdown", query=False),
+        Param("as_of", str, ""),
+        Param("papers", list[str], []),
+        Param("limit", Kind(int, ge=1, le=MAX_TABLE_ROWS), 10),
+        hints=LOCAL_READ,
+    ),
+    local(
+        "check_claim",
+        "history",
+        ("Check a claim: paper was best (as_of), beats another or reports value."),
+        Param("benchmark", Name),
+        Param("paper", Name),
+        Param("beats", str, ""),
+        Param("value", float | None, None),
+        Param("metric", str, ""),
+        Param("as_of", str, ""),
         hints=LOCAL_READ,
     ),
 )

@@ -572,6 +572,8 @@ SCHEMA_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("whats_new", {"mark_seen": False}),
     ("sota_history", {"benchmark": "ImageNet-1k"}),
     ("who_beat_paper", {"paper": "1512.03385"}),
+    ("results_table", {"benchmark": "ImageNet-1k", "format": "latex"}),
+    ("check_claim", {"benchmark": "ImageNet-1k", "paper": "1512.03385"}),
 ]
 
 

@@ -66,6 +66,7 @@ def test_both_tools_over_mcp_with_links_progress_and_the_cache(
         "metric": "Accuracy",
         "better": "higher",
         "as_of": None,
+        "settings": "no extra data, test split",
     }
     assert seen["big_pages"] == 20
     assert progress and progress[-1] == (2000, 2000)  # notifications while pages are read

@@ -77,6 +77,8 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("whats_new", {"mark_seen": False}),
     ("sota_history", {"benchmark": "ImageNet-1k", "as_of": "2020-12-31"}),
     ("who_beat_paper", {"paper": "1512.03385"}),
+    ("results_table", {"benchmark": "ImageNet-1k", "limit": 5}),
+    ("check_claim", {"benchmark": "ImageNet-1k", "paper": "1512.03385", "as_of": "2016-12-31"}),
 )
 # The usual calls, whose text must be well under the compact JSON (issue 17).
 USUAL = {

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pwc_local.present.hosted import ToolOutput, _Strict
 from pwc_local.present.words import clean, metric, plural, table
 from pwc_local.queries.history import BeatenAnswer, BeatenBoard, Result, SotaAnswer
+from pwc_local.queries.result_settings import Setting, differences
 
 MAX_STEPS = 100  # steps sent, the latest ones; `scan.steps` counts them all
 BEATERS = 5  # results that beat a paper shown per board, best first
@@ -36,6 +37,7 @@ class Step(_Strict):
     ref: str | None = None  # arXiv or catalog ID, for the paper tools
     score: float
     gain: float | None = None  # none on the first step
+    settings: str | None = None  # where they differ from the series' settings
 
 
 class Scan(_Strict):
@@ -53,6 +55,7 @@ class Series(_Strict):
     metric: str
     better: Better
     as_of: str | None = None
+    settings: str | None = None  # most results'; a step in others says where it differs
 
 
 class SotaResult(ToolOutput):
@@ -70,6 +73,7 @@ class Beater(_Strict):
     ref: str | None = None
     score: float
     margin: float
+    settings: str | None = None  # where they differ from the paper's result's
 
 
 class Board(_Strict):
@@ -111,7 +115,14 @@ def _better(better: Literal["higher", "lower"], assumed: bool) -> Better:
     return "assumed higher" if assumed else better
 
 
-def _step(result: Result, gain: float | None) -> Step:
+def _differs(mine: Setting | None, other: Setting | None) -> str | None:
+    """What `other` was obtained under where it differs from `mine`, or `None`."""
+    if mine is None or other is None or mine == other:
+        return None
+    return ", ".join(differences(mine, other))
+
+
+def _step(result: Result, gain: float | None, main: Setting | None) -> Step:
     return Step(
         date=str(result.date),
         model=result.model,
@@ -119,6 +130,7 @@ def _step(result: Result, gain: float | None) -> Step:
         ref=result.paper_ref,
         score=result.value,
         gain=gain,
+        settings=_differs(main, result.setting),
     )
 
 
@@ -145,8 +157,9 @@ def sota_model(answer: SotaAnswer) -> SotaResult:
             metric=answer.metric,
             better=_better(answer.better, answer.assumed),
             as_of=None if answer.as_of is None else answer.as_of.isoformat(),
+            settings=answer.setting.label if answer.setting else None,
         ),
-        steps=[_step(step.result, step.gain) for step in answer.steps[-MAX_STEPS:]],
+        steps=[_step(s.result, s.gain, answer.setting) for s in answer.steps[-MAX_STEPS:]],
     )
 
 
@@ -167,6 +180,7 @@ def _board(board: BeatenBoard, top: int) -> Board:
                 ref=result.paper_ref,
                 score=result.value,
                 margin=margin,
+                settings=_differs(board.mine.setting, result.setting),
             )
             for result, margin in board.by[:top]
         ],
@@ -248,7 +262,19 @@ def sota_text(model: SotaResult) -> str:
         (s.date, s.model, _paper(s.paper, s.ref), _number(s.score), _number(s.gain))
         for s in model.steps
     ]
-    return "\n".join(lines) + "\n\n" + table(("date", "model", "paper", "score", "gain"), rows)
+    headers, rows = _marked(("date", "model", "paper", "score", "gain"), rows, model.steps)
+    return "\n".join(lines) + "\n\n" + table(headers, rows)
+
+
+def _marked(
+    headers: tuple[str, ...], rows: list[tuple[Any, ...]], items: list[Any]
+) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
+    """The table with an `other settings` column (what differs from most results, or from
+    the paper's), when any of its rows has one."""
+    if not any(item.settings for item in items):
+        return headers, rows
+    marked = [(*row, item.settings or "") for row, item in zip(rows, items, strict=True)]
+    return (*headers, "other settings"), marked
 
 
 def board_text(board: Board, partial: bool = False) -> str:
@@ -273,7 +299,8 @@ def board_text(board: Board, partial: bool = False) -> str:
         (b.date, b.model, _paper(b.paper, b.ref), _number(b.score), _number(b.margin))
         for b in board.by
     ]
-    return f"{head}{shown}:\n\n" + table(("date", "model", "paper", "score", "margin"), rows)
+    headers, rows = _marked(("date", "model", "paper", "score", "margin"), rows, board.by)
+    return f"{head}{shown}:\n\n" + table(headers, rows)
 
 
 def beaten_head(model: BeatenResult) -> str:

@@ -22,6 +22,7 @@ import math
 import re
 from datetime import date
 
+from pwc_local.contract import MAX_REFERENCE_CHARS
 from pwc_local.upstream.errors import UsageError
 
 # The schema's own wording for an empty string (`server.errors`), reused for blanks.
@@ -35,6 +36,14 @@ def required_text(value: str, parameter: str) -> str:
     text = value.strip() if isinstance(value, str) else ""
     if not text:
         raise UsageError(f"{parameter} {EMPTY}")
+    return text
+
+
+def reference_text(value: str, parameter: str) -> str:
+    """`required_text`, at most `MAX_REFERENCE_CHARS` long (a schema without `maxLength`)."""
+    text = required_text(value, parameter)
+    if len(text) > MAX_REFERENCE_CHARS:
+        raise UsageError(f"{parameter} must be at most {MAX_REFERENCE_CHARS} characters")
     return text
 
 

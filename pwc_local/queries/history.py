@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal, NamedTuple
 
-from pwc_local.queries.arguments import parse_date, required_text
+from pwc_local.queries.arguments import parse_date, reference_text, required_text
 from pwc_local.queries.benchmarks import find_benchmark, scan_leaderboard
 from pwc_local.queries.leaderboard import (
     available_metrics,
@@ -43,6 +43,7 @@ from pwc_local.queries.leaderboard import (
     resolve_metrics,
 )
 from pwc_local.queries.papers import get_paper_info
+from pwc_local.queries.result_settings import Setting, grouped, setting_of
 from pwc_local.safe_text import one_line
 from pwc_local.upstream.source import CatalogSource
 
@@ -78,6 +79,7 @@ class Result(NamedTuple):
     paper_id: str | None
     paper_title: str | None
     arxiv_id: str | None
+    setting: Setting | None = None
 
     @property
     def paper_ref(self) -> str | None:
@@ -102,7 +104,8 @@ class SotaAnswer:
     `results` are every dated result with a value, up to `as_of` (the chart's
     scatter); `rows_read` of `rows_total` stored rows were read (`complete` when all);
     `merged` is how many results they merge into, of which `undated` have no date,
-    `without_metric` no value for the metric and `after_as_of` a later date.
+    `without_metric` no value for the metric and `after_as_of` a later date. `setting`
+    is the largest group's (`result_settings`): a step in others is not comparable.
     """
 
     benchmark: dict[str, Any]
@@ -118,6 +121,7 @@ class SotaAnswer:
     undated: int
     without_metric: int
     after_as_of: int
+    setting: Setting | None = None  # most results' settings (the largest group)
 
     @property
     def complete(self) -> bool:
@@ -184,28 +188,36 @@ def result_of(row: Mapping[str, Any], metric: str) -> Result | None:
         paper_id=_text(row.get("paper_id")),
         paper_title=_text(row.get("paper_title")),
         arxiv_id=_text(row.get("paper_arxiv_id")),
+        setting=setting_of(row),
     )
 
 
-def _direction(name: str) -> tuple[Better, bool]:
+def metric_better(name: str) -> tuple[Better, bool]:
     """The metric's better direction, and whether it was assumed (higher)."""
     found = metric_direction(name)
     return ("higher", True) if found == "unknown" else (found, False)
 
 
-def _key(result: Result, better: Better) -> float:
+def score_key(result: Result, better: Better) -> float:
     return result.value if better == "higher" else -result.value
+
+
+def rank_key(better: Better) -> Callable[[Result], tuple[float, date, str, str]]:
+    """The order of `best_first`, as a sort key."""
+    return lambda r: (
+        -score_key(r, better),
+        r.date or date.max,
+        r.model.casefold(),
+        r.paper_id or "",
+    )
 
 
 def best_first(results: Iterable[Result], better: Better) -> list[Result]:
     """Best value first; equal values by date (undated last), model, paper."""
-    return sorted(
-        results,
-        key=lambda r: (-_key(r, better), r.date or date.max, r.model.casefold(), r.paper_id or ""),
-    )
+    return sorted(results, key=rank_key(better))
 
 
-def _margin(a: float, b: float) -> float:
+def margin(a: float, b: float) -> float:
     # Catalog values carry a few decimals; the float noise of a difference is not news.
     return round(abs(a - b), 6)
 
@@ -218,12 +230,12 @@ def running_best(results: Iterable[Result], better: Better) -> list[Step]:
     """
     ordered = sorted(
         results,
-        key=lambda r: (r.date, -_key(r, better), r.model.casefold(), r.paper_id or ""),
+        key=lambda r: (r.date, -score_key(r, better), r.model.casefold(), r.paper_id or ""),
     )
     steps: list[Step] = []
     for result in ordered:
-        if not steps or _key(result, better) > _key(steps[-1].result, better):
-            gain = None if not steps else _margin(result.value, steps[-1].result.value)
+        if not steps or score_key(result, better) > score_key(steps[-1].result, better):
+            gain = None if not steps else margin(result.value, steps[-1].result.value)
             steps.append(Step(result, gain))
         elif result.value == steps[-1].result.value:
             steps[-1] = Step(steps[-1].result, steps[-1].gain, steps[-1].ties + 1)
@@ -261,6 +273,58 @@ def _scan_report(progress: Progress | None, what: str) -> Any:
     return on_page
 
 
+@dataclass(frozen=True)
+class Board:
+    """A whole leaderboard as the history tools read it: its `find_benchmark` row, its
+    merged results (filtered), and how many stored rows were read of how many."""
+
+    benchmark: dict[str, Any]
+    merged: list[dict[str, Any]]
+    rows_read: int
+    rows_total: int
+
+    @property
+    def name(self) -> str:
+        return str(self.benchmark.get("name") or self.benchmark.get("id"))
+
+    def metric(self, wanted: str) -> tuple[str, str]:
+        """The metric `wanted` serves (`""`: the primary) as (case-folded, shown); two empty
+        texts when the board holds no result. An unknown name is an `UnknownMetric`."""
+        requested = wanted.strip() or _primary(self.merged)
+        if requested is None:
+            return "", ""
+        actual = resolve_metrics([requested], self.merged)[requested.strip().casefold()]
+        return actual, available_metrics(self.merged)[actual]
+
+
+async def read_board(
+    catalog: CatalogSource,
+    progress: Progress | None,
+    benchmark: str,
+    *,
+    is_open: bool | None,
+    max_parameters: str | None,
+    extra_data: bool | None,
+) -> Board:
+    """The whole leaderboard of `benchmark` (see the module docstring for the bounds), with
+    `get_benchmark`'s filters `is_open` and `max_parameters`, and `extra_data` (false:
+    only results without extra training data; true: only those with)."""
+    reference = reference_text(benchmark, "benchmark")
+    size = None if max_parameters is None else parse_parameter_size(max_parameters)
+    row = await find_benchmark(catalog, reference)
+    name = str(row.get("name") or reference)
+    rows, total = await scan_leaderboard(
+        catalog,
+        row,
+        is_open=is_open,
+        size=size,
+        limit=HISTORY_ROW_LIMIT,
+        on_page=_scan_report(progress, name),
+    )
+    merged = _filtered(merge_rows(rows), extra_data)
+    return Board(row, merged, len(rows), max(total, len(rows)))
+
+
 async def state_of_the_art(
     catalog: CatalogSource,
     progress: Progress | None,
@@ -274,33 +338,21 @@ async def state_of_the_art(
 ) -> SotaAnswer:
     """The running best on `metric` (`""`: the leaderboard's primary) by paper date.
 
-    Reads the whole leaderboard (see the module docstring for the bounds) with
-    `get_benchmark`'s filters: `is_open`, `max_parameters`, and `extra_data` (false:
-    only results without extra training data; true: only those with). An unknown
-    metric is an `UnknownMetric` naming the leaderboard's metrics.
+    Reads the whole leaderboard (`read_board`, with its filters). An unknown metric is
+    an `UnknownMetric` naming the leaderboard's metrics.
     """
-    reference = required_text(benchmark, "benchmark")
     cutoff = parse_date("as_of", as_of)
-    size = None if max_parameters is None else parse_parameter_size(max_parameters)
-    wanted = metric.strip() or None
-    row = await find_benchmark(catalog, reference)
-    name = str(row.get("name") or reference)
-    rows, total = await scan_leaderboard(
+    board = await read_board(
         catalog,
-        row,
+        progress,
+        benchmark,
         is_open=is_open,
-        size=size,
-        limit=HISTORY_ROW_LIMIT,
-        on_page=_scan_report(progress, name),
+        max_parameters=max_parameters,
+        extra_data=extra_data,
     )
-    merged = _filtered(merge_rows(rows), extra_data)
-    requested = wanted or _primary(merged)
-    if requested is None:  # no result at all (or none left by the filters): no metric
-        actual = shown = ""
-    else:
-        actual = resolve_metrics([requested], merged)[requested.casefold()]
-        shown = available_metrics(merged)[actual]
-    better, assumed = _direction(shown)
+    merged = board.merged
+    actual, shown = board.metric(metric)
+    better, assumed = metric_better(shown)
     dated: list[Result] = []
     undated = without = later = 0
     for merged_row in merged:
@@ -314,20 +366,27 @@ async def state_of_the_art(
         else:
             dated.append(result)
     return SotaAnswer(
-        benchmark=row,
+        benchmark=board.benchmark,
         metric=shown,
         better=better,
         assumed=assumed,
         as_of=cutoff,
         steps=running_best(dated, better),
         results=dated,
-        rows_read=len(rows),
-        rows_total=max(total, len(rows)),
+        rows_read=board.rows_read,
+        rows_total=board.rows_total,
         merged=len(merged),
         undated=undated,
         without_metric=without,
         after_as_of=later,
+        setting=_main_setting(dated, better),
     )
+
+
+def _main_setting(results: list[Result], better: Better) -> Setting | None:
+    """The settings most of `results` share (with the best result, on a tie)."""
+    groups = grouped((r.setting, r) for r in best_first(results, better) if r.setting)
+    return groups[0][0] if groups else None
 
 
 # -- who beat this paper ---------------------------------------------------------------
@@ -366,7 +425,7 @@ def _compare(
     undated = sum(1 for row in others if row_date(row) is None)
     boards = []
     for key, shown in _board_metrics(mine, _primary(merged)):
-        better, assumed = _direction(shown)
+        better, assumed = metric_better(shown)
         own = best_first((r for row in mine if (r := result_of(row, key))), better)
         if not own:
             continue
@@ -378,7 +437,9 @@ def _compare(
             and result.date is not None
             and (since is None or result.date > since)
         ]
-        beat = [r for r in best_first(later, better) if _key(r, better) > _key(best, better)]
+        beat = [
+            r for r in best_first(later, better) if score_key(r, better) > score_key(best, better)
+        ]
         boards.append(
             BeatenBoard(
                 benchmark=board,
@@ -386,7 +447,7 @@ def _compare(
                 better=better,
                 assumed=assumed,
                 mine=best,
-                by=[(r, _margin(r.value, best.value)) for r in beat],
+                by=[(r, margin(r.value, best.value)) for r in beat],
                 held=len(later) - len(beat),
                 complete=complete,
             )

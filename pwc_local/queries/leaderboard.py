@@ -53,6 +53,7 @@ __all__ = [
     "parse_sort",
     "resolve_metrics",
     "result_key",
+    "row_split",
     "select_rows",
     "shot_count",
 ]
@@ -86,7 +87,8 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _split(row: Mapping[str, Any]) -> str:
+def row_split(row: Mapping[str, Any]) -> str:
+    """The row's split: the first non-empty of `split`, `split_name`, `evaluated_on`."""
     for key in ("split", "split_name", "evaluated_on"):
         value = row.get(key)
         if value:
@@ -101,7 +103,7 @@ def _group_key(row: Mapping[str, Any]) -> tuple[str, ...]:
         _text(row.get("dataset_id")),
         _text(row.get("model_name")),
         _text(row.get("harness")),
-        _split(row),
+        row_split(row),
         shot_count(row.get("methodology")),
     )
 

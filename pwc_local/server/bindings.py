@@ -34,11 +34,13 @@ from mcp_types import ToolAnnotations
 from pwc_local import contract
 from pwc_local.contract import Group, Param, Tool
 from pwc_local.present import benchmarks as shown_benchmarks
+from pwc_local.present import claims as shown_claims
 from pwc_local.present import history, projections, summaries
 from pwc_local.present import library as shown_library
 from pwc_local.present import papers as shown_papers
 from pwc_local.present import pieces as piece
 from pwc_local.present import reading as shown_reading
+from pwc_local.present import results as shown_results
 from pwc_local.present import taxonomy as shown_taxonomy
 from pwc_local.present import watch as shown_watch
 from pwc_local.present.generic import generic
@@ -60,11 +62,13 @@ from pwc_local.present.render import Piece, of_model
 from pwc_local.queries import (
     benchmarks,
     citing,
+    claims,
     library,
     looks,
     papers,
     public,
     reading,
+    results_table,
     sections,
     taxonomy,
     watch,
@@ -431,6 +435,22 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=history.project,
         text=(of_model(history.text),),
         links=_history_links,
+    ),
+    _bind(
+        "results_table",
+        query=results_table.results_table_tool,
+        needs=("catalog", "progress"),
+        output=shown_results.ResultsTableResult,
+        project=shown_results.table_model,
+        text=(of_model(shown_results.table_text),),
+    ),
+    _bind(
+        "check_claim",
+        query=claims.check_claim,
+        needs=("catalog", "progress"),
+        output=shown_claims.ClaimResult,
+        project=shown_claims.claim_model,
+        text=(of_model(shown_claims.claim_text),),
     ),
 )
 

@@ -2,7 +2,7 @@
 
 `tools/list` is read into the model's context in every session, so its size is a
 cost every conversation pays (47.8 KB for the 21 tools with pydantic's schemas,
-about 20 KB now; the budget of the default listing, 31 tools, is 27,000 bytes).
+about 20 KB now; the budget of the default listing, 33 tools, is 28,000 bytes).
 Two thirds of the generated listing were output schemas: every tool repeated its
 nested definitions (`$defs`), the models' docstrings and field descriptions,
 `"default": null` on every optional field and the two-branch `anyOf` spelling of
@@ -68,11 +68,13 @@ def output_schema(model: type[BaseModel], versioned: bool = True) -> dict[str, A
     """The compact output schema of `model` (cached; treat the result as read-only).
 
     `versioned=False` (the compact profile): without `schema_version`, which it does not
-    send, nor `additionalProperties`, as its records (`pwc_local.present.record`).
+    send, nor `additionalProperties`, as its records (`pwc_local.present.record`), nor
+    `cache`, sent only with a stale answer, whose text says so first (36 bytes a tool).
     """
     schema = compact_output_schema(model.model_json_schema())
     if not versioned:
-        properties = {k: v for k, v in schema["properties"].items() if k != "schema_version"}
+        dropped = ("schema_version", "cache")
+        properties = {k: v for k, v in schema["properties"].items() if k not in dropped}
         schema = {k: v for k, v in schema.items() if k != "additionalProperties"}
         schema["properties"] = properties
     return schema

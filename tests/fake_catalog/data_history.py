@@ -13,6 +13,12 @@ the benchmark or `python -m tests.fake_catalog --history` adds them with
   with a tie and one day with two results.
 * **History Big** (id 903, Accuracy): `big_rows` generated rows (2,000 by default)
   over 400 papers dated 2010-2026, for the speed figures.
+* **Settings Mix** (id 904, Accuracy), 2018-2021: results that differ in the settings
+  the catalog records (issue 37): the largest group, no extra data on the test split,
+  is Old 65.0 (2018), Base 70.0 (2019), Later 72.0 (2021); one result each with extra
+  data (Extra-L 78.0), on the val split (ValNet 76.0), 5-shot (Shot5 74.0), 0-shot
+  (Shot0 71.0, the same paper) and under the timm protocol (TimmNet 73.0). Its two
+  "Mixed Results" papers of 2019 share a citation key.
 
 Steps of Vision History by date: 60.0 (2012), 71.5 (2014-09-04, +11.5), 75.0
 (2016, +3.5), 80.25 (2019, +5.25), 84.5 (2021, +4.25); with `extra_data=false` the
@@ -31,7 +37,7 @@ from .data_papers import Paper
 if TYPE_CHECKING:
     from .fixtures import Catalog
 
-VISION, SPEECH, BIG = "901", "902", "903"
+VISION, SPEECH, BIG, MIX = "901", "902", "903", "904"
 BIG_PAPERS = 400
 DEFAULT_BIG_ROWS = 2_000
 
@@ -42,6 +48,8 @@ DATASETS = (
             "Speech recognition results over a decade.", ("260",)),
     Dataset(BIG, "history-big", "History Big", "History Big",
             "A large generated leaderboard.", ("10",)),
+    Dataset(MIX, "settings-mix", "Settings Mix", "Settings Mix",
+            "Results under different settings.", ("10",)),
 )  # fmt: skip
 
 
@@ -81,6 +89,13 @@ PAPERS = tuple(
         ("96016", "1804.99016", "Speech Transformers", "2018-04-01"),
         ("96017", "2005.99017", "Speech Regression", "2020-05-01"),
         ("96018", "2203.99018", "Speech Foundation", "2022-03-01"),
+        ("96030", "1801.99030", "Mixed Old Results", "2018-01-10"),
+        ("96031", "1901.99031", "Mixed Results for the Baseline", "2019-01-10"),
+        ("96032", "1905.99032", "Mixed Results with Extra Data", "2019-05-01"),
+        ("96033", "1906.99033", "Validation Split Study", "2019-06-01"),
+        ("96034", "2001.99034", "Few Shot Study", "2020-01-01"),
+        ("96035", "2003.99035", "Timm Reproduction", "2020-03-01"),
+        ("96036", "2101.99036", "Later & Better: 100% Tested_Models", "2021-01-01"),
     )
 )
 
@@ -109,6 +124,14 @@ _ROWS: tuple[tuple[str, str, str, dict[str, Any], dict[str, Any]], ...] = (
     ("96017", SPEECH, "Regress-WER", {WER: 6.3}, {}),
     ("96018", SPEECH, "Foundation-ASR", {WER: 2.1}, {}),
     ("96005", SPEECH, "Wide-ASR", {WER: 11.0}, {}),
+    ("96030", MIX, "Old", {ACC: 65.0}, {}),
+    ("96031", MIX, "Base", {ACC: 70.0}, {}),
+    ("96032", MIX, "Extra-L", {ACC: 78.0}, {"uses_additional_data": True}),
+    ("96033", MIX, "ValNet", {ACC: 76.0}, {"split": "val"}),
+    ("96034", MIX, "Shot5", {ACC: 74.0}, {"methodology": "5-shot"}),
+    ("96034", MIX, "Shot0", {ACC: 71.0}, {"methodology": "0-shot"}),
+    ("96035", MIX, "TimmNet", {ACC: 73.0}, {"harness": "timm"}),
+    ("96036", MIX, "Later_Net #2", {ACC: 72.0, "Top-5 Accuracy": 91.5}, {}),
 )
 
 
@@ -174,8 +197,8 @@ class HistoryBoards:
         catalog.datasets = {**catalog.datasets, **{ds.id: ds for ds in DATASETS}}
         for paper in [*PAPERS, *_big_papers()]:
             catalog.add_paper(paper)
-        task = {VISION: "10", SPEECH: "260", BIG: "10"}
-        boards: dict[str, list[dict[str, Any]]] = {VISION: [], SPEECH: [], BIG: []}
+        task = {VISION: "10", SPEECH: "260", BIG: "10", MIX: "10"}
+        boards: dict[str, list[dict[str, Any]]] = {VISION: [], SPEECH: [], BIG: [], MIX: []}
         for paper_id, dataset, model, metrics, extra in [*_ROWS, *_big_rows(self.big_rows)]:
             spec = _ev(paper_id, task[dataset], dataset, model, dict(metrics), None, **extra)
             boards[dataset].append(spec)
@@ -183,6 +206,7 @@ class HistoryBoards:
             *_ranked(boards[VISION], ACC, lower=False),
             *_ranked(boards[SPEECH], WER, lower=True),
             *_ranked(boards[BIG], ACC, lower=False),
+            *_ranked(boards[MIX], ACC, lower=False),
         ]
         start = 1 + max(int(row["id"]) for row in catalog.evaluations)
         added = [catalog._evaluation_row(start + n, spec) for n, spec in enumerate(specs)]

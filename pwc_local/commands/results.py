@@ -1,0 +1,190 @@
+"""`pwc-mcp-local table BENCHMARK` and `pwc-mcp-local check BENCHMARK PAPER`: results to cite.
+
+The `results_table` and `check_claim` tools from a terminal, through the same catalog
+chain (`commands.history`'s runner) and the same presentation:
+
+    pwc-mcp-local table ImageNet-1k --format latex --bib refs.bib > table.tex
+    pwc-mcp-local check "Vision History" 1605.99005 --sota --as-of 2016-12-31
+
+`table` prints the table alone on stdout (so it can be redirected into a document)
+and what it is of on stderr; `--bib FILE` writes the BibTeX of its `\\cite` keys, and
+never replaces a file without `--force`. `check` prints the verdict, its reason and
+the evidence; its exit status is the verdict: 0 supported, 3 contradicted, 4 not
+comparable, 5 unknown (1 is a failure, 2 a usage error). `--json` prints the tool's
+structured result.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from pwc_local.commands.history import Progress
+from pwc_local.commands.history import _run as run_on_catalog
+from pwc_local.commands.settings import settings_for
+from pwc_local.contract import MAX_TABLE_ROWS, TABLE_FORMATS
+from pwc_local.safe_text import shown
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+EXIT_STATUS = {"supported": 0, "contradicted": 3, "not_comparable": 4, "unknown": 5}
+
+
+def _check_bib(path: Path, force: bool) -> None:
+    """Refuse a BibTeX file that cannot or may not be written, before any request."""
+    if not path.parent.is_dir():
+        raise click.UsageError(f"--bib: no directory {shown(str(path.parent))} to write in")
+    if path.exists() and not force:
+        raise click.UsageError(f"--bib: {shown(str(path))} exists; --force replaces it")
+
+
+def _write_bib(path: Path, text: str, force: bool) -> None:
+    """Write the BibTeX: with `force` in one step over the file (`write_atomic`), without
+    only as a new file (created exclusively: a file made meanwhile is not replaced)."""
+    from pwc_local.clients.files import write_atomic
+
+    data = text.encode("utf-8")
+    try:
+        if force:
+            write_atomic(path, data)
+        else:
+            with open(path, "xb") as out:
+                out.write(data)
+    except FileExistsError:
+        click.echo(f"pwc-mcp-local: {shown(str(path))} exists; --force replaces it", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        click.echo(f"pwc-mcp-local: cannot write {shown(str(path))}: {exc.strerror}", err=True)
+        sys.exit(1)
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("benchmark", nargs=-1, required=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(TABLE_FORMATS),
+    default="markdown",
+    show_default=True,
+)
+@click.option("--metric", "metrics", multiple=True, help="A column (repeat; default: primary).")
+@click.option("--settings", default="", help='A settings group as named, or "all".')
+@click.option("--as-of", "as_of", default="", metavar="DATE", help="Papers up to YYYY-MM-DD.")
+@click.option("--paper", "papers", multiple=True, help="Keep this paper's row (repeatable).")
+@click.option("--open/--closed", "is_open", default=None, help="Only open (or closed) models.")
+@click.option("--max-parameters", metavar="SIZE", help="Only models of at most SIZE (500M, 1.5B).")
+@click.option("--limit", type=click.IntRange(1, MAX_TABLE_ROWS), default=10, show_default=True)
+@click.option("--bib", type=click.Path(dir_okay=False, path_type=Path), help="Write the BibTeX.")
+@click.option("--force", is_flag=True, help="Let --bib replace an existing file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results_table tool's JSON.")
+@click.pass_context
+def table(
+    ctx: click.Context,
+    benchmark: tuple[str, ...],
+    fmt: str,
+    metrics: tuple[str, ...],
+    settings: str,
+    as_of: str,
+    papers: tuple[str, ...],
+    is_open: bool | None,
+    max_parameters: str | None,
+    limit: int,
+    bib: Path | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """A results table of BENCHMARK to cite: comparable rows, best first, with BibTeX.
+
+    Only results of one settings group (extra data, split, shots, protocol) by
+    default, the largest; --settings all shows every group with a settings column.
+    """
+    from pwc_local.present.results import table_model, table_text
+    from pwc_local.queries.results_table import results_table
+
+    if bib is not None:
+        _check_bib(bib, force)
+    progress = Progress()
+    answer = run_on_catalog(
+        settings_for(ctx),
+        lambda catalog: results_table(
+            catalog,
+            progress,
+            " ".join(benchmark),
+            metrics=list(metrics),
+            settings=settings,
+            as_of=as_of,
+            papers=list(papers),
+            is_open=is_open,
+            max_parameters=max_parameters,
+            limit=limit,
+        ),
+        progress,
+    )
+    model = table_model(answer, {"format": fmt})
+    if as_json:
+        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    else:
+        head = table_text(model.model_copy(update={"table": "", "bib": ""}))
+        click.echo(head, err=True)
+        if model.table:
+            click.echo(model.table.rstrip("\n"))
+    if bib is not None:
+        _write_bib(bib, model.bib, force)
+        click.echo(
+            f"BibTeX of {len(answer.citations)} papers written to {shown(str(bib))}", err=True
+        )
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("benchmark")
+@click.argument("paper")
+@click.option("--sota", is_flag=True, help="The claim: PAPER was the best (the default).")
+@click.option("--beats", default="", metavar="OTHER", help="The claim: PAPER beats OTHER.")
+@click.option("--value", type=float, help="The claim: PAPER reports VALUE on the metric.")
+@click.option("--metric", default="", help="The metric (default: the leaderboard's primary).")
+@click.option("--as-of", "as_of", default="", metavar="DATE", help="The claim on YYYY-MM-DD.")
+@click.option("--json", "as_json", is_flag=True, help="Print the check_claim tool's JSON.")
+@click.pass_context
+def check(
+    ctx: click.Context,
+    benchmark: str,
+    paper: str,
+    sota: bool,
+    beats: str,
+    value: float | None,
+    metric: str,
+    as_of: str,
+    as_json: bool,
+) -> None:
+    """Check a claim about PAPER on BENCHMARK against the leaderboard.
+
+    Exit status: 0 supported, 3 contradicted, 4 not comparable, 5 unknown.
+    """
+    from pwc_local.present.claims import claim_model, claim_text
+    from pwc_local.queries.claims import check_claim
+
+    if sum((sota, bool(beats.strip()), value is not None)) > 1:
+        raise click.UsageError("claim one thing: --sota, --beats OTHER or --value V")
+    progress = Progress()
+    answer = run_on_catalog(
+        settings_for(ctx),
+        lambda catalog: check_claim(
+            catalog,
+            progress,
+            benchmark,
+            paper=paper,
+            beats=beats,
+            value=value,
+            metric=metric,
+            as_of=as_of,
+        ),
+        progress,
+    )
+    model = claim_model(answer)
+    if as_json:
+        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    else:
+        click.echo(claim_text(model))
+    sys.exit(EXIT_STATUS[model.verdict])
