@@ -22,44 +22,18 @@ from typing import Any
 import anyio
 import pytest
 
-from pwc_local.store.watchlist import Watchlist
-from tests.fake_catalog import FakeCatalog, NewPaper, NewResult
-from tests.fake_catalog.data_papers import Paper
+from tests.fake_catalog import FakeCatalog, NewResult
 from tests.installed import EXECUTABLE, InstalledServer, call
+from tests.test_watch_delivery_e2e import _flood, _query_watches
 
 pytestmark = pytest.mark.e2e
 
-LONG_TITLE = "視覚変換器による大規模画像認識の研究 " * 14
 NEW_LEADER = NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1})
 
 
-def _paged_watches(home: InstalledServer, fake: FakeCatalog, count: int = 10) -> list[str]:
+def _paged_watches(home: InstalledServer, fake: FakeCatalog, count: int = 10) -> None:
     """`count` query watches, each with 20 new papers of long titles: several pages."""
-    targets = [f"wq{index:03d}x" for index in range(count)]
-    with Watchlist.open(home.library_dir) as watchlist:
-        for target in targets:
-            empty = {"papers": {}, "full": False}
-            watchlist.add("query", target, target=target, name=target, snapshot=empty)
-    number = 95000
-    for target in targets:
-        for index in range(20):
-            number += 1
-            fake.apply(
-                NewPaper(
-                    Paper(
-                        id=str(number),
-                        arxiv_id=f"2611.{number - 90000:05d}",
-                        title=f"{target} "
-                        + "視覚変換器による大規模画像認識の研究 " * 14
-                        + str(index),
-                        authors=("Watch Flood",),
-                        published=f"2026-11-{1 + index % 28:02d}",
-                        abstract="A paper that floods the watch list.",
-                        points=("Added by a test.",),
-                    )
-                )
-            )
-    return targets
+    _flood(fake, _query_watches(home, count), {})
 
 
 def _look(home: InstalledServer, *args: str) -> dict[str, Any]:
