@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TextIO, TypeVar
 
 import click
 
@@ -166,7 +166,7 @@ def _write_report(result: WhatsNewResult, *, as_json: bool, peek: bool) -> None:
             text += "\n--peek: no baseline moved"
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
-    if not _reader_took_all(sys.stdout.fileno()):
+    if not _reader_took_all(sys.stdout):
         import errno
 
         raise BrokenPipeError(errno.EPIPE, "the reader went away before reading it all")
@@ -175,25 +175,27 @@ def _write_report(result: WhatsNewResult, *, as_json: bool, peek: bool) -> None:
 PIPE_POLL_MS = 100  # how often the pipe is looked at while its reader still reads
 
 
-def _reader_took_all(fd: int) -> bool:
-    """Whether the reader of the pipe `fd` took every byte written to it (else it went away).
+def _reader_took_all(stream: TextIO) -> bool:
+    """Whether the reader of the pipe `stream` writes to took every byte (else it went away).
 
     A write to a pipe succeeds once the bytes are in the pipe's buffer, not once they
     were read: `whats-new | head -c 10` would otherwise mark a whole report seen.
     So the command waits, after the flush, until the pipe is empty (the reader took
     it all: true) or its reader closed it with bytes unread (false). Not a pipe (a
-    file, a terminal), or a system that cannot say how much is unread: true.
+    file, a terminal, a stream in memory), or a system that cannot say how much is
+    unread: true.
     """
     import os
     import select
     import stat
 
     try:
+        fd = stream.fileno()
         if not stat.S_ISFIFO(os.fstat(fd).st_mode):
             return True
         import fcntl
         import termios
-    except (OSError, ImportError):
+    except (OSError, ValueError, ImportError):
         return True
     poller = select.poll()
     poller.register(fd, select.POLLERR | select.POLLHUP)
