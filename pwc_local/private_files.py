@@ -19,6 +19,15 @@ do not own there); `read_trusted` reads it and checks exactly that.
 `refusal` words any of these findings: the problem naming the path, and the command
 that fixes it; the key and the library word their own (older) sentences.
 
+Files written *for* the user at a path they name (`sota --plot`, `library export
+--output`, a client's config file) are not private, but follow the same rule about
+links: `write_file` creates the file in its directory without following a link at
+its name, whole or not at all (a temporary file beside it, renamed over it), and
+replaces an existing file only when asked (`replace`); a link or a non-file at the
+name is refused (`TargetRefused`), since a link another user planted in a shared
+directory could lead to any file of ours. `target_refused` checks the same before a
+long piece of work, so a command can refuse at once.
+
 Windows has no POSIX modes or `O_NOFOLLOW`: owner and mode are not checked there
 (the per-user profile folder's ACL keeps others out), and `open_private` refuses a
 symbolic link by a check before it opens.
@@ -29,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +74,30 @@ class NotPrivate(Exception):
     def __init__(self, exposure: Exposure) -> None:
         super().__init__(exposure.kind)
         self.exposure = exposure
+
+
+class TargetRefused(Exception):
+    """`write_file` refused `path`: `kind` is `LINK`, `WRONG_TYPE` or `EXISTS` (without
+    `replace`); `reason` says why and what to do, `str()` adds the path in front."""
+
+    def __init__(self, path: Path, kind: str, *, option: str = "--force") -> None:
+        self.path, self.kind = path, kind
+        if kind == LINK:
+            self.reason = (
+                "it is a symbolic link, which could lead to any file; nothing was written. "
+                "Remove the link or choose another file"
+            )
+        elif kind == WRONG_TYPE:
+            self.reason = "it is not a regular file; nothing was written. Choose another file"
+        else:
+            self.reason = (
+                f"it exists; nothing was written. Pass {option} to replace it, "
+                "or choose another file"
+            )
+        super().__init__(f"{path}: {self.reason}")
+
+
+EXISTS = "exists"  # `TargetRefused.kind`: a file is there and `replace` was not given
 
 
 def make_private_dir(directory: Path) -> None:
@@ -284,3 +318,156 @@ def refusal(what: str, path: Path, found: Exposure, *, directory: bool = False) 
         f"{subject} is accessible to other users (mode {found.mode:04o})",
         f"run: chmod {'700' if directory else '600'} {culprit}",
     )
+
+
+# -- files written for the user -----------------------------------------------------------
+
+
+def target_refused(path: Path, *, replace: bool) -> TargetRefused | None:
+    """Why `write_file(path, ..., replace=replace)` would refuse, checked now, or `None`.
+
+    For a command to refuse before its work; the write checks again, atomically.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return None  # the write reports it, with its reason
+    return _refused_by(path, st, replace=replace)
+
+
+def _refused_by(path: Path, st: os.stat_result, *, replace: bool) -> TargetRefused | None:
+    if stat.S_ISLNK(st.st_mode):
+        return TargetRefused(path, LINK)
+    if not stat.S_ISREG(st.st_mode):
+        return TargetRefused(path, WRONG_TYPE)
+    return None if replace else TargetRefused(path, EXISTS)
+
+
+def write_file(
+    path: Path,
+    data: bytes,
+    *,
+    replace: bool = False,
+    mode: int | None = None,
+    owner: tuple[int, int] | None = None,
+) -> bool:
+    """Write `data` as the file `path`, whole or not at all; whether a file was replaced.
+
+    The data goes to a new temporary file beside `path` (created with `O_EXCL` and
+    `O_NOFOLLOW`), is flushed to disk, and is then renamed to `path`, all through one
+    descriptor of the directory, so neither a link at the name nor a directory
+    swapped meanwhile redirects it. Without `replace`, the rename is a hard link that
+    fails if anything took the name meanwhile (`TargetRefused` `EXISTS`); with it, the
+    rename replaces a regular file. A symbolic link or a non-file at the name is
+    refused in both cases (`TargetRefused`), never followed or replaced.
+
+    The new file gets `mode` (default: the replaced file's mode, else 0666 less the
+    umask) and, when permitted, `owner` `(uid, gid)`. The directory must exist;
+    `OSError` for any other failure, the name left as it was.
+    """
+    if not POSIX:
+        return _write_file_by_path(path, data, replace=replace, mode=mode)
+    flags = os.O_RDONLY | O_CLOEXEC | getattr(os, "O_DIRECTORY", 0)
+    folder = os.open(path.parent, flags)
+    name = path.name
+    try:
+        try:
+            before: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            before = None
+        if before is not None and (refused := _refused_by(path, before, replace=replace)):
+            raise refused
+        if mode is None:
+            mode = stat.S_IMODE(before.st_mode) if before is not None else 0o666 & ~_umask()
+        temp = f".{name}.{secrets.token_hex(6)}.tmp"
+        fd = os.open(
+            temp,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+            0o600,
+            dir_fd=folder,
+        )
+        try:
+            try:
+                _write_all(fd, data)
+                os.fsync(fd)
+                os.fchmod(fd, mode)  # its final mode before it becomes visible
+                if owner is not None:
+                    with contextlib.suppress(OSError):  # only root may give a file away
+                        os.fchown(fd, *owner)
+            finally:
+                os.close(fd)
+            if replace:
+                # A link planted since the check is replaced itself, never followed.
+                os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            else:
+                _publish_new(temp, name, folder, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
+            raise
+        with contextlib.suppress(OSError):  # persist the rename itself
+            os.fsync(folder)
+    finally:
+        os.close(folder)
+    return before is not None
+
+
+def _publish_new(temp: str, name: str, folder: int, path: Path) -> None:
+    """Give the finished `temp` the name `name` only if nothing has it (no clobbering)."""
+    try:
+        os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+    except FileExistsError:
+        st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        raise _refused_by(path, st, replace=False) or TargetRefused(path, EXISTS) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        # A file system without hard links: the rename, after a last look at the name.
+        try:
+            st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            return
+        raise _refused_by(path, st, replace=False) or TargetRefused(path, EXISTS) from None
+    os.unlink(temp, dir_fd=folder)
+
+
+def _write_file_by_path(path: Path, data: bytes, *, replace: bool, mode: int | None) -> bool:
+    """`write_file` where descriptors of directories are not available (Windows)."""
+    import tempfile
+
+    refused = target_refused(path, replace=replace)
+    if refused is not None:
+        raise refused
+    existed = path.exists()
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        if replace:
+            os.replace(temp, path)
+        else:
+            os.rename(temp, path)  # refuses an existing name on Windows
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return existed
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -94,6 +94,50 @@ def json_calls(upstream: ScriptedCatalog) -> int:
     return sum(1 for path in upstream.paths() if not path.endswith("/read"))
 
 
+# -- what a look saw live (issue 34 item 6) -------------------------------------------------
+
+
+def test_a_look_whose_mark_could_not_be_stored_still_overtakes_older_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look at the live catalog sees a leaderboard change while another process holds the
+    cache's lock: its "seen live" mark is kept in memory, counted by this process at once,
+    and stored when the source closes. On main it was dropped, and the old board stayed
+    fresh for minutes in every process."""
+    clock = Clock()
+    path = "datasets/72/evaluations/"
+    source, upstream = make_source(tmp_path, clock)
+    upstream.on(path, {"count": 1, "results": ["old"]})
+    assert fetch(source, path, {"page_size": 20}) == {"count": 1, "results": ["old"]}
+
+    real_put = source.cache.put
+    locked = True
+
+    def put(kind: str, parts: Any, value: Any, *, ttl: float | None) -> bool:
+        return False if locked else real_put(kind, parts, value, ttl=ttl)
+
+    monkeypatch.setattr(source.cache, "put", put)
+    upstream.on(path, {"count": 2, "results": ["new", "old"]})
+    clock.now = T0 + 1
+    looked = fetch(source.live(), path, {"page_size": 100})
+    assert looked == {"count": 2, "results": ["new", "old"]}
+
+    clock.now = T0 + 2
+    new = {"count": 2, "results": ["new", "old"]}
+    assert fetch(source, path, {"page_size": 20}) == new  # this process: at once
+    other_cache = DiskCache(tmp_path / "cache", clock=clock)
+    other = CachingCatalog(upstream.client(), other_cache, namespace=NAMESPACE, clock=clock)
+    calls = json_calls(upstream)
+    fetch(other, path, {"page_size": 20})  # the lock held: only the old entry to go on
+    assert json_calls(upstream) == calls
+
+    locked = False  # the lock is free again by the time the look's process closes
+    run(source.aclose)
+    assert fetch(other, path, {"page_size": 20}) == new  # another process: once stored
+    assert json_calls(upstream) == calls + 1
+    run(other.aclose)
+
+
 # -- lifetimes ----------------------------------------------------------------------------
 
 

@@ -440,7 +440,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
     client = CLIENTS["cursor"]
     path = seed(home, client, existing_text(client))
 
-    def broken_replace(src: Any, dst: Any) -> None:
+    def broken_replace(src: Any, dst: Any, **_dir_fds: Any) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)

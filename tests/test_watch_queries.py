@@ -184,6 +184,71 @@ def test_a_leaderboard_longer_than_the_scan_limit_is_watched_as_its_best_rows(
     anyio.run(scenario)
 
 
+def _grow_imagenet(fake: FakeCatalog, count: int, *, model: str, first_rank: int) -> None:
+    """`count` results on ImageNet-1k (240 rows), ranked from `first_rank` down."""
+    for index in range(count):
+        fake.apply(
+            NewResult(
+                "72",
+                paper="310",
+                model=f"{model}-{index:04d}",
+                metrics={"Top-1 Accuracy": 50 - index / 1000},
+                rank=first_rank + index,
+            )
+        )
+
+
+def test_a_watch_on_a_board_past_a_thousand_rows_reports_every_new_result(
+    fake_catalog: FakeCatalog, tmp_path: Path
+) -> None:
+    """W1: on a board past 1,000 rows, new results ranked below 1,000 were never reported
+    (the look read the best 1,000 rows) and the baseline moved past them."""
+    _grow_imagenet(fake_catalog, 770, model="Tail", first_rank=242)  # 1,010 rows
+
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            await watch(catalog, watchlist, "benchmark", "ImageNet-1k", remove=False)
+            _grow_imagenet(fake_catalog, 30, model="New", first_rank=990)
+            answer = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
+            reported = []
+            while True:
+                for report in answer["watches"]:
+                    reported += [c["model"] for c in report["changes"]]
+                    assert report["reason"] is None  # the whole board was read
+                if answer["next_cursor"] is None:
+                    break
+                answer = await whats_new(
+                    catalog, watchlist, mark_seen=True, cursor=answer["next_cursor"]
+                )
+            assert sorted(reported) == [f"New-{index:04d}" for index in range(30)]
+            again = await whats_new(catalog, watchlist, mark_seen=True, cursor=None)
+            assert _statuses(again) == [("benchmark", "unchanged")]
+
+    anyio.run(scenario)
+
+
+def test_a_board_longer_than_a_look_reads_says_so(
+    fake_catalog: FakeCatalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pwc_local.queries import benchmarks
+
+    monkeypatch.setattr(benchmarks, "BOARD_ROW_LIMIT", 200)  # ImageNet-1k has 240 rows
+
+    async def scenario() -> None:
+        async with _opened(fake_catalog, tmp_path) as (catalog, watchlist):
+            await watch(catalog, watchlist, "benchmark", "ImageNet-1k", remove=False)
+            (report,) = (await whats_new(catalog, watchlist, mark_seen=True, cursor=None))[
+                "watches"
+            ]
+            assert report["status"] == "unchanged"
+            assert report["reason"] == (
+                "the leaderboard has 240 rows and a look reads the best 200: new results "
+                "ranked below them are not reported"
+            )
+
+    anyio.run(scenario)
+
+
 def test_a_long_report_comes_in_pages_and_a_page_nobody_asked_for_comes_again(
     fake_catalog: FakeCatalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

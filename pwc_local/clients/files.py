@@ -2,11 +2,14 @@
 
 Reading keeps what the installer must give back unchanged: a UTF-8 byte order mark
 and the line-break style. Writing goes to a temporary file in the same directory that
-is flushed to disk and then moved over the target with `os.replace`, so a reader (or
-a crash) sees the old file or the new one, never a mixture. The new file gets the old
-one's permission bits and, where we are allowed to, its owner; a symlinked config
-(dotfile managers do this) is written through to its target rather than replaced by a
-plain file.
+is flushed to disk and then moved over the target with `os.replace`
+(`private_files.write_file`: through a descriptor of the directory, never following a
+link at the name), so a reader (or a crash) sees the old file or the new one, never a
+mixture. The new file gets the old one's permission bits and, where we are allowed
+to, its owner. A symlinked config that is yours (a dotfile manager's: a link you own,
+in a directory no one else may write) is written through to its target rather than
+replaced by a plain file; any other link, which someone else could have planted (in
+a shared project directory, say), is refused with its path.
 Before a change, the old file is copied to a dated `.bak` beside it; the three newest
 copies are kept.
 """
@@ -18,12 +21,12 @@ import contextlib
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from pwc_local.clients.errors import ClientConfigError
+from pwc_local.private_files import POSIX, ROOT_UID, TargetRefused, trust_exposure, write_file
 
 
 @dataclass(frozen=True)
@@ -41,9 +44,9 @@ class ConfigText:
 
 
 def read_config(path: Path) -> ConfigText | None:
-    """The file's text, or `None` when it does not exist."""
+    """The file's text, or `None` when it does not exist (a link: see `real_path`)."""
     try:
-        data = path.read_bytes()
+        data = real_path(path).read_bytes()
     except FileNotFoundError:
         return None
     except IsADirectoryError:
@@ -63,8 +66,28 @@ def read_config(path: Path) -> ConfigText | None:
 
 
 def real_path(path: Path) -> Path:
-    """Where writes to `path` must go: the target of a symlink, else `path` itself."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+    """Where writes to `path` must go: the target of a symlink of yours, else `path` itself.
+
+    A link is yours when you (or root) own it and no one else may write its directory
+    (a sticky one such as /tmp counts as shared here: others may plant links in it).
+    Another link raises `ClientConfigError` naming it: it could lead to any file.
+    """
+    if not path.is_symlink():
+        return path
+    try:
+        link, folder = os.lstat(path), os.stat(path.parent)
+    except OSError as exc:
+        raise ClientConfigError(f"cannot inspect {path}: {exc.strerror or exc}") from None
+    shared = trust_exposure(folder, directory=True) is not None or (
+        POSIX and bool(stat.S_IMODE(folder.st_mode) & stat.S_ISVTX)
+    )
+    if POSIX and (link.st_uid not in (os.geteuid(), ROOT_UID) or shared):
+        raise ClientConfigError(
+            f"{path} is a symbolic link that someone else could have made (its owner or its "
+            "directory is not yours alone); it was not followed. Replace it with the file "
+            "itself, or name the file it leads to with --file"
+        )
+    return Path(os.path.realpath(path))
 
 
 BACKUPS_KEPT = 3
@@ -109,12 +132,13 @@ def backups(path: Path) -> list[Path]:
 def write_atomic(
     path: Path, data: bytes, *, like: Path | None = None, private: bool = False
 ) -> None:
-    """Replace `path` with `data` in one step.
+    """Replace `path` with `data` in one step (`private_files.write_file`).
 
     Permissions (and owner, when permitted) are taken from `like`, or from `path`
     itself when it exists; a new file gets the usual mode for the process umask.
     `private` (the text carries a secret) makes it 0600 whatever it was. Missing
-    parent directories are created.
+    parent directories are created. A link at `path` is followed only when it is
+    yours (`real_path`); a link at the end of it is refused (`ClientConfigError`).
     """
     target = real_path(path)
     reference = like if like is not None else target
@@ -123,41 +147,9 @@ def write_atomic(
     except FileNotFoundError:
         info = None
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    temp = Path(temp_name)
+    mode = stat.S_IMODE(info.st_mode) if info else None
+    owner = (info.st_uid, info.st_gid) if info is not None and hasattr(os, "chown") else None
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # mkstemp creates 0600; give the file its final mode before it becomes visible.
-        mode = stat.S_IMODE(info.st_mode) if info else 0o666 & ~_umask()
-        os.chmod(temp, 0o600 if private else mode)
-        if info is not None and hasattr(os, "chown"):
-            with contextlib.suppress(OSError):  # only root may give a file away
-                if (info.st_uid, info.st_gid) != (os.stat(temp).st_uid, os.stat(temp).st_gid):
-                    os.chown(temp, info.st_uid, info.st_gid)
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
-    _sync_directory(target.parent)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _sync_directory(directory: Path) -> None:
-    """Persist the rename itself (POSIX); harmless to skip where unsupported."""
-    if os.name != "posix":
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        write_file(target, data, replace=True, mode=0o600 if private else mode, owner=owner)
+    except TargetRefused as exc:
+        raise ClientConfigError(str(exc)) from None

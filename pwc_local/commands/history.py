@@ -13,7 +13,8 @@ On a terminal, a progress line on stderr follows the pages read; `beaten` prints
 benchmark's table as soon as its leaderboard is read. `--json` prints the tool's
 structured result instead. A failure prints its `code: sentence` line on stderr and
 exits 1. `--plot` needs matplotlib, an optional extra; without it the command says
-how to add it, before reading anything.
+how to add it, before reading anything. The chart file is written whole, never
+through a symbolic link, and replaces an existing file only with `--force`.
 """
 
 from __future__ import annotations
@@ -82,6 +83,9 @@ class Progress:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the chart here (.png or .svg; needs the [plot] extra).",
 )
+@click.option(
+    "--force", is_flag=True, help="Replace the --plot FILE when it exists (never a link)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the sota_history tool's JSON.")
 @click.pass_context
 def sota(
@@ -93,6 +97,7 @@ def sota(
     max_parameters: str | None,
     extra_data: bool | None,
     plot: Path | None,
+    force: bool,
     as_json: bool,
 ) -> None:
     """The state of the art on BENCHMARK through time: each new best by paper date.
@@ -105,7 +110,7 @@ def sota(
     from pwc_local.queries.history import state_of_the_art
 
     if plot is not None:
-        _check_plot(plot)
+        _check_plot(plot, force=force)
     progress = Progress()
     answer = _run(
         settings_for(ctx),
@@ -134,11 +139,9 @@ def sota(
                 f"pwc-mcp-local: no chart written to {plot}: no dated result to draw", err=True
             )
             sys.exit(1)
-        try:
-            draw(answer, plot)
-        except OSError as exc:
-            click.echo(f"pwc-mcp-local: cannot write the chart to {plot}: {exc.strerror}", err=True)
-            sys.exit(1)
+        from pwc_local.commands.settings import write_output
+
+        write_output(plot, draw(answer, plot.suffix), force=force)
         click.echo(f"chart written to {plot}", err=True)
 
 
@@ -201,14 +204,17 @@ def _say(progress: Progress, block: str) -> None:
     click.echo(block + "\n")
 
 
-def _check_plot(path: Path) -> None:
+def _check_plot(path: Path, *, force: bool) -> None:
     """Refuse a chart that cannot be written before any page is read."""
     import importlib.util
+
+    from pwc_local.commands.settings import check_output
 
     if path.suffix.lower() not in PLOT_SUFFIXES:
         raise click.UsageError(f"--plot writes PNG or SVG: name the file .png or .svg ({path})")
     if not path.parent.is_dir():
         raise click.UsageError(f"--plot: no directory {path.parent} to write the chart in")
+    check_output(path, force=force, option="--plot")
     if importlib.util.find_spec("matplotlib") is None:
         click.echo(f"pwc-mcp-local: {NO_MATPLOTLIB}", err=True)
         sys.exit(1)

@@ -370,47 +370,24 @@ def remove(references: tuple[str, ...]) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write to FILE instead of stdout (in one step: FILE is whole or untouched).",
 )
-@click.option("--force", is_flag=True, help="Replace FILE when it exists.")
+@click.option("--force", is_flag=True, help="Replace FILE when it exists (never a link).")
 def export(fmt: str, output: Path | None, force: bool) -> None:
     """Export every saved paper's citation, most recently saved first (as `list` shows them)."""
+    from pwc_local.commands.settings import check_output, write_output
     from pwc_local.queries.citations import CitationFields, format_citations
 
-    name = shown(str(output))
-    if output is not None and not output.parent.is_dir():
-        # Never made here: a mistyped directory would swallow the export unseen.
-        click.echo(
-            f"pwc-mcp-local: cannot write {name}: the directory {shown(str(output.parent))} "
-            "does not exist; create it first or choose another --output. Nothing was written.",
-            err=True,
-        )
-        sys.exit(1)
-    existed = output is not None and output.exists()
-    if existed and not force:
-        click.echo(
-            f"pwc-mcp-local: {name} exists; nothing was written. Pass --force to replace it, "
-            "or choose another --output.",
-            err=True,
-        )
-        sys.exit(1)
+    if output is not None:
+        check_output(output, force=force, option="--output")
     with _opened() as opened:
         fields = [CitationFields.from_dict(p.citation) for p in opened.saved_papers()]
     document = format_citations(fields, fmt)
     if output is None:
         click.echo(document, nl=False)
         return
-    from pwc_local.clients.files import write_atomic
-
-    try:
-        # A temporary file beside FILE, renamed over it: a full disk leaves FILE as it was.
-        write_atomic(output, document.encode("utf-8"))
-    except OSError as exc:
-        kept = "was left as it was" if existed else "was not created"
-        click.echo(
-            f"pwc-mcp-local: cannot write {name}: {exc.strerror or exc}; {name} {kept}.", err=True
-        )
-        sys.exit(1)
+    # A temporary file beside FILE, renamed to it: a full disk leaves FILE as it was.
+    existed = write_output(output, document.encode("utf-8"), force=force)
     verb = "Replaced" if existed else "Wrote"
-    click.echo(f"{verb} {name} with {len(fields)} citations ({fmt}).", err=True)
+    click.echo(f"{verb} {shown(str(output))} with {len(fields)} citations ({fmt}).", err=True)
 
 
 @library.command(context_settings=CONTEXT_SETTINGS)

@@ -2,17 +2,22 @@
 
 `pwc_local.cli` and every subcommand load settings through here, so a configuration
 error reads the same everywhere: one line on stderr, exit status 2, nothing on stdout.
+A file a command writes where the user said (`--plot`, `--output`) goes through
+`check_output` (before the work) and `write_output` (the write), so every such file
+is refused and written the same way.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 
 from pwc_local.config import ConfigError, Settings, load_settings
+from pwc_local.safe_text import shown
 
 
 def resolve_settings(**flags: Any) -> Settings:
@@ -63,3 +68,53 @@ def run_tool_work(main: Callable[[], Awaitable[T]]) -> T:
     except CodedError as exc:
         click.echo(f"pwc-mcp-local: {error_message(exc)}", err=True)
         sys.exit(1)
+
+
+# -- files a command writes at a path the user named (--plot, --output, --bib) ----------
+
+
+def check_output(path: Path, *, force: bool, option: str) -> None:
+    """Refuse now, before any work, an output file `write_output` would refuse.
+
+    The directory must exist (never made here: a mistyped one would swallow the file
+    unseen); a symbolic link or a non-file at the name is refused, and so is an
+    existing file without `--force`. One line on stderr, exit status 1.
+    """
+    from pwc_local.private_files import target_refused
+
+    name = shown(str(path))
+    if not path.parent.is_dir():
+        _no_output(
+            f"cannot write {name}: the directory {shown(str(path.parent))} does not exist; "
+            f"create it first or choose another {option}. Nothing was written."
+        )
+    refused = target_refused(path, replace=force)
+    if refused is not None:
+        _no_output(f"cannot write {name}: {refused.reason}.")
+
+
+def write_output(path: Path, data: bytes, *, force: bool) -> bool:
+    """Write `data` as the file `path` the user named; whether a file was replaced.
+
+    Whole or not at all, created in its directory without following a link, an
+    existing file replaced only with `force`, a link never
+    (`private_files.write_file`). A refusal or failure is one line on stderr naming
+    the path, and exit status 1, the file left as it was.
+    """
+    from pwc_local.private_files import TargetRefused, write_file
+
+    name = shown(str(path))
+    try:
+        return write_file(path, data, replace=force)
+    except TargetRefused as exc:
+        _no_output(f"cannot write {name}: {exc.reason}.")
+    except OSError as exc:
+        _no_output(
+            f"cannot write {name}: {exc.strerror or exc}; nothing was written "
+            "(an existing file was left as it was)."
+        )
+
+
+def _no_output(sentence: str) -> NoReturn:
+    click.echo(f"pwc-mcp-local: {sentence}", err=True)
+    sys.exit(1)

@@ -14,7 +14,6 @@ with `$` escaped so that matplotlib does not read it as mathematics.
 from __future__ import annotations
 
 from datetime import date, datetime, time
-from pathlib import Path
 
 from pwc_local.queries.history import SotaAnswer, Step
 from pwc_local.safe_text import one_line
@@ -47,8 +46,14 @@ def _labelled(steps: list[Step], span: int) -> list[Step]:
     return chosen
 
 
-def draw(answer: SotaAnswer, path: Path) -> None:
-    """Write the chart of `answer` to `path` (`.png` or `.svg`)."""
+def draw(answer: SotaAnswer, suffix: str) -> bytes:
+    """The chart of `answer` as a file of type `suffix` (`.png` or `.svg`).
+
+    Bytes, not a file: the command writes them (`settings.write_output`: never
+    through a link, never over a file without `--force`).
+    """
+    import io
+
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
     from matplotlib.figure import Figure
 
@@ -110,4 +115,6 @@ def draw(answer: SotaAnswer, path: Path) -> None:
     axes.grid(True, color="#e8eaed", linewidth=0.8)
     axes.set_axisbelow(True)
     axes.legend(loc="lower right" if answer.better == "higher" else "upper right", frameon=False)
-    figure.savefig(path, format=path.suffix.lower().lstrip("."))
+    drawn = io.BytesIO()
+    figure.savefig(drawn, format=suffix.lower().lstrip("."))
+    return drawn.getvalue()

@@ -12,8 +12,10 @@ data directory), so a watch added here shows in the tools and the other way roun
 Each look asks the live catalog (not the cache: a fresh cache entry would hide a
 change for minutes), and writes what it saw into the cache the servers share.
 `whats-new` prints every change, and moves the baselines only once the whole report
-is written and flushed: a full disk or a closed pipe prints one line on stderr and
-moves nothing, so the next run shows the same changes. It exits 0 whether or not
+is written and flushed, and, into a pipe, taken from it by its reader: a full disk,
+a closed pipe or a reader that stops early (`| head -c 10`) prints one line on
+stderr and moves nothing, so the next run shows the same changes (README, "What
+whats-new promises a reader"). It exits 0 whether or not
 anything changed and 1 when some watch could not be checked (the catalog
 unreachable, say, or another look reporting it); those keep their baselines, so the
 next run reports what changed meanwhile. A failing `watch add` or `watch remove`
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TextIO, TypeVar
 
 import click
 
@@ -164,6 +166,50 @@ def _write_report(result: WhatsNewResult, *, as_json: bool, peek: bool) -> None:
             text += "\n--peek: no baseline moved"
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
+    if not _reader_took_all(sys.stdout):
+        import errno
+
+        raise BrokenPipeError(errno.EPIPE, "the reader went away before reading it all")
+
+
+PIPE_POLL_MS = 100  # how often the pipe is looked at while its reader still reads
+
+
+def _reader_took_all(stream: TextIO) -> bool:
+    """Whether the reader of the pipe `stream` writes to took every byte (else it went away).
+
+    A write to a pipe succeeds once the bytes are in the pipe's buffer, not once they
+    were read: `whats-new | head -c 10` would otherwise mark a whole report seen.
+    So the command waits, after the flush, until the pipe is empty (the reader took
+    it all: true) or its reader closed it with bytes unread (false). Not a pipe (a
+    file, a terminal, a stream in memory), or a system that cannot say how much is
+    unread: true.
+    """
+    import os
+    import select
+    import stat
+
+    try:
+        fd = stream.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return True
+        import fcntl
+        import termios
+    except (OSError, ValueError, ImportError):
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLERR | select.POLLHUP)
+    while True:
+        try:
+            unread = int.from_bytes(
+                fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder, signed=True
+            )
+        except OSError:
+            return True  # the system cannot say: the flush is all there is to go on
+        if unread <= 0:
+            return True
+        if poller.poll(PIPE_POLL_MS):  # the reader closed its end with bytes unread
+            return False
 
 
 def _unwritable_output(exc: OSError) -> NoReturn:

@@ -21,6 +21,7 @@ from pydantic import Field
 from pwc_local.contract import WatchKind
 from pwc_local.present.hosted import ToolOutput, _Strict
 from pwc_local.present.record import Cell, Record, Shown, Table, table_of
+from pwc_local.queries.watch import NO_WATCHES
 from pwc_local.safe_text import one_line, shown
 
 ChangeType = Literal[
@@ -62,7 +63,9 @@ class WatchReport(_Strict):
     name: str
     previous_look: str
     status: Literal["changed", "unchanged", "not_checked", "reset"]
-    reason: str | None = Field(default=None, description="why not checked, or reset")
+    reason: str | None = Field(
+        default=None, description="why not checked, reset, or only partly compared"
+    )
     changes: list[WatchChange]
     more: int = Field(description="this watch's changes on the next pages")
 
@@ -71,6 +74,7 @@ class WhatsNewResult(ToolOutput):
     next_cursor: str | None = None
     checked_at: str
     watches: list[WatchReport]
+    note: str | None = Field(default=None, description="when nothing is watched")
 
 
 class WatchEntry(_Strict):
@@ -115,6 +119,7 @@ class WhatsNew(Record):
     next_cursor: str | None = None
     watches: Table | None = None
     changes: Table | None = None
+    note: str | None = None
 
 
 def whats_new_record(result: WhatsNewResult, _answer: Any, _arguments: Any) -> WhatsNew:
@@ -137,6 +142,7 @@ def whats_new_record(result: WhatsNewResult, _answer: Any, _arguments: Any) -> W
         next_cursor=result.next_cursor,
         watches=table_of(WATCH_COLUMNS, watches),
         changes=table_of(("watch", *CHANGE_COLUMNS), changes),
+        note=result.note,
     )
 
 
@@ -151,8 +157,6 @@ def watch_list_result(answer: dict[str, Any], _arguments: Any = None) -> WatchLi
 # -- text ------------------------------------------------------------------------------
 
 MAX_REASON_CHARS = 500  # a `code: sentence` that names the setting to fix is worth its length
-# Short: the empty whats_new result's JSON is 90 bytes, and the text is never longer.
-NO_WATCHES = "No watches yet; add one with watch (pwc-mcp-local watch add KIND TARGET)."
 CHANGE_LABELS = {
     "new_result": "new result",
     "new_leader": "new leader",
@@ -172,7 +176,7 @@ def whats_new_record_text(record: WhatsNew, _shown: Shown | None) -> str:
     """Every watch's head line and its changes, then a count by status and, once each,
     why watches were not checked (one outage would otherwise repeat on every line)."""
     if not record.watches:
-        return NO_WATCHES
+        return record.note or NO_WATCHES
     by_watch: dict[int, list[dict[str, Cell]]] = {}
     if record.changes:
         for row in record.changes.rows:
@@ -191,7 +195,7 @@ def whats_new_record_text(record: WhatsNew, _shown: Shown | None) -> str:
             reasons[said] = reasons.get(said, 0) + 1
             lines.append(f"{head}: not checked ({said.partition(':')[0]})")
         elif status == "unchanged":
-            lines.append(f"{head}: nothing new")
+            lines.append(f"{head}: nothing new" + (f" ({shown(str(reason))})" if reason else ""))
         elif status == "reset":
             lines.append(f"{head}: baseline reset ({shown(str(reason or ''))})")
         else:
@@ -200,6 +204,8 @@ def whats_new_record_text(record: WhatsNew, _shown: Shown | None) -> str:
                 lines.append(f"  {CHANGE_LABELS[str(cells['type'])]:<13} {row_line(cells)}")
             if look.get("more"):
                 lines.append(f"  ... and {look['more']} more on the next page")
+            if reason:
+                lines.append(f"  ({shown(str(reason))})")
     summary = f"{counts['changed']} changed, {counts['unchanged']} unchanged"
     if counts["reset"]:
         summary += f", {counts['reset']} baselines reset"

@@ -64,6 +64,7 @@ from pwc_local.upstream.errors import (
 from pwc_local.upstream.source import CatalogSource, QueryValue, segment
 
 __all__ = [
+    "BOARD_ROW_LIMIT",
     "SCAN_PAGE_SIZE",
     "SCAN_ROW_LIMIT",
     "BenchmarkAnswer",
@@ -79,6 +80,12 @@ DEFAULT_LIST_LIMIT = 25  # MCP rows-per-response default for the flat listing
 GROUPED_MIN_EVALUATIONS = 2  # the grouped endpoint's own default minimum
 SCAN_PAGE_SIZE = 100
 SCAN_ROW_LIMIT = 1000  # a metric scan stops with an error rather than read more rows
+# A whole-board read (the history tools, a benchmark watch) takes at most this many rows:
+# 50 requests of 100, each body within the client's 2 MiB bound.
+BOARD_ROW_LIMIT = 5_000
+# Pages of one leaderboard a watch's look asks for at a time: 16 watches looked at
+# together then send at most 48 requests at once, as the other kinds of watch do.
+WATCH_PARALLEL = 3
 SCAN_PARALLEL = 4  # pages of one leaderboard asked for at a time by `scan_leaderboard`
 _MAX_PAGE = 100  # pages run 1-100: a scan never asks beyond, paging never offers beyond
 
@@ -215,17 +222,18 @@ async def get_benchmark(
 
 async def leaderboard_rows(
     catalog: CatalogSource, row: dict[str, Any]
-) -> tuple[list[dict[str, Any]], bool]:
-    """The results of the benchmark `row` (a `find_benchmark` row), merged, best rank first.
+) -> tuple[list[dict[str, Any]], int, int]:
+    """The results of the benchmark `row` (a `find_benchmark` row), merged, best rank first,
+    with the rows read and the declared count.
 
-    The stored leaderboard is read in best-rank order, 100 rows per request, up to
-    `SCAN_ROW_LIMIT` rows; the flag says whether that was all of it. The watch list
-    compares two such reads.
+    The whole stored leaderboard, in best-rank order, 100 rows a request (`WATCH_PARALLEL`
+    at a time), up to `BOARD_ROW_LIMIT` rows: fewer rows read than declared means a
+    longer board was cut there. The watch list compares two such reads.
     """
     reference = str(row.get("name") or row["id"])
     board = _Leaderboard(catalog, row, reference=reference, is_open=None, size=None)
-    rows, total = await board._scan(cut=True)
-    return merge_rows(rows), len(rows) >= total
+    rows, total = await board._scan(cut=True, limit=BOARD_ROW_LIMIT, parallel=WATCH_PARALLEL)
+    return merge_rows(rows), len(rows), max(total, len(rows))
 
 
 async def scan_leaderboard(

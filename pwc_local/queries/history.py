@@ -33,7 +33,7 @@ from datetime import date
 from typing import Any, Literal, NamedTuple
 
 from pwc_local.queries.arguments import parse_date, reference_text, required_text
-from pwc_local.queries.benchmarks import find_benchmark, scan_leaderboard
+from pwc_local.queries.benchmarks import BOARD_ROW_LIMIT, find_benchmark, scan_leaderboard
 from pwc_local.queries.leaderboard import (
     available_metrics,
     merge_rows,
@@ -63,7 +63,7 @@ __all__ = [
     "state_of_the_art",
 ]
 
-HISTORY_ROW_LIMIT = 5_000  # rows one leaderboard scan reads at most: 50 requests of 100
+HISTORY_ROW_LIMIT = BOARD_ROW_LIMIT  # rows one leaderboard scan reads at most: 50 requests of 100
 BEATEN_BENCHMARKS = 10  # leaderboards `beaten` reads at most
 
 Better = Literal["higher", "lower"]

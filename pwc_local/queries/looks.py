@@ -41,6 +41,7 @@ from pwc_local.common.watches import (
 )
 from pwc_local.failures import CodedError, coded_text
 from pwc_local.queries.watch import (
+    NO_WATCHES,
     SCHEMA_VERSION,
     Change,
     Snapshot,
@@ -50,6 +51,7 @@ from pwc_local.queries.watch import (
     iso_time,
     look,
     utc_now,
+    window_exceeded,
 )
 from pwc_local.upstream.errors import UpstreamTimeout
 from pwc_local.upstream.source import CatalogSource
@@ -88,7 +90,8 @@ async def whats_new(
 
     `{"schema_version", "next_cursor", "checked_at", "watches": [{"kind", "target",
     "name", "previous_look", "status", "reason", "changes", "more"}]}`, watches
-    oldest first, `more` counting the watch's changes on the next pages.
+    oldest first, `more` counting the watch's changes on the next pages; with
+    nothing watched, a `note` says so in words.
 
     Why baselines move as pages are answered, not on a later acknowledgement: a
     page is at most `PAGE_BYTES` of JSON, so the transport never refuses it for
@@ -184,7 +187,9 @@ async def take_look(
         if changes is None:
             reports[index] = _report(item, "reset", reason=UNREADABLE)
         else:
-            reports[index] = _report(item, "changed" if changes else "unchanged", changes=changes)
+            status = "changed" if changes else "unchanged"
+            reason = window_exceeded(snapshot)
+            reports[index] = _report(item, status, reason=reason, changes=changes)
         stored = baseline_of(item.kind, snapshot)
         moves[index] = Move(item.kind, item.key, baseline.taken_at, stored)
 
@@ -225,7 +230,13 @@ def look_payload(look: Look) -> dict[str, Any]:
         "next_cursor": None,
         "checked_at": iso_time(look.checked_at),
         "watches": look.reports,
+        **_nothing_watched(look),
     }
+
+
+def _nothing_watched(look: Look) -> dict[str, str]:
+    """`note` in words when nothing is watched (a bare empty list reads as nothing to a model)."""
+    return {} if look.reports else {"note": NO_WATCHES}
 
 
 async def _claimed(watchlist: WatchStore, look_id: str) -> list[tuple[Watch, Baseline | None]]:
@@ -347,6 +358,7 @@ async def _serve(watchlist: WatchStore, held: _Held, number: int) -> dict[str, A
         "next_cursor": None if last else f"{taken.id}.{number + 1}",
         "checked_at": iso_time(taken.checked_at),
         "watches": reports,
+        **_nothing_watched(taken),
     }
 
 

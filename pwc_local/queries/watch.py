@@ -18,7 +18,7 @@ return JSON-able payloads
 A look at one watch is a snapshot, taken through the catalog query functions:
 
     benchmark  target: ID, slug or name (get_benchmark); key: benchmark ID;
-               a look reads the whole leaderboard, merged
+               a look reads the whole leaderboard (up to 5,000 rows), merged
     task       target: ID, slug or name (get_task); key: task ID;
                its benchmarks and its 100 newest papers
     paper      target: any paper reference; key: canonical ID;
@@ -45,8 +45,13 @@ benchmark and successor IDs, the content version. Comparing a new snapshot with 
 Paper listings are windows (the newest 100, the best 100 hits): a paper counts as new
 when it was not in the previous window, and, if that window was full, is not older
 than the oldest paper in it (so one that merely moved back into view is not news).
-A leaderboard longer than 1 000 rows is read as its best-ranked 1 000, a window too:
-a new row then counts when it ranks within the previous window's worst rank.
+A benchmark watch reads the whole leaderboard, up to `BOARD_ROW_LIMIT` (5,000) rows,
+the bound the history tools share: only a whole board says for certain which rows
+are new (on a board read as its best 1,000 rows, results ranked below them were never
+reported, and the baseline moved past them). A longer board is read as its best-ranked
+5,000 rows, a window: a new row then counts when it ranks within the previous window's
+worst rank, and the report's `reason` says the window was exceeded, so the reader
+knows that new results ranked below it are not reported.
 
 Faults (`pwc_local.queries.looks`): every watch is looked at concurrently, each
 within `timeout` seconds. A watch the catalog could not answer for (unreachable,
@@ -96,6 +101,8 @@ T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "v1"
+# Said, in both halves, by `whats_new` and `watch list` when nothing is watched.
+NO_WATCHES = "No watches yet; add one with watch (pwc-mcp-local watch add KIND TARGET)."
 WINDOW = 100  # papers per look at a task, an author or a search
 VERSION_PROBE_BYTES = 1024  # a first chunk this small still carries the content version
 
@@ -220,7 +227,8 @@ async def look(catalog: CatalogSource, kind: str, key: str) -> Snapshot:
 
 
 async def _benchmark_look(catalog: CatalogSource, row: dict[str, Any]) -> Snapshot:
-    rows, whole = await leaderboard_rows(catalog, row)
+    rows, read, total = await leaderboard_rows(catalog, row)
+    whole = read >= total
     metric = _primary_metric(rows)
     results: dict[str, Any] = {}
     leader: dict[str, Any] | None = None
@@ -230,11 +238,24 @@ async def _benchmark_look(catalog: CatalogSource, row: dict[str, Any]) -> Snapsh
         results[key] = item
         if leader is None and isinstance(merged.get("best_rank"), int):
             leader = {"key": key, "model": item["model"], "value": item["value"]}
-    snapshot = {"metric": metric, "results": results, "leader": leader, "full": not whole}
-    if not whole:  # the best-ranked 1 000 rows: a window, like a paper listing
+    snapshot: Snapshot = {"metric": metric, "results": results, "leader": leader, "full": not whole}
+    if not whole:  # the best-ranked rows: a window, like a paper listing
         ranks = [item["rank"] for item in results.values() if item["rank"] is not None]
         snapshot["worst_rank"] = max(ranks, default=None)
+        snapshot["window"] = [read, total]
     return snapshot
+
+
+def window_exceeded(snapshot: Snapshot) -> str | None:
+    """Why a look compared only part of what the watch covers (a cut leaderboard), or `None`."""
+    window = snapshot.get("window")
+    if not window:
+        return None
+    read, total = window
+    return (
+        f"the leaderboard has {total:,} rows and a look reads the best {read:,}: new "
+        "results ranked below them are not reported"
+    )
 
 
 async def _task_look(

@@ -487,15 +487,24 @@ def _without_titles(schema: dict[str, Any]) -> dict[str, Any]:
     return trimmed
 
 
+CLOSE_BUDGET = 10.0  # seconds the closing of the runtime may take at shutdown, at most
+
+
 def _lifespan(
     runtime: LazyRuntime,
 ) -> Callable[[MCPServer], AbstractAsyncContextManager[None]]:
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
+        import anyio
+
         try:
             yield None
         finally:
-            await runtime.aclose()
+            # The session ends by cancellation (end of input, SIGTERM): unshielded, the
+            # first await would end the closing too, and the watch list would keep the
+            # claims of a look whose pages nobody can ask for now for 5 minutes.
+            with anyio.move_on_after(CLOSE_BUDGET, shield=True):
+                await runtime.aclose()
 
     return lifespan
 

@@ -473,21 +473,26 @@ class DiskCache:
         """
         return self._read(kind, parts, wait=False)
 
-    def put(self, kind: str, parts: Sequence[Any], value: Any, *, ttl: float | None) -> None:
-        """Store `value` (JSON-able) for `parts`; failures are logged once, never raised."""
+    def put(self, kind: str, parts: Sequence[Any], value: Any, *, ttl: float | None) -> bool:
+        """Store `value` (JSON-able) for `parts`; whether it was stored.
+
+        Failures (another process's lock, a full disk, a read-only file) are logged
+        once, never raised: the answer still goes out.
+        """
         cache = self._writer()
         if cache is None:
-            return
+            return False
         now = self.clock()
         expires_at = math.inf if ttl is None else now + ttl
         try:
             self._write_hits()  # before `set`, whose culling reads the access times
             blob = encode_entry(value, cached_at=now, expires_at=expires_at)
             cache.set(cache_key(kind, parts), blob, tag=kind)
-        except Exception as exc:  # busy, a full disk, a read-only file: the answer still goes out
+        except Exception as exc:
             self._write_failed(exc)
-            return
+            return False
         self._conditions.clear("write", "cache writes work again (they had failed: %s)")
+        return True
 
     def discard(self, kind: str, parts: Sequence[Any]) -> None:
         """Delete one entry on purpose, e.g. a paper version the catalog no longer has.

@@ -38,7 +38,12 @@ written through: each answer replaces the stored answer to the same request, and
 a changed one stores a "seen live" mark for its path; a fresh entry of that path
 stored before the mark counts as expired. The watch reads 100 rows a page where
 `get_benchmark` asks for 20, so only the path ties the two entries together; the
-mark costs each cached JSON hit one more read-only lookup (~35 us).
+mark costs each cached JSON hit one more read-only lookup (~35 us). A mark that cannot
+be stored (another process holds the cache's lock, say) is kept in memory: this
+process's views count it at once, the next store tries it again, and closing the
+source waits for the lock up to `MARK_WAIT` seconds to store it, so the history tools
+in another process agree with the look too (without the mark the old board stayed
+fresh for minutes while `get_benchmark`, asked anew, showed the new row).
 
 Lookups run on the event loop when that is cheap (`DiskCache.get_nowait`: one
 read-only SELECT, no lock, a small value) and in a worker thread otherwise (a
@@ -56,6 +61,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
+import anyio
 import anyio.to_thread
 
 from pwc_local.contract import CHUNK_BYTES
@@ -106,6 +112,10 @@ def is_outage(exc: BaseException) -> bool:
     return isinstance(exc, HTTPStatusError) and exc.status >= 500
 
 
+MARK_WAIT = 5.0  # seconds closing waits for the cache's lock to store unsaved marks
+MARK_POLL = 0.1
+
+
 class CachingCatalog:
     """`CatalogSource` over `upstream` with `cache` in front (see the module docstring).
 
@@ -126,6 +136,7 @@ class CachingCatalog:
         clock: Callable[[], float] = time.time,
         freshness: Freshness | None = None,
         outage: OutageState | None = None,
+        unsaved: dict[str, float] | None = None,
     ) -> None:
         self.upstream = upstream
         self.cache = cache
@@ -133,6 +144,9 @@ class CachingCatalog:
         self.clock = clock
         self.freshness = freshness
         self.outage = outage
+        # "seen live" marks not stored yet, by path, with when they were seen: shared
+        # by this source and its views (module docstring).
+        self.unsaved: dict[str, float] = {} if unsaved is None else unsaved
 
     def for_call(self, freshness: Freshness) -> CachingCatalog:
         """A view for one tool call: same upstream and cache, stale answers noted on `freshness`.
@@ -147,13 +161,17 @@ class CachingCatalog:
             clock=self.clock,
             freshness=freshness,
             outage=self.outage,
+            unsaved=self.unsaved,
         )
 
     async def aclose(self) -> None:
         try:
             await self.upstream.aclose()
         finally:
-            await _blocking(self.cache.close)
+            try:
+                await self._store_unsaved(wait=MARK_WAIT)
+            finally:
+                await _blocking(self.cache.close)
 
     # -- JSON ----------------------------------------------------------------------------
 
@@ -196,19 +214,45 @@ class CachingCatalog:
         """Store an accepted answer; a `live` one that differs from the stored answer to
         the same request first marks the path "seen live" (`_overtaken`)."""
         parts = [self.namespace, path.strip("/"), _params_key(params)]
+        await self._store_unsaved()
         if live:
             before = await _lookup(self.cache, kind, parts)
             if before is None or before.value != document:
                 for changed in _related_paths(path):
-                    marker = self._seen_live_parts(changed)
-                    await _blocking(self.cache.put, kind, marker, True, ttl=response_ttl(changed))
+                    await self._mark(kind, changed, self.clock())
         await _blocking(self.cache.put, kind, parts, document, ttl=response_ttl(path))
         await self._note_first_page(kind, path, params)
+
+    async def _mark(self, kind: str, path: str, seen: float) -> bool:
+        """Store the "seen live" mark of `path`, or keep it in memory; whether it was stored."""
+        marker = self._seen_live_parts(path)
+        stored = await _blocking(self.cache.put, kind, marker, True, ttl=response_ttl(path))
+        key = path.strip("/")
+        if stored:
+            self.unsaved.pop(key, None)
+        else:
+            self.unsaved[key] = max(seen, self.unsaved.get(key, seen))
+        return stored
+
+    async def _store_unsaved(self, *, wait: float = 0.0) -> None:
+        """Store the marks kept in memory, waiting up to `wait` seconds for the cache's lock."""
+        give_up = time.monotonic() + wait
+        while self.unsaved:
+            for key, seen in list(self.unsaved.items()):
+                kind = KIND_PUBLIC if _is_public(key) else KIND_RESPONSE
+                if not await self._mark(kind, key, seen):
+                    break
+            if not self.unsaved or time.monotonic() >= give_up:
+                return
+            await anyio.sleep(MARK_POLL)
 
     async def _overtaken(self, kind: str, path: str, entry: Entry) -> bool:
         """Whether a look at the live catalog (`LiveCatalog`) saw this path change since
         `entry` was stored: the same leaderboard or search asked with other parameters
         (a watch reads 100 rows a page, `get_benchmark` 20), so keys alone cannot say."""
+        unsaved = self.unsaved.get(path.strip("/"))
+        if unsaved is not None and entry.cached_at < unsaved:
+            return True
         marker = await _lookup(self.cache, kind, self._seen_live_parts(path))
         return (
             marker is not None
