@@ -384,6 +384,7 @@ async def check_catalog(settings: Settings, environ: Mapping[str, str] | None = 
     from pwc_local.upstream import errors
     from pwc_local.upstream.causes import proxy_for
     from pwc_local.upstream.http import HttpCatalog
+    from pwc_local.upstream.source import PROBE_PARAMS, PROBE_PATH
 
     url = settings.api_url
     proxy = proxy_for(url, os.environ if environ is None else environ)
@@ -392,7 +393,7 @@ async def check_catalog(settings: Settings, environ: Mapping[str, str] | None = 
     started = time.perf_counter()
     try:
         async with HttpCatalog(url, timeout=settings.timeout) as catalog:
-            await catalog.get_json("tasks/", {"page": 1, "page_size": 1})
+            await catalog.get_json(PROBE_PATH, PROBE_PARAMS)
     except errors.CatalogError as exc:
         details["error"] = type(exc).__name__
         summary, fix, kind = _catalog_failure(exc, settings, proxy)
@@ -409,8 +410,8 @@ def _catalog_failure(exc: Exception, settings: Settings, proxy: str | None) -> t
     from pwc_local.upstream.causes import find_cause
 
     url = settings.api_url
-    where = _origin_of(settings, "api_url")
-    timeout_where = _origin_of(settings, "timeout")
+    where = settings.origin("api_url")
+    timeout_where = settings.origin("timeout")
     if isinstance(exc, errors.UpstreamTimeout):
         return (
             f"{url} did not answer within {settings.timeout:g} s",
@@ -461,15 +462,6 @@ def _unreachable_fix(kind: str, url: str, where: str, proxy: str | None) -> str:
     if kind == "proxy":
         return f"check the proxy settings (HTTPS_PROXY, now {proxy}), or add {host} to NO_PROXY"
     return f"check the network connection and proxy settings, and {setting}"
-
-
-def _origin_of(settings: Settings, name: str) -> str:
-    source = settings.sources.get(name, "default")
-    if source == "default":
-        return "the default"
-    if source.startswith("environment"):
-        return "set in the environment"
-    return "set on the command line" if source == "command line" else f"set in {source}"
 
 
 # -- self-test -----------------------------------------------------------------------------

@@ -156,7 +156,7 @@ def test_the_installed_command_serves_both(
     assert "Word Error Rate (WER) (lower is better)" in done.stdout
     assert done.stderr == ""  # no terminal: no progress line
     failed = installed_server.command("sota", "Vision", "History", "--metric", "BLEU")
-    assert failed.returncode == 1
+    assert failed.returncode == 2  # a bad argument (README)
     assert failed.stderr.startswith("pwc-mcp-local: invalid_argument: unknown metric(s): BLEU")
 
 

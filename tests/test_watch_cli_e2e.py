@@ -144,7 +144,7 @@ def test_bad_input_stores_nothing(installed_server: InstalledServer) -> None:
     unknown_kind = home.command("watch", "add", "dataset", "COCO")
     assert unknown_kind.returncode == 2 and "'dataset' is not one of" in unknown_kind.stderr
     empty = home.command("watch", "add", "query", " ")
-    assert empty.returncode == 1
+    assert empty.returncode == 2  # a bad argument (README)
     assert empty.stderr.strip() == "pwc-mcp-local: invalid_argument: target must not be empty"
     unknown = home.command("watch", "add", "task", "Image Classificatio")
     assert unknown.returncode == 1

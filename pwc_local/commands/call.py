@@ -6,8 +6,8 @@ from an MCP client: the same schema validation, cache, error codes and text.
 
 `call` prints the tool's text block, the Markdown a model reads (or, with `--json`,
 its structured result), on stdout and exits 0; a tool error prints its
-`code: sentence` line on stderr and exits 1; arguments that cannot be read exit 2
-(usage).
+`code: sentence` line on stderr and exits 1, or 2 when the arguments are at fault
+(`invalid_argument`, as arguments that cannot be read: usage).
 """
 
 from __future__ import annotations
@@ -101,13 +101,15 @@ def call(
 
     start_logging(settings)
     outcome = anyio.run(_call, settings, tool, assignments, json_args)
-    if isinstance(outcome, str):  # a tool error, already `code: sentence`
+    if not isinstance(outcome, str) and outcome.is_error:
+        outcome = _tool_error_line(
+            tool, " ".join(getattr(item, "text", "") for item in outcome.content)
+        )
+    if isinstance(outcome, str):  # a tool error, `code: sentence`
+        from pwc_local.commands.settings import exit_status
+
         click.echo(outcome, err=True)
-        sys.exit(1)
-    if outcome.is_error:
-        text = " ".join(getattr(item, "text", "") for item in outcome.content)
-        click.echo(_tool_error_line(tool, text), err=True)
-        sys.exit(1)
+        sys.exit(exit_status(outcome))
     if as_json:
         from pwc_local.present.words import printable_json
 

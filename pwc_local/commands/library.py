@@ -47,9 +47,12 @@ MAX_LIST_BYTES = 10 * 1024 * 1024  # `--from`: far beyond any reading list, shor
 
 
 def _settings(ctx: click.Context) -> Settings:
-    from pwc_local.commands.settings import settings_for
+    """The command's settings, and its stderr log (a failure is said once, on its line)."""
+    from pwc_local.commands.settings import settings_for, start_logging
 
-    return settings_for(ctx)
+    settings = settings_for(ctx)
+    start_logging(settings)
+    return settings
 
 
 @contextmanager

@@ -37,12 +37,22 @@ def refuse(exc: ConfigError) -> NoReturn:
     sys.exit(2)
 
 
+# Loggers whose warnings repeat a failure a command prints itself, as its `code: sentence`
+# line or a watch's reason: the catalog client's causes, the tool errors' class names.
+REPORTED = ("pwc_local.upstream", "pwc_local.server.errors")
+
+
 def start_logging(settings: Settings) -> None:
-    """The stderr log (and `log_file`) of a command that runs tools, or `refuse`."""
+    """The stderr log (and `log_file`) of a command that runs tools, or `refuse`.
+
+    Unless `log_level` was set, stderr leaves out the warnings the command's own
+    lines say again (`REPORTED`): one line per failure on a terminal.
+    """
     from pwc_local.logs import configure_logging
 
+    reported = REPORTED if settings.origin("log_level") == "the default" else ()
     try:
-        configure_logging(settings.log_level, settings.log_file)
+        configure_logging(settings.log_level, settings.log_file, reported=reported)
     except ConfigError as exc:
         refuse(exc)
 
@@ -50,9 +60,15 @@ def start_logging(settings: Settings) -> None:
 T = TypeVar("T")
 
 
+def exit_status(error: str) -> int:
+    """A command's exit status for a tool error's `code: sentence`: 2 when the arguments
+    are at fault (`invalid_argument`, as for words click cannot read), else 1."""
+    return 2 if error.startswith("invalid_argument:") else 1
+
+
 def run_tool_work(main: Callable[[], Awaitable[T]]) -> T:
     """Run a command's async work; a failure the tools would report (a `CodedError`) is
-    its `code: sentence` line on stderr and exit status 1."""
+    its `code: sentence` line on stderr and its `exit_status`."""
     import anyio
 
     from pwc_local.failures import CodedError
@@ -61,5 +77,6 @@ def run_tool_work(main: Callable[[], Awaitable[T]]) -> T:
     try:
         return anyio.run(main)
     except CodedError as exc:
-        click.echo(f"pwc-mcp-local: {error_message(exc)}", err=True)
-        sys.exit(1)
+        message = error_message(exc)
+        click.echo(f"pwc-mcp-local: {message}", err=True)
+        sys.exit(exit_status(message))
