@@ -168,7 +168,7 @@ def test_the_hundredth_watch_is_the_last(tmp_path: Path, installed_server: Insta
             watchlist.add("query", key, target=key, name=key, snapshot={"papers": {}})
     _ok(home.command("watch", "add", "benchmark", "COCO"))
     full = home.command("watch", "add", "benchmark", "ImageNet-1k")
-    assert full.returncode == 1
+    assert full.returncode == 2  # invalid_argument, as every refused argument
     assert "invalid_argument: the watch list holds 100 watches, its limit" in full.stderr
     assert "already watched" in _ok(home.command("watch", "add", "benchmark", "coco")).casefold()
     assert "No longer watching" in _ok(home.command("watch", "remove", "query", "filler 7"))

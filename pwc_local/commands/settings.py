@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from pwc_local.config import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:
+    from mcp_types import CallToolResult
+
+    from pwc_local.store.freshness import Freshness
 
 
 def resolve_settings(**flags: Any) -> Settings:
@@ -80,3 +85,35 @@ def run_tool_work(main: Callable[[], Awaitable[T]]) -> T:
         message = error_message(exc)
         click.echo(f"pwc-mcp-local: {message}", err=True)
         sys.exit(exit_status(message))
+
+
+def tool_output(
+    name: str,
+    answer: Any,
+    arguments: dict[str, Any],
+    settings: Settings,
+    freshness: Freshness | None = None,
+) -> CallToolResult:
+    """What tool `name` would send for a command's `answer`: its text block (a stale
+    answer's first line included) and `structuredContent`, in the settings' profile and
+    `result_text` mode. A command's `--json` prints this JSON, so it is `call NAME
+    --json`'s, one model per command."""
+    from pwc_local.server.bindings import BY_NAME
+    from pwc_local.server.tools import tool_result
+    from pwc_local.store.freshness import Freshness
+
+    spec = BY_NAME[name]
+    model = spec.project(answer, arguments)
+    return tool_result(spec, model, answer, arguments, freshness or Freshness(), settings)
+
+
+def structured_json(result: CallToolResult) -> str:
+    """A tool result's `structuredContent` as `call --json` prints it."""
+    from pwc_local.present.words import printable_json
+
+    return printable_json(result.structured_content, indent=2)
+
+
+def result_text(result: CallToolResult) -> str:
+    """A tool result's text block, as `call` prints it."""
+    return "\n".join(getattr(item, "text", "") for item in result.content if item.type == "text")

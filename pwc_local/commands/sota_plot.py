@@ -27,6 +27,10 @@ def _label(text: str) -> str:
     return one_line(text, LABEL_CHARS, cut="…").replace("$", r"\$")
 
 
+def _note(text: str) -> str:
+    return one_line(text, 200).replace("$", r"\$")
+
+
 def _when(day: date) -> datetime:
     return datetime.combine(day, time())
 
@@ -47,8 +51,9 @@ def _labelled(steps: list[Step], span: int) -> list[Step]:
     return chosen
 
 
-def draw(answer: SotaAnswer, path: Path) -> None:
-    """Write the chart of `answer` to `path` (`.png` or `.svg`)."""
+def draw(answer: SotaAnswer, path: Path, *, note: str | None = None) -> None:
+    """Write the chart of `answer` to `path` (`.png` or `.svg`); `note`, a line under it
+    (where a stale answer says so)."""
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
     from matplotlib.figure import Figure
 
@@ -110,4 +115,6 @@ def draw(answer: SotaAnswer, path: Path) -> None:
     axes.grid(True, color="#e8eaed", linewidth=0.8)
     axes.set_axisbelow(True)
     axes.legend(loc="lower right" if answer.better == "higher" else "upper right", frameon=False)
+    if note:
+        figure.supxlabel(_note(note), fontsize=8, color="#b06000")
     figure.savefig(path, format=path.suffix.lower().lstrip("."))

@@ -103,6 +103,7 @@ class SotaAnswer:
     scatter); `rows_read` of `rows_total` stored rows were read (`complete` when all);
     `merged` is how many results they merge into, of which `undated` have no date,
     `without_metric` no value for the metric and `after_as_of` a later date.
+    `filters` names the filters asked for, in words (`closed models only`).
     """
 
     benchmark: dict[str, Any]
@@ -118,6 +119,7 @@ class SotaAnswer:
     undated: int
     without_metric: int
     after_as_of: int
+    filters: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -327,7 +329,22 @@ async def state_of_the_art(
         undated=undated,
         without_metric=without,
         after_as_of=later,
+        filters=_filter_words(is_open, max_parameters if size is not None else None, extra_data),
     )
+
+
+def _filter_words(
+    is_open: bool | None, max_parameters: str | None, extra_data: bool | None
+) -> tuple[str, ...]:
+    """The filters asked for, in words, for a text that must say what left nothing."""
+    words = []
+    if is_open is not None:
+        words.append("open models only" if is_open else "closed models only")
+    if max_parameters is not None:
+        words.append(f"at most {max_parameters.strip()} parameters")
+    if extra_data is not None:
+        words.append("with extra training data" if extra_data else "without extra training data")
+    return tuple(words)
 
 
 # -- who beat this paper ---------------------------------------------------------------

@@ -68,11 +68,13 @@ def output_schema(model: type[BaseModel], versioned: bool = True) -> dict[str, A
     """The compact output schema of `model` (cached; treat the result as read-only).
 
     `versioned=False` (the compact profile): without `schema_version`, which it does not
-    send, nor `additionalProperties`, as its records (`pwc_local.present.record`).
+    send, nor `additionalProperties`, as its records (`pwc_local.present.record`), nor
+    `cache`: a stale local answer says `stale` there (`present.hosted.LocalOutput`).
     """
     schema = compact_output_schema(model.model_json_schema())
     if not versioned:
-        properties = {k: v for k, v in schema["properties"].items() if k != "schema_version"}
+        unsent = ("schema_version", "cache")
+        properties = {k: v for k, v in schema["properties"].items() if k not in unsent}
         schema = {k: v for k, v in schema.items() if k != "additionalProperties"}
         schema["properties"] = properties
     return schema
