@@ -185,3 +185,16 @@ def test_cache_clear_keeps_the_watches(installed_server: InstalledServer) -> Non
     ]
     assert _ok(home.command("watch", "remove", "paper", "1706.03762"))
     assert _json(home, "watch", "list")["watches"] == []
+
+
+def test_whats_new_json_is_the_tools_json_in_the_default_profile(
+    cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PWC_MCP_LOCAL_STRUCTURED")
+    assert cli("watch", "add", "benchmark", "ImageNet-1k").exit_code == 0
+    command = json.loads(cli("whats-new", "--peek", "--json").stdout)
+    tool = json.loads(cli("call", "whats_new", "mark_seen=false", "--json").stdout)
+    assert "schema_version" not in command  # the compact record, not the hosted model
+    assert command.keys() == tool.keys()
+    assert command["watches"]["columns"] == tool["watches"]["columns"]
+    assert len(command["watches"]["rows"]) == len(tool["watches"]["rows"]) == 1
