@@ -63,7 +63,7 @@ def test_adding_a_saved_paper_by_another_spelling_shows_its_size(
     first = cli("library", "add", SMALL)
     size = first.stdout.split("(")[-1].split(")")[0]  # "1.2 KiB"
     assert size.endswith("KiB"), first.stdout
-    again = cli("library", "add", f"10.48550/arXiv.{SMALL}")  # resolved only by the catalog
+    again = cli("library", "add", f"10.48550/arXiv.{SMALL}")  # arXiv's DOI of it
     assert again.exit_code == 0, again.output
     assert f"kept      {SMALL}" in again.stdout and "no Markdown" not in again.stdout
     assert f"({size})" in again.stdout, again.stdout
