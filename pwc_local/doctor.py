@@ -143,9 +143,7 @@ def check_configuration(
         )
     details: dict[str, Any] = {}
     for name in ENV_NAMES:
-        value = getattr(settings, name)
-        if name == "cache_dir" and value is None:
-            value = settings.resolved_cache_dir()
+        value = _effective(settings, name)
         details[name] = {
             "value": None if value is None else _shown(name, value),
             "source": settings.sources.get(name, "default"),
@@ -192,6 +190,7 @@ def _seconds(value: Any) -> str:
 # new one belongs here (tests/test_doctor.py checks that no number is shown bare).
 SETTING_UNITS: dict[str, Callable[[Any], str]] = {
     "cache_size": lambda value: human_size(int(value)),
+    "read_chunk": lambda value: human_size(int(value)),
     "timeout": _seconds,
     "cursor_ttl": _seconds,
     "outage_budget": _seconds,
@@ -679,10 +678,20 @@ def setting_differences(shell: Settings, entry: Settings, title: str) -> list[st
     return notes
 
 
+def _effective(settings: Settings, name: str) -> Any:
+    """The value setting `name` takes effect with: an unset `cache_dir`, `structured` or
+    `read_chunk` is the one it falls back to (the platform's directory, the profile's)."""
+    if name == "cache_dir":
+        return settings.resolved_cache_dir()
+    if name == "structured":
+        return settings.profile
+    if name == "read_chunk":
+        return settings.chunk_bytes
+    return getattr(settings, name)
+
+
 def _whose_value(settings: Settings, name: str, who: str) -> str:
-    value = getattr(settings, name)
-    if name == "cache_dir" and value is None:
-        value = settings.resolved_cache_dir()
+    value = _effective(settings, name)
     shown = "none" if value is None else _shown(name, value)
     source = settings.sources.get(name, "default")
     if source == "default":

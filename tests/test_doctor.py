@@ -175,6 +175,9 @@ def test_every_duration_and_size_setting_is_shown_with_its_unit():
     assert any(line.split() == ["timeout", "=", "25", "s", "(default)"] for line in lines)
     assert any(line.split() == ["cursor_ttl", "=", "86400", "s", "(default)"] for line in lines)
     assert any(line.split() == ["cache_size", "=", "1", "GiB", "(default)"] for line in lines)
+    # Unset settings show the value they take effect with, as the README's table has it.
+    assert any(line.split() == ["structured", "=", "compact", "(default)"] for line in lines)
+    assert any(line.split() == ["read_chunk", "=", "8", "KiB", "(default)"] for line in lines)
     # A number shown bare would be a setting missing from doctor.SETTING_UNITS.
     for name, info in check.details.items():
         value = getattr(defaults, name)
