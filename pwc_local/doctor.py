@@ -188,6 +188,9 @@ def _seconds(value: Any) -> str:
 
 # Every setting that is a duration or a size, and how it is written with its unit; a
 # new one belongs here (tests/test_doctor.py checks that no number is shown bare).
+# pipx reinstalls from where it installed (a checkout, a wheel): not yet on PyPI.
+REINSTALL = "reinstall it: pipx reinstall pwc-mcp-local (pipx keeps where it came from)"
+
 SETTING_UNITS: dict[str, Callable[[Any], str]] = {
     "cache_size": lambda value: human_size(int(value)),
     "read_chunk": lambda value: human_size(int(value)),
@@ -225,7 +228,7 @@ def check_executable(command: tuple[str, Sequence[str]]) -> Check:
             "executable",
             "fail",
             f"{program} is not an executable file",
-            fix="reinstall: pipx install --force pwc-mcp-local",
+            fix=REINSTALL,
             details=details,
         )
     if args:
@@ -233,7 +236,8 @@ def check_executable(command: tuple[str, Sequence[str]]) -> Check:
             "executable",
             "warn",
             f"no {SCRIPT_NAME} script found; clients will run {program} {' '.join(args)}",
-            fix="install with pipx (pipx install pwc-mcp-local) for a stable script path",
+            fix="install with pipx for a stable script path: pipx install . in a checkout, "
+            "or pipx install FILE.whl",
             details=details,
         )
     return Check("executable", "ok", program, details=details)
@@ -593,7 +597,7 @@ async def check_self_test(
         return Check("self-test", "ok", probe.summary, None, probe.details)
     fix = f"run {shown} by hand and read its error output"
     if "tools" in probe.details:  # it answered, but listed the wrong number of tools
-        fix = "reinstall: pipx install --force pwc-mcp-local"
+        fix = REINSTALL
     return Check("self-test", "fail", probe.summary, fix, probe.details)
 
 

@@ -38,8 +38,8 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 PLOT_SUFFIXES = (".png", ".svg")
 NO_MATPLOTLIB = (
     "--plot needs matplotlib, an optional extra: pipx inject pwc-mcp-local matplotlib "
-    "(or pipx install 'pwc-mcp-local[plot]'; in a virtual environment, "
-    "pip install 'pwc-mcp-local[plot]')"
+    "(or, in a checkout, pipx install --force '.[plot]'; in a virtual environment, "
+    "pip install matplotlib)"
 )
 
 
