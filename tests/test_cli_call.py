@@ -155,7 +155,11 @@ def test_unreadable_arguments_and_unknown_tools_are_usage_errors(
     assert "limit must be integer" in result.stderr
     result = cli("call", "no_such_tool")
     assert result.exit_code == 2
-    assert "unknown tool 'no_such_tool'" in result.stderr
+    assert "unknown tool 'no_such_tool'; tools: " in result.stderr
+    close = cli("call", "sota_histroy")  # a slip names the tool meant, not all 31
+    assert close.exit_code == 2
+    assert "unknown tool 'sota_histroy'; did you mean sota_history?" in close.stderr
+    assert "get_paper_info" not in close.stderr
     # A missing parameter is a usage error too, as an unknown one is.
     result = cli("call", "get_paper_info")
     assert result.exit_code == 2
@@ -203,3 +207,12 @@ def test_an_unreachable_catalog_is_one_line_naming_it(
     monkeypatch.setenv("PWC_MCP_LOCAL_LOG_LEVEL", "warning")
     logged = cli("call", "get_paper_info", "paper=1706.03762")
     assert "WARNING pwc_local.upstream.http: catalog request failed" in logged.stderr
+
+
+def test_resource_links_are_one_line_after_the_text(cli: Callable[..., Result]) -> None:
+    result = cli("call", "search_papers", "query=attention", "limit=5")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    linked = [line for line in lines if "pwc://" in line and line.startswith("[")]
+    assert len(linked) == 1 and lines[-1] == linked[0]
+    assert linked[0].startswith("[resource links] pwc://papers/")

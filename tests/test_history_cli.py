@@ -83,3 +83,11 @@ def test_a_filter_that_leaves_nothing_is_named_not_the_leaderboard(compact: Any)
     )
     unfiltered = compact("sota", "ImageNet-1k", "--json")
     assert "filters" not in json.loads(unfiltered.stdout)["series"]
+
+
+def test_an_as_of_date_in_the_future_is_refused_with_a_word(compact: Any) -> None:
+    later = compact("sota", "Vision", "History", "--as-of", "2999-01-01")
+    assert later.exit_code == 2
+    assert later.stderr.startswith("pwc-mcp-local: invalid_argument: as_of 2999-01-01 is after")
+    assert "leave it out for the series up to today" in later.stderr
+    assert compact("sota", "Vision", "History", "--as-of", "2020-01-01").exit_code == 0

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Literal, NamedTuple
 
 from pwc_local.queries.arguments import parse_date, required_text
@@ -44,6 +44,7 @@ from pwc_local.queries.leaderboard import (
 )
 from pwc_local.queries.papers import get_paper_info
 from pwc_local.safe_text import one_line
+from pwc_local.upstream.errors import UsageError
 from pwc_local.upstream.source import CatalogSource
 
 __all__ = [
@@ -283,6 +284,12 @@ async def state_of_the_art(
     """
     reference = required_text(benchmark, "benchmark")
     cutoff = parse_date("as_of", as_of)
+    today = datetime.now(timezone.utc).date()
+    if cutoff is not None and cutoff > today + timedelta(days=1):  # a day's slack: time zones
+        raise UsageError(
+            f"as_of {cutoff} is after today ({today}), when no paper is dated yet; "
+            "leave it out for the series up to today"
+        )
     size = None if max_parameters is None else parse_parameter_size(max_parameters)
     wanted = metric.strip() or None
     row = await find_benchmark(catalog, reference)
