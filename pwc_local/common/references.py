@@ -310,16 +310,22 @@ async def resolve_title(catalog: CatalogSource, parsed: ParsedReference) -> str:
 
 
 def _single_match(text: str, matches: dict[str, str]) -> str:
+    """The one key of `matches`, or `Ambiguous` listing them: a candidate titled exactly
+    as asked is its ID alone (the title is said once, first), another spelling
+    `title (ID)`."""
     if len(matches) == 1:
         return next(iter(matches))
-    listed = [f"{shown(title)} ({key})" for key, title in matches.items()]
+    asked = " ".join(text.split())
+    listed = [
+        key if " ".join(title.split()) == asked else f"{shown(title)} ({key})"
+        for key, title in matches.items()
+    ]
     extra = len(listed) - MAX_SHOWN_CANDIDATES
     shown_list = "; ".join(listed[:MAX_SHOWN_CANDIDATES])
     if extra > 0:
         shown_list += f"; and {extra} more"
     raise Ambiguous(
-        f"Paper title is ambiguous: {shown(text)}; {shown_list}; "
-        "pass one of the IDs in parentheses as paper"
+        f"Paper title is ambiguous: {shown(text)}; {shown_list}; pass one of these IDs as paper"
     )
 
 
