@@ -9,7 +9,8 @@
 # print; options after it go to `pwc-mcp-local install` (for example --force).
 #
 # Running it again is safe: pipx reinstalls in place, an entry that is already right
-# is left alone, and a different entry is only replaced when --force is given.
+# is left alone, and a different entry is only replaced when --force is given (without
+# it, the script says how, still runs doctor, and exits 1).
 #
 # Without pipx, it is installed with the user's Python: `pip install --user pipx`, or,
 # where that Python is "externally managed" (PEP 668: Debian 12, Ubuntu 23.04+,
@@ -140,10 +141,17 @@ case ":$PATH:" in
     *) say "note: $bin_dir is not on your PATH; 'pipx ensurepath' adds it (MCP clients do not need it)" ;;
 esac
 
+registered=0
 if [ -n "$client" ]; then
-    "$exe" install "$client" "$@"
+    "$exe" install "$client" "$@" || registered=$?
+    if [ "$registered" -eq 1 ]; then
+        # Most often a different entry is there already: install has shown the diff.
+        say "the $client entry was not written (above: why); to replace a different entry, run: sh $0 --from $spec $client --force $*"
+    fi
 else
     say "no client named; register later with: $exe install CLIENT"
 fi
 
+# The check runs whether or not the entry was written; the exit status is install's.
 "$exe" doctor --offline
+exit "$registered"

@@ -123,6 +123,19 @@ class Settings:
             return self.read_chunk
         return contract.CHUNK_BYTES if self.profile == "hosted" else DEFAULT_READ_CHUNK
 
+    def origin(self, name: str) -> str:
+        """Where setting `name` comes from, in words: `set in the environment`, `the default` ..."""
+        source = self.sources.get(name, "default")
+        if source == "default":
+            return "the default"
+        if source.startswith("environment"):
+            return "set in the environment"
+        return "set on the command line" if source == "command line" else f"set in {source}"
+
+    def setting_words(self, name: str) -> str:
+        """How a message names setting `name`: `PWC_API_URL (set in the environment)`."""
+        return f"{ENV_NAMES[name]} ({self.origin(name)})"
+
     def tool_selected(self, name: str, group: str) -> bool:
         """Whether the `tools` setting lists tool `name` (of contract group `group`)."""
         if self.tools == "all":

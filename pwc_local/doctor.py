@@ -143,9 +143,7 @@ def check_configuration(
         )
     details: dict[str, Any] = {}
     for name in ENV_NAMES:
-        value = getattr(settings, name)
-        if name == "cache_dir" and value is None:
-            value = settings.resolved_cache_dir()
+        value = _effective(settings, name)
         details[name] = {
             "value": None if value is None else _shown(name, value),
             "source": settings.sources.get(name, "default"),
@@ -190,8 +188,12 @@ def _seconds(value: Any) -> str:
 
 # Every setting that is a duration or a size, and how it is written with its unit; a
 # new one belongs here (tests/test_doctor.py checks that no number is shown bare).
+# pipx reinstalls from where it installed (a checkout, a wheel): not yet on PyPI.
+REINSTALL = "reinstall it: pipx reinstall pwc-mcp-local (pipx keeps where it came from)"
+
 SETTING_UNITS: dict[str, Callable[[Any], str]] = {
     "cache_size": lambda value: human_size(int(value)),
+    "read_chunk": lambda value: human_size(int(value)),
     "timeout": _seconds,
     "cursor_ttl": _seconds,
     "outage_budget": _seconds,
@@ -226,7 +228,7 @@ def check_executable(command: tuple[str, Sequence[str]]) -> Check:
             "executable",
             "fail",
             f"{program} is not an executable file",
-            fix="reinstall: pipx install --force pwc-mcp-local",
+            fix=REINSTALL,
             details=details,
         )
     if args:
@@ -234,7 +236,8 @@ def check_executable(command: tuple[str, Sequence[str]]) -> Check:
             "executable",
             "warn",
             f"no {SCRIPT_NAME} script found; clients will run {program} {' '.join(args)}",
-            fix="install with pipx (pipx install pwc-mcp-local) for a stable script path",
+            fix="install with pipx for a stable script path: pipx install . in a checkout, "
+            "or pipx install FILE.whl",
             details=details,
         )
     return Check("executable", "ok", program, details=details)
@@ -384,6 +387,7 @@ async def check_catalog(settings: Settings, environ: Mapping[str, str] | None = 
     from pwc_local.upstream import errors
     from pwc_local.upstream.causes import proxy_for
     from pwc_local.upstream.http import HttpCatalog
+    from pwc_local.upstream.source import PROBE_PARAMS, PROBE_PATH
 
     url = settings.api_url
     proxy = proxy_for(url, os.environ if environ is None else environ)
@@ -392,7 +396,7 @@ async def check_catalog(settings: Settings, environ: Mapping[str, str] | None = 
     started = time.perf_counter()
     try:
         async with HttpCatalog(url, timeout=settings.timeout) as catalog:
-            await catalog.get_json("tasks/", {"page": 1, "page_size": 1})
+            await catalog.get_json(PROBE_PATH, PROBE_PARAMS)
     except errors.CatalogError as exc:
         details["error"] = type(exc).__name__
         summary, fix, kind = _catalog_failure(exc, settings, proxy)
@@ -409,8 +413,8 @@ def _catalog_failure(exc: Exception, settings: Settings, proxy: str | None) -> t
     from pwc_local.upstream.causes import find_cause
 
     url = settings.api_url
-    where = _origin_of(settings, "api_url")
-    timeout_where = _origin_of(settings, "timeout")
+    where = settings.origin("api_url")
+    timeout_where = settings.origin("timeout")
     if isinstance(exc, errors.UpstreamTimeout):
         return (
             f"{url} did not answer within {settings.timeout:g} s",
@@ -461,15 +465,6 @@ def _unreachable_fix(kind: str, url: str, where: str, proxy: str | None) -> str:
     if kind == "proxy":
         return f"check the proxy settings (HTTPS_PROXY, now {proxy}), or add {host} to NO_PROXY"
     return f"check the network connection and proxy settings, and {setting}"
-
-
-def _origin_of(settings: Settings, name: str) -> str:
-    source = settings.sources.get(name, "default")
-    if source == "default":
-        return "the default"
-    if source.startswith("environment"):
-        return "set in the environment"
-    return "set on the command line" if source == "command line" else f"set in {source}"
 
 
 # -- self-test -----------------------------------------------------------------------------
@@ -602,7 +597,7 @@ async def check_self_test(
         return Check("self-test", "ok", probe.summary, None, probe.details)
     fix = f"run {shown} by hand and read its error output"
     if "tools" in probe.details:  # it answered, but listed the wrong number of tools
-        fix = "reinstall: pipx install --force pwc-mcp-local"
+        fix = REINSTALL
     return Check("self-test", "fail", probe.summary, fix, probe.details)
 
 
@@ -687,10 +682,20 @@ def setting_differences(shell: Settings, entry: Settings, title: str) -> list[st
     return notes
 
 
+def _effective(settings: Settings, name: str) -> Any:
+    """The value setting `name` takes effect with: an unset `cache_dir`, `structured` or
+    `read_chunk` is the one it falls back to (the platform's directory, the profile's)."""
+    if name == "cache_dir":
+        return settings.resolved_cache_dir()
+    if name == "structured":
+        return settings.profile
+    if name == "read_chunk":
+        return settings.chunk_bytes
+    return getattr(settings, name)
+
+
 def _whose_value(settings: Settings, name: str, who: str) -> str:
-    value = getattr(settings, name)
-    if name == "cache_dir" and value is None:
-        value = settings.resolved_cache_dir()
+    value = _effective(settings, name)
     shown = "none" if value is None else _shown(name, value)
     source = settings.sources.get(name, "default")
     if source == "default":

@@ -23,15 +23,21 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 QUIET_LOGGERS = ("mcp", "mcp_types", "httpx", "httpcore", "httpx2")
 
 
-def configure_logging(level: str = "warning", log_file: Path | None = None) -> None:
+def configure_logging(
+    level: str = "warning", log_file: Path | None = None, *, reported: tuple[str, ...] = ()
+) -> None:
     """Route every log record to stderr (and `log_file` when given) at `level`.
 
+    `reported`: loggers (and their children) whose warnings the caller reports itself,
+    as a command's one error line does; stderr leaves out their records below ERROR,
+    so a terminal does not read each failure twice (the log file keeps them).
     Raises `ConfigError` when the log file cannot be opened, or is the process's
     standard output, before anything changes.
     """
     root = logging.getLogger()
     formatter = logging.Formatter(LOG_FORMAT)
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    stderr = logging.StreamHandler(sys.stderr)
+    handlers: list[logging.Handler] = [stderr]
     if log_file is not None:
         handlers.append(_file_handler(log_file))
     for handler in list(root.handlers):
@@ -40,6 +46,8 @@ def configure_logging(level: str = "warning", log_file: Path | None = None) -> N
         handler.setFormatter(formatter)
         handler.addFilter(_withhold_peer_data)
         root.addHandler(handler)
+    if reported:
+        stderr.addFilter(lambda record: not _reported(record, reported))
     root.setLevel(level.upper())
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.ERROR, root.level))
@@ -71,6 +79,13 @@ def _is_stdout(fd: int) -> bool:
         return False  # no stdout at all
     same = ours.st_ino != 0 and (ours.st_dev, ours.st_ino) == (stdout.st_dev, stdout.st_ino)
     return same and not os.isatty(1)  # st_ino 0: Windows devices and pipes, undecidable
+
+
+def _reported(record: logging.LogRecord, loggers: tuple[str, ...]) -> bool:
+    """Whether `record` is a warning (or less) of a logger the caller reports itself."""
+    if record.levelno >= logging.ERROR:
+        return False
+    return any(record.name == name or record.name.startswith(name + ".") for name in loggers)
 
 
 def _withhold_peer_data(record: logging.LogRecord) -> bool:

@@ -115,7 +115,9 @@ def outage_guard(settings: Settings) -> OutageGuard:
     from pwc_local.upstream.http import HttpCatalog
 
     return OutageGuard(
-        HttpCatalog(settings.api_url, timeout=settings.timeout),
+        HttpCatalog(
+            settings.api_url, timeout=settings.timeout, setting=settings.setting_words("api_url")
+        ),
         budget=min(settings.outage_budget, settings.timeout),
     )
 

@@ -8,9 +8,10 @@ request counts. Requests still go through the real `HttpCatalog` (over an
 to typed errors are exercised too.
 
 Routes are matched on the raw, still-encoded path below `/api/v1/`; unknown paths
-answer 404. A route answers with a JSON document, an `httpx.Response`, an exception
-to raise inside the transport (`httpx.ConnectError`, `httpx.ReadTimeout`: what the
-network would do), or a function of the request's `Query` returning any of those.
+answer 404 as for a missing record. A route answers with a JSON document, an
+`httpx.Response`, an exception to raise inside the transport (`httpx.ConnectError`,
+`httpx.ReadTimeout`: what the network would do), or a function of the request's
+`Query` returning any of those.
 `once` queues one-off answers ahead of a path's route, `fail_with` makes every
 route answer the same way until it is cleared (an outage), and every request is
 recorded:
@@ -129,8 +130,8 @@ class ScriptedCatalog:
             answer = self.queued[path].pop(0)
         elif path in self.routes:
             answer = self.routes[path]
-        else:
-            return error(404, "Not found")
+        else:  # the catalog's word on a missing record (a bare "Not Found" means no such path)
+            return error(404, "No record at this path")
         if callable(answer) and not isinstance(answer, type):
             answer = answer(query)
         if isinstance(answer, BaseException):

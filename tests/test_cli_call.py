@@ -15,6 +15,7 @@ import pytest
 from click.testing import Result
 
 from pwc_local.commands.tool_words import ArgumentError, build_arguments, describe_parameter
+from tests.fake_catalog import FakeCatalog
 from tests.installed import InstalledServer
 
 SCHEMA = {
@@ -138,8 +139,9 @@ def test_call_json_prints_the_structured_result(cli: Callable[..., Result]) -> N
 
 
 def test_an_argument_the_schema_refuses_is_a_coded_tool_error(cli: Callable[..., Result]) -> None:
+    # Bad arguments exit 2 (README), whether click or the tool's schema refuses them.
     result = cli("call", "search_papers", "query=a", "limit=30")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.startswith("invalid_argument: limit must be at most 25")
     assert result.stderr.count("\n") == 1
@@ -153,7 +155,11 @@ def test_unreadable_arguments_and_unknown_tools_are_usage_errors(
     assert "limit must be integer" in result.stderr
     result = cli("call", "no_such_tool")
     assert result.exit_code == 2
-    assert "unknown tool 'no_such_tool'" in result.stderr
+    assert "unknown tool 'no_such_tool'; tools: " in result.stderr
+    close = cli("call", "sota_histroy")  # a slip names the tool meant, not all 31
+    assert close.exit_code == 2
+    assert "unknown tool 'sota_histroy'; did you mean sota_history?" in close.stderr
+    assert "get_paper_info" not in close.stderr
     # A missing parameter is a usage error too, as an unknown one is.
     result = cli("call", "get_paper_info")
     assert result.exit_code == 2
@@ -170,3 +176,43 @@ def test_tools_lists_every_tool_with_its_parameters(cli: Callable[..., Result]) 
     assert "    limit: integer = 10 [1..25]" in result.stdout.splitlines()
     listing = json.loads(cli("tools", "--json").stdout)
     assert [tool["name"] for tool in listing] == names
+
+
+def test_a_base_url_without_api_v1_is_named_not_taken_for_a_missing_paper(
+    cli: Callable[..., Result], fake_catalog: FakeCatalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = fake_catalog.api_url.removesuffix("/api/v1")
+    monkeypatch.setenv("PWC_API_URL", root + "/")
+    for words in (("call", "get_paper_info", "paper=1706.03762"), ("sota", "ImageNet-1k")):
+        result = cli(*words)
+        assert result.exit_code == 1
+        assert result.stderr.count("\n") == 1, result.stderr
+        assert "config_error: the Papers With Code catalog at " + root in result.stderr
+        assert "PWC_API_URL (set in the environment) should be the API base" in result.stderr
+        assert "not found" not in result.stderr
+
+
+def test_an_unreachable_catalog_is_one_line_naming_it(
+    cli: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PWC_API_URL", "http://127.0.0.1:1/api/v1")
+    for words in (("call", "get_paper_info", "paper=1706.03762"), ("library", "add", "1706.03762")):
+        result = cli(*words)
+        assert result.exit_code == 1
+        assert "WARNING" not in result.stderr and "catalog request failed" not in result.stderr
+        said = result.stderr + result.stdout
+        assert said.count("could not be reached") == 1, said
+        assert "catalog at http://127.0.0.1:1/api/v1 could not be reached" in said
+    # Asked for, the log still has the cause.
+    monkeypatch.setenv("PWC_MCP_LOCAL_LOG_LEVEL", "warning")
+    logged = cli("call", "get_paper_info", "paper=1706.03762")
+    assert "WARNING pwc_local.upstream.http: catalog request failed" in logged.stderr
+
+
+def test_resource_links_are_one_line_after_the_text(cli: Callable[..., Result]) -> None:
+    result = cli("call", "search_papers", "query=attention", "limit=5")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    linked = [line for line in lines if "pwc://" in line and line.startswith("[")]
+    assert len(linked) == 1 and lines[-1] == linked[0]
+    assert linked[0].startswith("[resource links] pwc://papers/")

@@ -175,6 +175,9 @@ def test_every_duration_and_size_setting_is_shown_with_its_unit():
     assert any(line.split() == ["timeout", "=", "25", "s", "(default)"] for line in lines)
     assert any(line.split() == ["cursor_ttl", "=", "86400", "s", "(default)"] for line in lines)
     assert any(line.split() == ["cache_size", "=", "1", "GiB", "(default)"] for line in lines)
+    # Unset settings show the value they take effect with, as the README's table has it.
+    assert any(line.split() == ["structured", "=", "compact", "(default)"] for line in lines)
+    assert any(line.split() == ["read_chunk", "=", "8", "KiB", "(default)"] for line in lines)
     # A number shown bare would be a setting missing from doctor.SETTING_UNITS.
     for name, info in check.details.items():
         value = getattr(defaults, name)
@@ -424,3 +427,16 @@ def test_a_client_config_that_does_not_parse(tmp_path: Path):
     assert checks["codex"].status == "fail"
     assert f"{codex}:1:" in checks["codex"].summary
     assert "by hand" in (checks["codex"].fix or "")
+
+
+def test_no_message_advises_installing_a_package_not_on_pypi_yet() -> None:
+    # pwc-mcp-local is installed from a checkout or a wheel (README, "Install"): a fix
+    # that says `pipx install pwc-mcp-local` fails (or finds it installed already).
+    package = Path(__file__).resolve().parent.parent / "pwc_local"
+    said = [
+        f"{path.name}: {line.strip()}"
+        for path in sorted(package.rglob("*.py"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.search(r"pipx install (--force )?'?pwc-mcp-local", line)
+    ]
+    assert said == []

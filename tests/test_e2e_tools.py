@@ -410,16 +410,18 @@ def _fault_then_recover(session: Session, install: Any, query: str) -> str:
 @pytest.mark.parametrize(
     ("fault", "code"),
     [
-        ("server_error", "upstream_error: the Papers With Code catalog answered HTTP 500"),
-        ("bad_gateway", "upstream_error: the Papers With Code catalog answered HTTP 502"),
+        ("server_error", "upstream_error: the Papers With Code catalog at {} answered HTTP 500"),
+        ("bad_gateway", "upstream_error: the Papers With Code catalog at {} answered HTTP 502"),
         ("gateway_timeout", "upstream_timeout: "),
-        ("invalid_json", "upstream_error: the Papers With Code catalog's answer was not JSON"),
+        ("invalid_json", "upstream_error: the Papers With Code catalog at {} answered with some"),
         ("oversized", "upstream_error: the Papers With Code catalog's answer was over 2 MiB"),
     ],
 )
 def test_upstream_failures(session: Session, fault: str, code: str) -> None:
+    # The sentence names the catalog asked (its API base), never the request's query.
     message = _fault_then_recover(session, getattr(session.fake.faults, fault), f"fault {fault}")
-    assert message.startswith(code)
+    assert message.startswith(code.format(session.fake.api_url))
+    assert f"fault {fault}" not in message
 
 
 def test_oversized_body_without_content_length(session: Session) -> None:

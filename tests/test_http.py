@@ -15,8 +15,10 @@ from pwc_local.upstream.errors import (
     InvalidResponse,
     PaperChanged,
     ResponseTooLarge,
+    UpstreamError,
     UpstreamTimeout,
     UpstreamUnreachable,
+    WrongApiBase,
 )
 from pwc_local.upstream.http import HttpCatalog
 from pwc_local.upstream.source import encode_query, segment
@@ -262,3 +264,65 @@ def test_read_markdown_pins_version_and_maps_409() -> None:
             lambda r: httpx.Response(409, json={"detail": "changed"}),
             lambda c: c.read_markdown("1706.03762", offset=3, limit=8, content_version=VERSION),
         )
+
+
+def test_a_404_from_a_base_that_is_not_the_api_is_a_wrong_setting() -> None:
+    # Everything 404s (a URL without its /api/v1): the task listing, asked once, 404s too.
+    with pytest.raises(WrongApiBase) as caught:
+        run(lambda r: httpx.Response(404, json={"detail": "Not Found"}), lambda c: c.get_json("x"))
+    message = caught.value.public_message()
+    assert caught.value.code == "config_error"
+    assert message.startswith("the Papers With Code catalog at http://catalog.test/api/v1 ")
+    assert "PWC_API_URL setting should be the API base, ending in /api/v1" in message
+
+
+def test_a_404_from_the_api_is_a_missing_record_checked_once() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/tasks/"):
+            return httpx.Response(200, json={"count": 0, "results": []})
+        if request.url.path.endswith("/papers/0000.00001"):  # the catalog's own word
+            return httpx.Response(404, json={"detail": "No paper found"})
+        return httpx.Response(404, json={"detail": "Not Found"})
+
+    async def told(catalog: HttpCatalog) -> str:
+        try:
+            await catalog.get_json("papers/0000.00001")
+        except UpstreamError as exc:
+            return type(exc).__name__
+        return "answered"
+
+    # A 404 that names the record it misses is taken as it comes, unchecked.
+    outcome, seen = run(handler, told)
+    assert outcome == "HTTPNotFound" and len(seen) == 1
+
+    async def twice(catalog: HttpCatalog) -> list[str]:
+        outcomes = []
+        for _ in range(2):
+            try:
+                await catalog.get_json("papers/0000.00000")
+            except UpstreamError as exc:
+                outcomes.append(type(exc).__name__)
+        return outcomes
+
+    outcomes, seen = run(handler, twice)
+    assert outcomes == ["HTTPNotFound", "HTTPNotFound"]
+    # The listing proved the base once; the second 404 is taken as it comes.
+    assert [request.url.path for request in seen].count("/api/v1/tasks/") == 1
+
+
+def test_a_failure_names_the_catalog_it_asked_and_its_setting() -> None:
+    def refused(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    async def ask() -> None:
+        transport = httpx.MockTransport(refused)
+        url = "http://someone:secret@catalog.test:8080/api/v1"
+        async with HttpCatalog(url, transport=transport, setting="PWC_API_URL (x)") as catalog:
+            await catalog.get_json("papers/", {"q": "private words"})
+
+    with pytest.raises(UpstreamUnreachable) as caught:
+        anyio.run(ask)
+    message = caught.value.public_message()
+    assert "the Papers With Code catalog at http://catalog.test:8080/api/v1 could not" in message
+    assert message.endswith("and PWC_API_URL (x).")
+    assert "secret" not in message and "private" not in message

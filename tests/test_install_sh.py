@@ -183,6 +183,23 @@ def test_installs_registers_and_checks_and_is_safe_to_run_twice(tmp_path: Path):
     assert box.calls()[-1] == ["pwc-mcp-local", "doctor"]
 
 
+def test_a_different_entry_says_how_to_replace_it_and_doctor_still_runs(tmp_path: Path):
+    box = Sandbox(tmp_path, ("pipx",), real_doctor=False)
+    assert box.run("--from", str(ROOT), "claude-desktop").returncode == 0
+    written = box.desktop_config.read_bytes()
+    other = box.run(
+        "--from", str(ROOT), "claude-desktop", "--env", "PWC_API_URL=http://127.0.0.1:9/api/v1"
+    )
+    assert other.returncode == 1, other.stdout + other.stderr
+    assert box.desktop_config.read_bytes() == written
+    assert (
+        f"install.sh: the claude-desktop entry was not written (above: why); to replace a "
+        f"different entry, run: sh {SCRIPT} --from {ROOT} claude-desktop --force --env "
+        "PWC_API_URL=http://127.0.0.1:9/api/v1"
+    ) in other.stderr
+    assert box.calls()[-1] == ["pwc-mcp-local", "doctor"]  # checked all the same
+
+
 def test_installs_pipx_with_the_users_python_when_missing(tmp_path: Path):
     box = Sandbox(tmp_path, ("python3",), real_doctor=False)
     result = box.run(

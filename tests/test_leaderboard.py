@@ -270,6 +270,9 @@ def rows_with(*names: str) -> list[dict]:
         ("Overall", ["GenEval Score", "Speed"], "geneval score"),
         # The request's own containment comes before its aliases' (`ap` is in all three).
         ("mAP", ["box mAP", "AP50", "AP75"], "box map"),
+        # Only spacing and punctuation differ: the one metric so spelled.
+        ("Top-5 Accuracy", ["Top 1 Accuracy", "Top 5 Accuracy"], "top 5 accuracy"),
+        ("top_1 accuracy", ["Top-1 Accuracy", "Top-5 Accuracy"], "top-1 accuracy"),
     ],
 )
 def test_requested_metrics_resolve_through_aliases_and_containment(
@@ -298,6 +301,14 @@ def test_unknown_metric_message_lists_real_metrics_sorted() -> None:
         "unknown metric(s): BLEU, Latency; available metrics: Box AP, fps, mAP"
     )
     assert isinstance(caught.value, UsageError)
+
+
+def test_an_unknown_metric_close_to_a_real_one_names_it() -> None:
+    with pytest.raises(UnknownMetric) as caught:
+        resolve_metrics(["Top-5 Acuracy x"], rows_with("Top 1 Accuracy", "Top 5 Accuracy"))
+    assert str(caught.value).startswith(
+        "unknown metric(s): Top-5 Acuracy x (did you mean Top 5 Accuracy?); available metrics: "
+    )
 
 
 def test_unknown_metric_on_an_empty_leaderboard_says_none() -> None:

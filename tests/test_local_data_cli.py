@@ -63,7 +63,7 @@ def test_adding_a_saved_paper_by_another_spelling_shows_its_size(
     first = cli("library", "add", SMALL)
     size = first.stdout.split("(")[-1].split(")")[0]  # "1.2 KiB"
     assert size.endswith("KiB"), first.stdout
-    again = cli("library", "add", f"10.48550/arXiv.{SMALL}")  # resolved only by the catalog
+    again = cli("library", "add", f"10.48550/arXiv.{SMALL}")  # arXiv's DOI of it
     assert again.exit_code == 0, again.output
     assert f"kept      {SMALL}" in again.stdout and "no Markdown" not in again.stdout
     assert f"({size})" in again.stdout, again.stdout
@@ -125,3 +125,13 @@ def test_purge_says_what_it_left_and_exits_non_zero(
     done = cli("uninstall", "--all", "--purge", "--yes")
     assert done.exit_code == 1, done.output
     assert "Left the cache" in done.stderr and (cache / "thesis.pdf").exists()
+
+
+def test_search_quotes_bold_on_a_terminal_and_markdown_elsewhere() -> None:
+    from pwc_local.commands.library import terminal_bold
+
+    quote = "the **scaled** dot-product **attention** of **"
+    assert terminal_bold(quote, True) == (
+        "the \x1b[1mscaled\x1b[0m dot-product \x1b[1mattention\x1b[0m of **"
+    )
+    assert terminal_bold(quote, False) == quote

@@ -197,7 +197,7 @@ async def test_paper_outside_the_catalog_answers_from_public_metadata(
 async def test_in_catalog_record_retries_with_its_ids(scripted: ScriptedCatalog) -> None:
     scripted.on("public-metadata", CATALOGUED)
     scripted.on("papers/1706.03762", {"id": "755", "title": "Attention Is All You Need"})
-    url = "https://doi.org/10.48550/arXiv.1706.03762"
+    url = f"https://doi.org/{PUBLIC_IN_CATALOG_DOI}"
     async with scripted.client() as catalog:
         answer = await paper_info_or_public(catalog, paper=url)
     assert answer.in_catalog and answer.paper["id"] == "755"
@@ -339,7 +339,7 @@ async def test_read_retry_names_the_catalog_paper_it_followed(scripted: Scripted
     scripted.on("research/papers/1706.03762/read", lambda params: markdown_pages(text, params))
     codec = CursorCodec("k")
     async with scripted.client() as catalog:
-        url = "https://doi.org/10.48550/arXiv.1706.03762"
+        url = f"https://doi.org/{PUBLIC_IN_CATALOG_DOI}"
         first = await read_paper(catalog, codec, paper=url, now=0.0, chunk_limit=50)
         assert first.paper == "1706.03762" and first.in_catalog
         second = await read_paper(
@@ -497,6 +497,6 @@ async def test_an_unusable_catalog_retry_is_asked_again_next_time(
             tmp_path,
             lambda source: paper_info_or_public(source, paper=PUBLIC_IN_CATALOG_DOI),
         )
-    assert str(failure).startswith(f"Paper title not found: {PUBLIC_IN_CATALOG_DOI}")
+    assert str(failure).startswith(f"Paper not found: {PUBLIC_IN_CATALOG_DOI}")
     assert answer.in_catalog and answer.paper["title"] == "Attention Is All You Need"
     assert scripted.count("papers/1706.03762") == 2

@@ -52,6 +52,13 @@ pytestmark = pytest.mark.anyio
         # Deliberate: titles keep a trailing version-like word (the hosted server cut it).
         ("YOLOv3", "title", "YOLOv3"),
         ("1706.03762 extra", "title", "1706.03762 extra"),
+        # arXiv's DOIs name the arXiv ID; any other DOI is a DOI, never a title.
+        ("10.48550/arXiv.1810.04805", "arxiv", "1810.04805"),
+        ("doi:10.48550/ARXIV.1810.04805v2", "arxiv", "1810.04805"),
+        ("https://doi.org/10.48550/arXiv.1810.04805", "arxiv", "1810.04805"),
+        ("10.48550/arXiv.hep-th/9901001", "legacy", "hep-th/9901001"),
+        ("10.1109/CVPR.2016.90", "doi", "10.1109/CVPR.2016.90"),
+        ("10.48550/arXiv.notanid", "doi", "10.48550/arXiv.notanid"),
     ],
 )
 def test_parse_reference_forms(text: str, kind: str, candidate: str) -> None:
@@ -91,6 +98,16 @@ def test_unsupported_urls_fail_without_a_request(url: str) -> None:
 def test_a_blank_reference_is_an_invalid_argument_not_a_catalog_miss(text: str) -> None:
     with pytest.raises(UsageError, match=r"^paper must not be empty"):
         parse_reference(text)
+
+
+async def test_a_doi_is_not_found_as_a_doi_without_a_title_search() -> None:
+    scripted = ScriptedCatalog()
+    async with scripted.client() as catalog:
+        assert await resolve_paper(catalog, "10.48550/arXiv.1810.04805") == "1810.04805"
+        with pytest.raises(PaperMissing) as caught:
+            await resolve_paper(catalog, "10.1109/CVPR.2016.90")
+    assert str(caught.value) == "Paper not found: 10.1109/CVPR.2016.90"
+    assert scripted.requests == []
 
 
 async def test_arxiv_ids_resolve_without_requests() -> None:
@@ -201,9 +218,11 @@ async def test_two_papers_with_the_same_title_are_ambiguous() -> None:
         with pytest.raises(Ambiguous) as caught:
             await resolve_paper(catalog, "Attention Is All You Need")
     message = str(caught.value)
-    assert message.startswith("Paper title is ambiguous: Attention Is All You Need; ")
-    assert "Attention Is All You Need (1706.03762)" in message
-    assert "attention is all you need (2401.00002)" in message
+    # The title as asked is said once; a candidate spelt otherwise shows its spelling.
+    assert message == (
+        "Paper title is ambiguous: Attention Is All You Need; 1706.03762; "
+        "attention is all you need (2401.00002); pass one of these IDs as paper"
+    )
     assert len(scripted.requests) == 1  # the phrase query settles it, no plain query
 
 

@@ -132,6 +132,9 @@ def test_purge_asks_then_deletes_cache_library_and_key_but_keeps_the_settings_fi
     declined = run("uninstall", "--all", "--purge", answer="n\n")
     assert declined.exit_code == 0
     assert "Delete the cache, the library and the cursor key for good" in declined.output
+    # The library file holds the watch list too: both the listing and the question say so.
+    assert "saved papers and the watch list)" in declined.output
+    assert "(saved papers, the watch list and open cursors are lost)?" in declined.output
     assert "Nothing was deleted." in declined.output
     assert all(path.exists() for path in made.values())
 

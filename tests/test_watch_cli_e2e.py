@@ -144,7 +144,7 @@ def test_bad_input_stores_nothing(installed_server: InstalledServer) -> None:
     unknown_kind = home.command("watch", "add", "dataset", "COCO")
     assert unknown_kind.returncode == 2 and "'dataset' is not one of" in unknown_kind.stderr
     empty = home.command("watch", "add", "query", " ")
-    assert empty.returncode == 1
+    assert empty.returncode == 2  # a bad argument (README)
     assert empty.stderr.strip() == "pwc-mcp-local: invalid_argument: target must not be empty"
     unknown = home.command("watch", "add", "task", "Image Classificatio")
     assert unknown.returncode == 1
@@ -168,7 +168,7 @@ def test_the_hundredth_watch_is_the_last(tmp_path: Path, installed_server: Insta
             watchlist.add("query", key, target=key, name=key, snapshot={"papers": {}})
     _ok(home.command("watch", "add", "benchmark", "COCO"))
     full = home.command("watch", "add", "benchmark", "ImageNet-1k")
-    assert full.returncode == 1
+    assert full.returncode == 2  # invalid_argument, as every refused argument
     assert "invalid_argument: the watch list holds 100 watches, its limit" in full.stderr
     assert "already watched" in _ok(home.command("watch", "add", "benchmark", "coco")).casefold()
     assert "No longer watching" in _ok(home.command("watch", "remove", "query", "filler 7"))
@@ -185,3 +185,16 @@ def test_cache_clear_keeps_the_watches(installed_server: InstalledServer) -> Non
     ]
     assert _ok(home.command("watch", "remove", "paper", "1706.03762"))
     assert _json(home, "watch", "list")["watches"] == []
+
+
+def test_whats_new_json_is_the_tools_json_in_the_default_profile(
+    cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PWC_MCP_LOCAL_STRUCTURED")
+    assert cli("watch", "add", "benchmark", "ImageNet-1k").exit_code == 0
+    command = json.loads(cli("whats-new", "--peek", "--json").stdout)
+    tool = json.loads(cli("call", "whats_new", "mark_seen=false", "--json").stdout)
+    assert "schema_version" not in command  # the compact record, not the hosted model
+    assert command.keys() == tool.keys()
+    assert command["watches"]["columns"] == tool["watches"]["columns"]
+    assert len(command["watches"]["rows"]) == len(tool["watches"]["rows"]) == 1

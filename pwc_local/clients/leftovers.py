@@ -45,6 +45,10 @@ _LIBRARY_FILES = re.compile(r"library\.sqlite3(-wal|-shm|-journal)?")
 _KEY_FILES = re.compile(r"cursor-key(\.previous)?|\.cursor-key\.lock")
 
 
+# What an item holds that its name does not say: the library file is the watch list's too.
+HOLDS = {"library": ("saved papers", "the watch list")}
+
+
 @dataclass(frozen=True)
 class Leftover:
     """One item left on disk: what it is, the paths `purge` deletes, their size, and
@@ -66,7 +70,8 @@ class Leftover:
         return shlex.join(["rm", *recursive, *paths])
 
     def describe(self) -> str:
-        return f"{self.where} ({format_size(self.size)})"
+        holds = f", {' and '.join(HOLDS[self.what])}" if self.what in HOLDS else ""
+        return f"{self.where} ({format_size(self.size)}{holds})"
 
 
 def find_leftovers(settings: Settings) -> list[Leftover]:

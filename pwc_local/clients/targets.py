@@ -91,7 +91,8 @@ PROJECT_SCOPE = Scope(
     note=(
         "The entry runs `pwc-mcp-local` by name, because {path} is meant to be shared "
         "through the repository: everyone who uses it needs pwc-mcp-local on the PATH "
-        "their client sees (pipx install pwc-mcp-local; pipx ensurepath)."
+        "their client sees (pipx install . in a checkout, or pipx install FILE.whl; "
+        "then pipx ensurepath)."
     ),
 )
 

@@ -6,8 +6,8 @@ from an MCP client: the same schema validation, cache, error codes and text.
 
 `call` prints the tool's text block, the Markdown a model reads (or, with `--json`,
 its structured result), on stdout and exits 0; a tool error prints its
-`code: sentence` line on stderr and exits 1; arguments that cannot be read exit 2
-(usage).
+`code: sentence` line on stderr and exits 1, or 2 when the arguments are at fault
+(`invalid_argument`, as arguments that cannot be read: usage).
 """
 
 from __future__ import annotations
@@ -38,6 +38,16 @@ def _tool_error_line(name: str, message: str) -> str:
     return message[len(prefix) :] if message.startswith(prefix) else message
 
 
+def _closest_tools(name: str, tools: dict[str, Any]) -> str:
+    """`did you mean sota_history?` when a tool is spelt close to `name`, else every tool."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(tools), n=3, cutoff=0.6)
+    if close:
+        return f"did you mean {' or '.join(close)}? (pwc-mcp-local tools lists them all)"
+    return f"tools: {', '.join(sorted(tools))}"
+
+
 async def _listing(settings: Any) -> list[Any]:
     from pwc_local.server.app import build_server
 
@@ -57,8 +67,7 @@ async def _call(settings: Any, name: str, words: tuple[str, ...], json_args: str
         tools = {tool.name: tool for tool in await server.list_tools()}
         tool = tools.get(name)
         if tool is None:
-            known = ", ".join(sorted(tools))
-            raise click.UsageError(f"unknown tool {name!r}; tools: {known}")
+            raise click.UsageError(f"unknown tool {name!r}; {_closest_tools(name, tools)}")
         try:
             arguments = build_arguments(words, tool.input_schema, json_args)
         except ArgumentError as exc:
@@ -101,24 +110,30 @@ def call(
 
     start_logging(settings)
     outcome = anyio.run(_call, settings, tool, assignments, json_args)
-    if isinstance(outcome, str):  # a tool error, already `code: sentence`
+    if not isinstance(outcome, str) and outcome.is_error:
+        outcome = _tool_error_line(
+            tool, " ".join(getattr(item, "text", "") for item in outcome.content)
+        )
+    if isinstance(outcome, str):  # a tool error, `code: sentence`
+        from pwc_local.commands.settings import exit_status
+
         click.echo(outcome, err=True)
-        sys.exit(1)
-    if outcome.is_error:
-        text = " ".join(getattr(item, "text", "") for item in outcome.content)
-        click.echo(_tool_error_line(tool, text), err=True)
-        sys.exit(1)
+        sys.exit(exit_status(outcome))
     if as_json:
         from pwc_local.present.words import printable_json
 
         # The same JSON as ever; a control character in catalog text arrives escaped.
         click.echo(printable_json(outcome.structured_content, indent=2))
         return
+    links = []
     for item in outcome.content:
         if getattr(item, "type", None) == "text":
             click.echo(item.text)
         elif getattr(item, "type", None) == "resource_link":
-            click.echo(f"[link] {item.uri}")
+            links.append(str(item.uri))
+    if links:  # one line: the text names each paper already
+        more = f" and {len(links) - 1} more" if len(links) > 1 else ""
+        click.echo(f"[resource links] {links[0]}{more}")
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)

@@ -19,7 +19,6 @@ through a symbolic link, and replaces an existing file only with `--force`.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -31,6 +30,7 @@ from pwc_local.commands.settings import settings_for
 from pwc_local.config import Settings
 
 if TYPE_CHECKING:
+    from pwc_local.store.freshness import Freshness
     from pwc_local.upstream.source import CatalogSource
 
 T = TypeVar("T")
@@ -39,8 +39,8 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 PLOT_SUFFIXES = (".png", ".svg")
 NO_MATPLOTLIB = (
     "--plot needs matplotlib, an optional extra: pipx inject pwc-mcp-local matplotlib "
-    "(or pipx install 'pwc-mcp-local[plot]'; in a virtual environment, "
-    "pip install 'pwc-mcp-local[plot]')"
+    "(or, in a checkout, pipx install --force '.[plot]'; in a virtual environment, "
+    "pip install matplotlib)"
 )
 
 
@@ -106,31 +106,31 @@ def sota(
     the state of the art (on --as-of, when given). BENCHMARK is its exact name, slug
     or ID; the words after `sota` are the name.
     """
-    from pwc_local.present.history import sota_model, sota_text
+    from pwc_local.commands.settings import result_text, structured_json, tool_output
     from pwc_local.queries.history import state_of_the_art
+    from pwc_local.store.freshness import Freshness
 
     if plot is not None:
         _check_plot(plot, force=force)
     progress = Progress()
+    settings = settings_for(ctx)
+    freshness = Freshness()
+    arguments: dict[str, Any] = {
+        "benchmark": " ".join(benchmark),
+        "metric": metric,
+        "as_of": as_of,
+        "is_open": is_open,
+        "max_parameters": max_parameters,
+        "extra_data": extra_data,
+    }
     answer = _run(
-        settings_for(ctx),
-        lambda catalog: state_of_the_art(
-            catalog,
-            progress,
-            " ".join(benchmark),
-            metric=metric,
-            as_of=as_of,
-            is_open=is_open,
-            max_parameters=max_parameters,
-            extra_data=extra_data,
-        ),
+        settings,
+        lambda catalog: state_of_the_art(catalog, progress, **arguments),
         progress,
+        freshness,
     )
-    model = sota_model(answer)
-    if as_json:
-        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
-    else:
-        click.echo(sota_text(model))
+    result = tool_output("sota_history", answer, arguments, settings, freshness)
+    click.echo(structured_json(result) if as_json else result_text(result))
     if plot is not None:
         from pwc_local.commands.sota_plot import draw
 
@@ -141,7 +141,8 @@ def sota(
             sys.exit(1)
         from pwc_local.commands.settings import write_output
 
-        write_output(plot, draw(answer, plot.suffix), force=force)
+        chart = draw(answer, plot.suffix, note=_stale_note(freshness))
+        write_output(plot, chart, force=force)
         click.echo(f"chart written to {plot}", err=True)
 
 
@@ -156,11 +157,16 @@ def beaten(ctx: click.Context, paper: tuple[str, ...], top: int, as_json: bool) 
     PAPER is an arXiv ID, catalog ID, paper URL or exact title (the words after
     `beaten`). Each benchmark's table prints as soon as its leaderboard is read.
     """
+    from pwc_local.commands.settings import structured_json, tool_output
     from pwc_local.present.history import beaten_head, beaten_model, board_text
     from pwc_local.queries.history import BeatenAnswer, beaten_boards
+    from pwc_local.store.freshness import Freshness
 
     progress = Progress()
     reference = " ".join(paper)
+    settings = settings_for(ctx)
+    freshness = Freshness()
+    say = _Say(progress, freshness)
 
     async def run(catalog: CatalogSource) -> BeatenAnswer:
         head: BeatenAnswer | None = None
@@ -170,26 +176,38 @@ def beaten(ctx: click.Context, paper: tuple[str, ...], top: int, as_json: bool) 
             if isinstance(part, BeatenAnswer):
                 head = part
                 if not as_json:
-                    _say(progress, beaten_head(beaten_model(part)))
+                    say(beaten_head(beaten_model(part)))
                 continue
             boards += part.boards
             undated += part.undated
             if not as_json:
                 shown = beaten_model(_with(head, part.boards, 0), top=top)
                 for board in shown.results:
-                    _say(progress, board_text(board, board.benchmark in shown.scan.partial))
+                    say(board_text(board, board.benchmark in shown.scan.partial))
         if head is None:  # beaten_boards always starts with its head
             raise RuntimeError("beaten_boards did not name the paper")
         return _with(head, boards, undated)
 
-    answer = _run(settings_for(ctx), run, progress)
-    model = beaten_model(answer, top=top)
+    answer = _run(settings, run, progress, freshness)
     if as_json:
-        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
-    elif model.scan.undated:
+        arguments = {"paper": reference, "top": top}
+        result = tool_output("who_beat_paper", answer, arguments, settings, freshness)
+        click.echo(structured_json(result))
+        return
+    say.stale_yet()
+    if answer.undated:
         from pwc_local.present.words import plural
 
-        click.echo(f"Left out: {plural(model.scan.undated, 'result')} without a date.")
+        click.echo(f"Left out: {plural(answer.undated, 'result')} without a date.")
+
+
+def _stale_note(freshness: Freshness) -> str | None:
+    """The chart's note for an answer from stale cache entries (the text's first line)."""
+    if not freshness.stale or freshness.cached_at is None:
+        return None
+    from pwc_local.present.words import stale_line
+
+    return stale_line(freshness.cached_at)
 
 
 def _with(head: Any, boards: list[Any], undated: int) -> Any:
@@ -198,10 +216,24 @@ def _with(head: Any, boards: list[Any], undated: int) -> Any:
     return replace(head, boards=boards, undated=undated)
 
 
-def _say(progress: Progress, block: str) -> None:
-    """Print a block of results between progress lines, with a blank line after it."""
-    progress.clear()
-    click.echo(block + "\n")
+class _Say:
+    """Print blocks of results between progress lines, each with a blank line after it;
+    before the first block printed once the answer used stale cache entries, the line
+    that says so (`stale_yet`: or after the last)."""
+
+    def __init__(self, progress: Progress, freshness: Freshness) -> None:
+        self.progress, self.freshness = progress, freshness
+        self.said_stale = False
+
+    def __call__(self, block: str) -> None:
+        self.progress.clear()
+        self.stale_yet()
+        click.echo(block + "\n")
+
+    def stale_yet(self) -> None:
+        if self.freshness.stale and not self.said_stale:
+            self.said_stale = True
+            click.echo(f"{_stale_note(self.freshness)}\n")
 
 
 def _check_plot(path: Path, *, force: bool) -> None:
@@ -221,11 +253,16 @@ def _check_plot(path: Path, *, force: bool) -> None:
 
 
 def _run(
-    settings: Settings, query: Callable[[CatalogSource], Awaitable[T]], progress: Progress
+    settings: Settings,
+    query: Callable[[CatalogSource], Awaitable[T]],
+    progress: Progress,
+    freshness: Freshness,
 ) -> T:
     """Run `query` on the tools' catalog chain (saved papers, cache, catalog), then close it.
 
-    A failure the tools would report prints its `code: sentence` line and exits 1.
+    The query gets the view a tool call gets, noting on `freshness` any expired cache
+    entry it served (the catalog unreachable). A failure the tools would report prints
+    its `code: sentence` line and exits 1 (2 for a bad argument).
     """
     import anyio
     import anyio.to_thread
@@ -239,7 +276,7 @@ def _run(
 
         runtime = await anyio.to_thread.run_sync(build_runtime, settings)
         try:
-            return await query(runtime.catalog)
+            return await query(runtime.catalog.for_call(freshness))
         finally:
             progress.clear()
             await runtime.aclose()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,9 +48,12 @@ MAX_LIST_BYTES = 10 * 1024 * 1024  # `--from`: far beyond any reading list, shor
 
 
 def _settings(ctx: click.Context) -> Settings:
-    from pwc_local.commands.settings import settings_for
+    """The command's settings, and its stderr log (a failure is said once, on its line)."""
+    from pwc_local.commands.settings import settings_for, start_logging
 
-    return settings_for(ctx)
+    settings = settings_for(ctx)
+    start_logging(settings)
+    return settings
 
 
 @contextmanager
@@ -433,7 +437,19 @@ def search(query: str, limit: int, paper: str | None, as_json: bool) -> None:
         where = f" — {shown(h.section)}" if h.section else ""
         mark = "saved" if h.saved else "read"
         click.echo(f"{shown(h.paper)} [{mark}] {shown(h.title)}{where} (byte {h.offset})")
-        click.echo(f"    {one_line(h.quote)}")  # quotes come bounded (store.library)
+        # Quotes come bounded (store.library); their matched words in **bold**.
+        click.echo(f"    {terminal_bold(one_line(h.quote), sys.stdout.isatty())}")
+
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def terminal_bold(quote: str, terminal: bool) -> str:
+    """A quote's Markdown `**bold**` as a terminal's bold (ANSI) on a terminal, else as is
+    (a file or pipe gets the Markdown). `quote` is sanitised already: no escapes of its own."""
+    if not terminal:
+        return quote
+    return _BOLD.sub(lambda match: click.style(match.group(1), bold=True), quote)
 
 
 @library.command(context_settings=CONTEXT_SETTINGS)

@@ -24,9 +24,11 @@ import click
 
 from pwc_local.commands.history import Progress
 from pwc_local.commands.history import _run as run_on_catalog
+from pwc_local.commands.history import _stale_note as stale_note
 from pwc_local.commands.settings import settings_for
 from pwc_local.contract import MAX_TABLE_ROWS, TABLE_FORMATS
 from pwc_local.safe_text import shown
+from pwc_local.store.freshness import Freshness
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 EXIT_STATUS = {"supported": 0, "contradicted": 3, "not_comparable": 4, "unknown": 5}
@@ -106,6 +108,7 @@ def table(
     if bib is not None:
         _check_bib(bib, force)
     progress = Progress()
+    freshness = Freshness()
     answer = run_on_catalog(
         settings_for(ctx),
         lambda catalog: results_table(
@@ -121,7 +124,10 @@ def table(
             limit=limit,
         ),
         progress,
+        freshness,
     )
+    if note := stale_note(freshness):  # the table on stdout stays the table alone
+        click.echo(f"pwc-mcp-local: {note}", err=True)
     model = table_model(answer, {"format": fmt})
     if as_json:
         click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
@@ -168,6 +174,7 @@ def check(
     if sum((sota, bool(beats.strip()), value is not None)) > 1:
         raise click.UsageError("claim one thing: --sota, --beats OTHER or --value V")
     progress = Progress()
+    freshness = Freshness()
     answer = run_on_catalog(
         settings_for(ctx),
         lambda catalog: check_claim(
@@ -181,7 +188,10 @@ def check(
             as_of=as_of,
         ),
         progress,
+        freshness,
     )
+    if note := stale_note(freshness):  # the table on stdout stays the table alone
+        click.echo(f"pwc-mcp-local: {note}", err=True)
     model = claim_model(answer)
     if as_json:
         click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))

@@ -12,12 +12,17 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from pwc_local.config import ConfigError, Settings, load_settings
 from pwc_local.safe_text import shown
+
+if TYPE_CHECKING:
+    from mcp_types import CallToolResult
+
+    from pwc_local.store.freshness import Freshness
 
 
 def resolve_settings(**flags: Any) -> Settings:
@@ -42,12 +47,22 @@ def refuse(exc: ConfigError) -> NoReturn:
     sys.exit(2)
 
 
+# Loggers whose warnings repeat a failure a command prints itself, as its `code: sentence`
+# line or a watch's reason: the catalog client's causes, the tool errors' class names.
+REPORTED = ("pwc_local.upstream", "pwc_local.server.errors")
+
+
 def start_logging(settings: Settings) -> None:
-    """The stderr log (and `log_file`) of a command that runs tools, or `refuse`."""
+    """The stderr log (and `log_file`) of a command that runs tools, or `refuse`.
+
+    Unless `log_level` was set, stderr leaves out the warnings the command's own
+    lines say again (`REPORTED`): one line per failure on a terminal.
+    """
     from pwc_local.logs import configure_logging
 
+    reported = REPORTED if settings.origin("log_level") == "the default" else ()
     try:
-        configure_logging(settings.log_level, settings.log_file)
+        configure_logging(settings.log_level, settings.log_file, reported=reported)
     except ConfigError as exc:
         refuse(exc)
 
@@ -55,9 +70,15 @@ def start_logging(settings: Settings) -> None:
 T = TypeVar("T")
 
 
+def exit_status(error: str) -> int:
+    """A command's exit status for a tool error's `code: sentence`: 2 when the arguments
+    are at fault (`invalid_argument`, as for words click cannot read), else 1."""
+    return 2 if error.startswith("invalid_argument:") else 1
+
+
 def run_tool_work(main: Callable[[], Awaitable[T]]) -> T:
     """Run a command's async work; a failure the tools would report (a `CodedError`) is
-    its `code: sentence` line on stderr and exit status 1."""
+    its `code: sentence` line on stderr and its `exit_status`."""
     import anyio
 
     from pwc_local.failures import CodedError
@@ -66,8 +87,9 @@ def run_tool_work(main: Callable[[], Awaitable[T]]) -> T:
     try:
         return anyio.run(main)
     except CodedError as exc:
-        click.echo(f"pwc-mcp-local: {error_message(exc)}", err=True)
-        sys.exit(1)
+        message = error_message(exc)
+        click.echo(f"pwc-mcp-local: {message}", err=True)
+        sys.exit(exit_status(message))
 
 
 # -- files a command writes at a path the user named (--plot, --output, --bib) ----------
@@ -118,3 +140,35 @@ def write_output(path: Path, data: bytes, *, force: bool) -> bool:
 def _no_output(sentence: str) -> NoReturn:
     click.echo(f"pwc-mcp-local: {sentence}", err=True)
     sys.exit(1)
+
+
+def tool_output(
+    name: str,
+    answer: Any,
+    arguments: dict[str, Any],
+    settings: Settings,
+    freshness: Freshness | None = None,
+) -> CallToolResult:
+    """What tool `name` would send for a command's `answer`: its text block (a stale
+    answer's first line included) and `structuredContent`, in the settings' profile and
+    `result_text` mode. A command's `--json` prints this JSON, so it is `call NAME
+    --json`'s, one model per command."""
+    from pwc_local.server.bindings import BY_NAME
+    from pwc_local.server.tools import tool_result
+    from pwc_local.store.freshness import Freshness
+
+    spec = BY_NAME[name]
+    model = spec.project(answer, arguments)
+    return tool_result(spec, model, answer, arguments, freshness or Freshness(), settings)
+
+
+def structured_json(result: CallToolResult) -> str:
+    """A tool result's `structuredContent` as `call --json` prints it."""
+    from pwc_local.present.words import printable_json
+
+    return printable_json(result.structured_content, indent=2)
+
+
+def result_text(result: CallToolResult) -> str:
+    """A tool result's text block, as `call` prints it."""
+    return "\n".join(getattr(item, "text", "") for item in result.content if item.type == "text")

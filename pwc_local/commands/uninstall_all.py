@@ -18,7 +18,7 @@ import click
 from pwc_local.clients.entry import is_our_entry
 from pwc_local.clients.errors import ClientConfigError
 from pwc_local.clients.installer import load_document, plan_uninstall
-from pwc_local.clients.leftovers import Leftover, find_leftovers, purge, settings_file
+from pwc_local.clients.leftovers import HOLDS, Leftover, find_leftovers, purge, settings_file
 from pwc_local.clients.targets import TARGETS, Host
 from pwc_local.commands.changes import finish_change
 from pwc_local.config import load_settings
@@ -98,7 +98,9 @@ def _purge(leftovers: list[Leftover], *, dry_run: bool, yes: bool) -> int:
             )
         return 1 if kept else 0
     if doomed and not yes:
-        question = f"Delete {_listed(doomed)} for good (saved papers and open cursors are lost)?"
+        lost = [held for item in doomed for held in HOLDS.get(item.what, ())] + ["open cursors"]
+        said = lost[0] if len(lost) == 1 else f"{', '.join(lost[:-1])} and {lost[-1]}"
+        question = f"Delete {_listed(doomed)} for good ({said} are lost)?"
         if not click.confirm(question, default=False):
             click.echo("Nothing was deleted.")
             return 0

@@ -136,9 +136,16 @@ def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
 
     async def look_then_deliver(catalog: CatalogSource, watchlist: Watchlist) -> WhatsNewResult:
         look = await take_look(catalog, watchlist, settings.timeout, mark_seen=not peek)
-        result = WhatsNewResult.model_validate(look_payload(look))
+        payload = look_payload(look)
+        result = WhatsNewResult.model_validate(payload)
         try:
-            _write_report(result, as_json=as_json, peek=peek)
+            if as_json:  # the tool's JSON, in the settings' profile (`call whats_new --json`)
+                from pwc_local.commands.settings import structured_json, tool_output
+
+                output = tool_output("whats_new", payload, {"mark_seen": not peek}, settings)
+                _write(structured_json(output))
+            else:
+                _write_report(result, peek=peek)
         except OSError:
             await release_look(watchlist, look)
             raise
@@ -153,17 +160,18 @@ def whats_new(ctx: click.Context, as_json: bool, peek: bool) -> None:
         sys.exit(1)
 
 
-def _write_report(result: WhatsNewResult, *, as_json: bool, peek: bool) -> None:
+def _write_report(result: WhatsNewResult, *, peek: bool) -> None:
     """The whole report on stdout, flushed: `OSError` when it could not be written."""
-    from pwc_local.present.render import printable_json
     from pwc_local.present.watch import whats_new_text
 
-    if as_json:
-        text = printable_json(result.model_dump(mode="json"), indent=2)
-    else:
-        text = whats_new_text(result)
-        if peek and result.watches:
-            text += "\n--peek: no baseline moved"
+    text = whats_new_text(result)
+    if peek and result.watches:
+        text += "\n--peek: no baseline moved"
+    _write(text)
+
+
+def _write(text: str) -> None:
+    """`text` and a line end on stdout, flushed: `OSError` when it could not be written."""
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
     if not _reader_took_all(sys.stdout):

@@ -9,6 +9,10 @@ Every paper tool accepts the same spellings of a paper, as the hosted server doe
 * an arXiv URL (`https://arxiv.org/abs/...`, `.../pdf/....pdf`), a Hugging Face
   paper URL (`https://huggingface.co/papers/<id>`) or a Papers With Code paper URL
   (`https://paperswithcode.co/paper/<id-or-slug>`);
+* arXiv's DOI of a paper, `10.48550/arXiv.1810.04805` (or its `https://doi.org/` URL):
+  the arXiv ID it names. Any other DOI is kind `doi`, never searched as a title: the
+  catalog finds no paper by it, so it is `Paper not found` (the public-metadata
+  fallback, which knows DOIs, takes it from there);
 * the exact title, in any case and spacing.
 
 `parse_reference` classifies the text without any request; `resolve_paper` turns it
@@ -48,6 +52,10 @@ _LEGACY = re.compile(r"([a-z][a-z0-9.\-]*/\d{7})(?:v\d+)?", re.IGNORECASE)
 _NUMERIC = re.compile(r"\d{1,20}")
 _SLUG_CHARS = re.compile(r"[^a-z0-9]+")
 
+# arXiv's DOIs (`10.48550/arXiv.<id>`, since 2022) and DOIs at large, `doi:` optional.
+_ARXIV_DOI = re.compile(r"(?:doi:\s*)?10\.48550/arxiv\.(\S+)", re.IGNORECASE)
+DOI_TEXT = re.compile(r"(?:doi:\s*)?10\.\d{4,9}/\S+", re.IGNORECASE)
+DOI_HOSTS = frozenset({"doi.org", "www.doi.org", "dx.doi.org"})
 _ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org"})
 _HF_HOSTS = frozenset({"huggingface.co"})
 _PWC_HOSTS = frozenset({"paperswithcode.co", "www.paperswithcode.co"})
@@ -57,6 +65,7 @@ LEGACY = "legacy"
 NUMERIC = "numeric"
 TITLE = "title"
 SLUG = "slug"
+DOI = "doi"
 
 
 @dataclass(frozen=True)
@@ -64,8 +73,9 @@ class ParsedReference:
     """A classified paper reference.
 
     `kind` is one of `arxiv`, `legacy`, `numeric` (identifiers, `candidate` is the
-    ID without version), `title` (`candidate` is the title as typed, trimmed) or
-    `slug` (`candidate` is the slug of a Papers With Code URL).
+    ID without version), `title` (`candidate` is the title as typed, trimmed),
+    `slug` (`candidate` is the slug of a Papers With Code URL) or `doi` (a DOI other
+    than arXiv's, as typed).
     """
 
     kind: str
@@ -107,10 +117,19 @@ def parse_reference(text: str) -> ParsedReference:
         prefixed = classify_identifier(reference[6:].strip())
         if prefixed is not None and prefixed.kind != NUMERIC:
             return prefixed
-    identifier = classify_identifier(reference)
+    identifier = classify_identifier(reference) or _arxiv_doi(reference)
     if identifier is not None:
         return identifier
+    if DOI_TEXT.fullmatch(reference):
+        return ParsedReference(DOI, reference)
     return ParsedReference(TITLE, reference)
+
+
+def _arxiv_doi(doi: str) -> ParsedReference | None:
+    """The arXiv ID arXiv's DOI `10.48550/arXiv.<id>` names, or `None` for any other text."""
+    match = _ARXIV_DOI.fullmatch(doi)
+    parsed = classify_identifier(match.group(1)) if match else None
+    return parsed if parsed is not None and parsed.kind != NUMERIC else None
 
 
 def spelled_identifier(text: str) -> str | None:
@@ -165,6 +184,10 @@ def _parse_url(reference: str) -> ParsedReference:
     # netloc, not hostname: a port or user part means it is not one of the known hosts.
     host = parts.netloc.lower()
     segments = [unquote(piece) for piece in parts.path.split("/") if piece]
+    if host in DOI_HOSTS:
+        parsed = _arxiv_doi("/".join(segments))
+        if parsed is not None:
+            return parsed
     if len(segments) >= 2:
         head, rest = segments[0], "/".join(segments[1:])
         if host in _ARXIV_HOSTS and head in ("abs", "pdf"):
@@ -202,6 +225,8 @@ async def resolve_paper(catalog: CatalogSource, reference: str) -> str:
         return parsed.candidate
     if parsed.kind == NUMERIC:
         return await _canonical_numeric(catalog, parsed.candidate, reference)
+    if parsed.kind == DOI:  # the catalog has no DOI lookup, and no title is a DOI
+        raise PaperMissing(f"Paper not found: {shown(reference)}")
     return await resolve_title(catalog, parsed)
 
 
@@ -285,16 +310,22 @@ async def resolve_title(catalog: CatalogSource, parsed: ParsedReference) -> str:
 
 
 def _single_match(text: str, matches: dict[str, str]) -> str:
+    """The one key of `matches`, or `Ambiguous` listing them: a candidate titled exactly
+    as asked is its ID alone (the title is said once, first), another spelling
+    `title (ID)`."""
     if len(matches) == 1:
         return next(iter(matches))
-    listed = [f"{shown(title)} ({key})" for key, title in matches.items()]
+    asked = " ".join(text.split())
+    listed = [
+        key if " ".join(title.split()) == asked else f"{shown(title)} ({key})"
+        for key, title in matches.items()
+    ]
     extra = len(listed) - MAX_SHOWN_CANDIDATES
     shown_list = "; ".join(listed[:MAX_SHOWN_CANDIDATES])
     if extra > 0:
         shown_list += f"; and {extra} more"
     raise Ambiguous(
-        f"Paper title is ambiguous: {shown(text)}; {shown_list}; "
-        "pass one of the IDs in parentheses as paper"
+        f"Paper title is ambiguous: {shown(text)}; {shown_list}; pass one of these IDs as paper"
     )
 
 

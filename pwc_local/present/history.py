@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from pwc_local.present.hosted import ToolOutput, _Strict
+from pydantic import Field
+
+from pwc_local.present.hosted import LocalOutput, ToolOutput, _Strict
 from pwc_local.present.words import clean, metric, plural, table
 from pwc_local.queries.history import BeatenAnswer, BeatenBoard, Result, SotaAnswer
 from pwc_local.queries.result_settings import Setting, differences
@@ -56,9 +58,11 @@ class Series(_Strict):
     better: Better
     as_of: str | None = None
     settings: str | None = None  # most results'; a step in others says where it differs
+    # The filters asked for, in words; sent only when some were.
+    filters: list[str] | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
-class SotaResult(ToolOutput):
+class SotaResult(LocalOutput):
     """`sota_history`: the running best by paper date; the last step is the state of the art."""
 
     scan: Scan
@@ -100,7 +104,7 @@ class BeatenPaper(_Strict):
     published: str | None = None
 
 
-class BeatenResult(ToolOutput):
+class BeatenResult(LocalOutput):
     """`who_beat_paper`: per benchmark and metric of a paper, the later results that beat it."""
 
     scan: BeatenScan
@@ -158,6 +162,7 @@ def sota_model(answer: SotaAnswer) -> SotaResult:
             better=_better(answer.better, answer.assumed),
             as_of=None if answer.as_of is None else answer.as_of.isoformat(),
             settings=answer.setting.label if answer.setting else None,
+            filters=list(answer.filters) or None,
         ),
         steps=[_step(s.result, s.gain, answer.setting) for s in answer.steps[-MAX_STEPS:]],
     )
@@ -249,7 +254,12 @@ def sota_text(model: SotaResult) -> str:
         + ".",
     ]
     if not model.steps:
-        if not series.metric:
+        if series.filters:  # say what left nothing, and the way out
+            lines.append(
+                f"No dated result is left by the filters ({', '.join(series.filters)}); "
+                "ask without them for the whole leaderboard."
+            )
+        elif not series.metric:
             lines.append("The leaderboard holds no result to follow.")
         elif scan.after_as_of:
             lines.append(f"No dated result on or before {as_of}.")

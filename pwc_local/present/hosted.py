@@ -60,6 +60,14 @@ class ToolOutput(_Strict):
     cache: CacheStatus | None = None
 
 
+class LocalOutput(ToolOutput):
+    """A local tool's result that may come from stale cache entries: in the compact
+    profile it says so as the records do, `stale` first (the time they were saved),
+    and sends no `cache`; the hosted profile keeps `cache` and never sends `stale`."""
+
+    stale: str | None = Field(default=None, exclude_if=lambda value: value is None)
+
+
 class QueryResult(ToolOutput):
     """Catalog data as returned by the catalog (`data`), or null for compact results."""
 

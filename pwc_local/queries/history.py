@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Literal, NamedTuple
 
 from pwc_local.queries.arguments import parse_date, reference_text, required_text
@@ -45,6 +45,7 @@ from pwc_local.queries.leaderboard import (
 from pwc_local.queries.papers import get_paper_info
 from pwc_local.queries.result_settings import Setting, grouped, setting_of
 from pwc_local.safe_text import one_line
+from pwc_local.upstream.errors import UsageError
 from pwc_local.upstream.source import CatalogSource
 
 __all__ = [
@@ -106,6 +107,7 @@ class SotaAnswer:
     `merged` is how many results they merge into, of which `undated` have no date,
     `without_metric` no value for the metric and `after_as_of` a later date. `setting`
     is the largest group's (`result_settings`): a step in others is not comparable.
+    `filters` names the filters asked for, in words (`closed models only`).
     """
 
     benchmark: dict[str, Any]
@@ -122,6 +124,7 @@ class SotaAnswer:
     without_metric: int
     after_as_of: int
     setting: Setting | None = None  # most results' settings (the largest group)
+    filters: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -342,6 +345,12 @@ async def state_of_the_art(
     an `UnknownMetric` naming the leaderboard's metrics.
     """
     cutoff = parse_date("as_of", as_of)
+    today = datetime.now(timezone.utc).date()
+    if cutoff is not None and cutoff > today + timedelta(days=1):  # a day's slack: time zones
+        raise UsageError(
+            f"as_of {cutoff} is after today ({today}), when no paper is dated yet; "
+            "leave it out for the series up to today"
+        )
     board = await read_board(
         catalog,
         progress,
@@ -380,6 +389,7 @@ async def state_of_the_art(
         without_metric=without,
         after_as_of=later,
         setting=_main_setting(dated, better),
+        filters=_filter_words(is_open, max_parameters, extra_data),
     )
 
 
@@ -387,6 +397,20 @@ def _main_setting(results: list[Result], better: Better) -> Setting | None:
     """The settings most of `results` share (with the best result, on a tie)."""
     groups = grouped((r.setting, r) for r in best_first(results, better) if r.setting)
     return groups[0][0] if groups else None
+
+
+def _filter_words(
+    is_open: bool | None, max_parameters: str | None, extra_data: bool | None
+) -> tuple[str, ...]:
+    """The filters asked for, in words, for a text that must say what left nothing."""
+    words = []
+    if is_open is not None:
+        words.append("open models only" if is_open else "closed models only")
+    if max_parameters is not None:
+        words.append(f"at most {max_parameters.strip()} parameters")
+    if extra_data is not None:
+        words.append("with extra training data" if extra_data else "without extra training data")
+    return tuple(words)
 
 
 # -- who beat this paper ---------------------------------------------------------------

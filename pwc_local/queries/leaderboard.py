@@ -354,6 +354,9 @@ def _resolve_one(requested: str, available: Mapping[str, str]) -> str | None:
     """
     if requested in available:
         return requested
+    spelled = [name for name in available if _loose(name) == _loose(requested)]
+    if len(spelled) == 1:  # `Top-5 Accuracy` for `Top 5 Accuracy`: only the spelling differs
+        return spelled[0]
     aliases = _aliases(requested)
     for alias in aliases:
         if alias in available:
@@ -363,6 +366,22 @@ def _resolve_one(requested: str, available: Mapping[str, str]) -> str | None:
         if related:
             return related.pop() if len(related) == 1 else None
     return None
+
+
+def _closest(unknown: Mapping[str, str], available: Mapping[str, str]) -> str:
+    """` (did you mean X?)` for the available metric closest to an unknown one, if any."""
+    import difflib
+
+    for key in unknown:
+        close = difflib.get_close_matches(key, list(available), n=1, cutoff=0.75)
+        if close:
+            return f" (did you mean {available[close[0]]}?)"
+    return ""
+
+
+def _loose(name: str) -> str:
+    """A metric name without its spacing and punctuation: `top5accuracy`."""
+    return "".join(char for char in name if char.isalnum())
 
 
 def resolve_metrics(requested: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
@@ -387,7 +406,7 @@ def resolve_metrics(requested: Iterable[str], rows: Iterable[Mapping[str, Any]])
     if unknown:
         real = sorted(available.values(), key=str.casefold)
         raise UnknownMetric(
-            f"unknown metric(s): {', '.join(unknown.values())}; "
+            f"unknown metric(s): {', '.join(unknown.values())}{_closest(unknown, available)}; "
             f"available metrics: {', '.join(real) if real else 'none'}"
         )
     return resolved

@@ -30,6 +30,8 @@ from urllib.parse import urlsplit
 
 from pwc_local.common.references import (
     ARXIV,
+    DOI_HOSTS,
+    DOI_TEXT,
     LEGACY,
     arxiv_without_version,
     classify_identifier,
@@ -75,8 +77,6 @@ _LINK_FIELDS = (
     ("publisher_url", "Publisher"),
 )
 _SOURCE_LABELS = {"huggingface": "Hugging Face Papers", "arxiv": "arXiv", "crossref": "Crossref"}
-_DOI = re.compile(r"(?:doi:\s*)?10\.\d{4,9}/\S+", re.IGNORECASE)
-_DOI_HOSTS = frozenset({"doi.org", "www.doi.org", "dx.doi.org"})
 _ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org"})
 _DIGITS = re.compile(r"\d{1,20}")
 # Control characters other than tab and newline: removed from multi-line text and URLs.
@@ -190,12 +190,12 @@ def _lookup_request(reference: str) -> tuple[str, dict[str, str]] | None:
         path = parts.path.strip("/")
         if (
             host in _ARXIV_HOSTS
-            or host in _DOI_HOSTS
+            or host in DOI_HOSTS
             or (host == "huggingface.co" and path.startswith("papers/"))
         ) and path:
             return "public-metadata", {"reference": reference}
         return None
-    if _DOI.fullmatch(reference):
+    if DOI_TEXT.fullmatch(reference):
         return "public-metadata", {"reference": reference}
     identifier = classify_identifier(reference)
     if identifier is not None:

@@ -20,8 +20,9 @@ tool, prompt or template); what is its own:
     LibraryFull disk_full, LibraryBusy library_busy; store.watchlist.WatchlistBusy)
 What the caller may see is deliberately narrow: the catalog layer's client-facing
 messages (`NotFound`, `Ambiguous`, `UsageError`), a sanitised and shortened 400/422
-detail, a Retry-After value, and fixed sentences. Upstream bodies, URLs, exception
-text and tracebacks never reach a tool result. Logs get the exception class (and,
+detail, a Retry-After value, the catalog's configured API base (without credentials)
+and fixed sentences. Upstream bodies, request URLs (a search's words are in them),
+exception text and tracebacks never reach a tool result. Logs get the exception class (and,
 for bugs, the traceback frames) but never arguments. Every sentence passes through
 the one sanitiser, `pwc_local.safe_text.one_line`, in `failures.coded_text`, so no
 caller or catalog text quoted in it can carry a terminal escape or a line break.

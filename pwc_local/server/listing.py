@@ -69,12 +69,13 @@ def output_schema(model: type[BaseModel], versioned: bool = True) -> dict[str, A
 
     `versioned=False` (the compact profile): without `schema_version`, which it does not
     send, nor `additionalProperties`, as its records (`pwc_local.present.record`), nor
-    `cache`, sent only with a stale answer, whose text says so first (36 bytes a tool).
+    `cache` and `stale`, sent only with a stale answer (`present.hosted.LocalOutput`),
+    whose text says so first, as every record's `stale` (35 bytes a tool).
     """
     schema = compact_output_schema(model.model_json_schema())
     if not versioned:
-        dropped = ("schema_version", "cache")
-        properties = {k: v for k, v in schema["properties"].items() if k not in dropped}
+        unsent = ("schema_version", "cache", "stale")
+        properties = {k: v for k, v in schema["properties"].items() if k not in unsent}
         schema = {k: v for k, v in schema.items() if k != "additionalProperties"}
         schema["properties"] = properties
     return schema

@@ -40,6 +40,7 @@ import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Annotated, Any
 
 import anyio.to_thread
@@ -54,7 +55,7 @@ from pwc_local.common.watches import WatchStore
 from pwc_local.config import Settings
 from pwc_local.contract import REQUIRED, Kind
 from pwc_local.present import render
-from pwc_local.present.hosted import CacheStatus, ToolOutput
+from pwc_local.present.hosted import CacheStatus, LocalOutput, ToolOutput
 from pwc_local.present.record import Shown
 from pwc_local.present.words import call_hint
 from pwc_local.runtime import LazyRuntime, Runtime
@@ -235,11 +236,11 @@ def tool_result(
         spell = functools.partial(presenter.text, record, shown)
         text = render.record_text(structured, mode, summary, stale_since, spell)
     else:
-        if stale_since is not None and behind is None:
-            model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
-        if settings.profile == "compact":  # a local tool's model: nothing sent for nothing
-            dumped = model.model_dump(mode="json", exclude_none=True, exclude={"schema_version"})
+        if settings.profile == "compact":
+            dumped = local_structured(model, stale_since)
         else:
+            if stale_since is not None and behind is None:
+                model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
             dumped = model.model_dump(mode="json")
         call = render.Call(spec.tool, spec.text, model, answer, arguments, dumped)
         structured, text = call.structured, render.text_block(call, mode, summary, stale_since)
@@ -248,6 +249,15 @@ def tool_result(
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=structured
     )
+
+
+def local_structured(model: ToolOutput, stale_since: datetime | None) -> dict[str, Any]:
+    """A local tool's model as the compact profile sends it, as its records are sent:
+    nothing for nothing (no `schema_version`, no `cache`, no empty field), and a stale
+    answer's `"stale": "<when it was saved>"` first (`LocalOutput`)."""
+    if stale_since is not None and isinstance(model, LocalOutput):
+        model.stale = stale_since.isoformat(timespec="seconds")
+    return model.model_dump(mode="json", exclude_none=True, exclude={"schema_version", "cache"})
 
 
 def output_model(spec: ToolSpec, settings: Settings) -> type[Any]:

@@ -51,14 +51,19 @@ import anyio
 from pwc_local.config import DEFAULT_OUTAGE_BUDGET
 from pwc_local.contract import CHUNK_BYTES
 from pwc_local.upstream.errors import UpstreamTimeout, UpstreamUnreachable
-from pwc_local.upstream.source import Accept, CatalogSource, MarkdownChunk, QueryValue, as_is
+from pwc_local.upstream.source import (
+    PROBE_PARAMS,
+    PROBE_PATH,
+    Accept,
+    CatalogSource,
+    MarkdownChunk,
+    QueryValue,
+    as_is,
+)
 
 T = TypeVar("T")
 
 PROBE_INTERVAL = 5.0
-# The probe: one task row, the same cheap request `doctor` makes.
-PROBE_PATH = "tasks/"
-PROBE_PARAMS: Mapping[str, QueryValue] = {"page": 1, "page_size": 1}
 
 
 class CatalogUnavailable(UpstreamUnreachable):

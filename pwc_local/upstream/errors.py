@@ -22,6 +22,7 @@ place (`pwc_local.server.errors.error_message`). The tree, with the codes:
         │   └── SavedMissing      not_found        a saved 404 the library replays offline
         ├── HTTPStatusError       upstream_error   any other status (`status`, `detail`)
         │   ├── HTTPNotFound      not_found        404 (also a `RecordMissing`)
+        │   ├── WrongApiBase      config_error     404 for the task listing too: not the API
         │   ├── HTTPRejected      invalid_argument 400/422, the catalog's sanitised detail
         │   ├── HTTPRateLimited   rate_limited     429, with its Retry-After
         │   └── HTTPTimedOut      upstream_timeout a body that says it timed out (a 504 page)
@@ -40,7 +41,10 @@ Messages of `NotFound`, `Ambiguous` and `UsageError` are written for the person 
 model) who sent the request. Messages of the others are diagnostics for logs and
 tests only and are never shown: they may carry upstream details. Their public
 sentences say what went wrong in our words (a status, "not JSON", the size cap) and
-what to do, never a body or a URL.
+what to do, never a body or a request's URL. The HTTP client tells a failure which
+catalog it asked (`located`): the configured API base, without credentials, and
+where that setting comes from, so the sentence can name both (the request's path and
+query, which may carry a search, are never shown).
 
 Also here, because every query module needs it: the one rule that turns a catalog
 404 into a not-found error (`is_missing`, `translate_404`).
@@ -165,11 +169,30 @@ class CursorMismatch(CursorError):
 # -- failures of the upstream catalog: never shown verbatim -----------------------------
 
 
+SETTING = "the PWC_API_URL setting"
+
+
 class UpstreamError(CatalogError):
-    """The catalog could not give a usable answer."""
+    """The catalog could not give a usable answer.
+
+    `catalog` is the API base asked (shown without credentials) and `setting` where
+    that base is set, both filled in by the HTTP client (`located`); unset, the
+    sentences say "the Papers With Code catalog" and "the PWC_API_URL setting".
+    """
 
     code = "upstream_error"
     sentence = UPSTREAM_FAILED
+    catalog: str | None = None
+    setting: str = SETTING
+
+    def located(self, catalog: str, setting: str) -> None:
+        """Name the catalog asked (its API base) and where its URL is set."""
+        self.catalog, self.setting = shown_base(catalog), setting
+
+    def catalog_name(self) -> str:
+        """`the Papers With Code catalog at <base>`, or without the base when unknown."""
+        where = f" at {self.catalog}" if self.catalog else ""
+        return f"the Papers With Code catalog{where}"
 
     def diagnostic(self) -> str | None:
         return type(self).__name__
@@ -226,12 +249,12 @@ class HTTPStatusError(UpstreamError):
         another refusal (401, 403, 409 ...) points at the catalog address."""
         if self.status >= 500:
             return (
-                f"the Papers With Code catalog answered HTTP {self.status}, a failure on its "
+                f"{self.catalog_name()} answered HTTP {self.status}, a failure on its "
                 f"side; {RETRY}, or later if it persists."
             )
         return (
-            f"the Papers With Code catalog answered HTTP {self.status}, which this client "
-            f"does not expect; check the PWC_API_URL setting, then {RETRY}."
+            f"{self.catalog_name()} answered HTTP {self.status}, which this client "
+            f"does not expect; check {self.setting}, then {RETRY}."
         )
 
     def diagnostic(self) -> str | None:
@@ -246,6 +269,27 @@ class HTTPNotFound(HTTPStatusError, RecordMissing):
 
     def public_message(self) -> str:
         return self.sentence
+
+    def diagnostic(self) -> str | None:
+        return None
+
+
+class WrongApiBase(HTTPStatusError):
+    """A 404 where the catalog's task listing also answers 404: the configured base is
+    not the catalog's API (often a URL without its `/api/v1`), not a missing record.
+
+    The HTTP client checks this once a process sees a 404 before any success
+    (`HttpCatalog`), so a wrong URL never reads as "paper not found".
+    """
+
+    code = "config_error"
+
+    def public_message(self) -> str:
+        return (
+            f"{self.catalog_name()} answered HTTP {self.status} even for its task listing, "
+            f"so it is not the catalog's API; {self.setting} should be the API base, ending "
+            "in /api/v1."
+        )
 
     def diagnostic(self) -> str | None:
         return None
@@ -297,6 +341,11 @@ class UpstreamTimeout(UpstreamError):
     code = "upstream_timeout"
     sentence = TIMED_OUT
 
+    def public_message(self) -> str:
+        if self.catalog is None:
+            return self.sentence
+        return f"{self.catalog_name()} did not answer in time; retry later or narrow the request."
+
     def diagnostic(self) -> str | None:
         return None
 
@@ -319,10 +368,15 @@ class UpstreamUnreachable(UpstreamError):
 
         cause = find_cause(self)
         if cause is None:
-            return self.sentence
+            if self.catalog is None:
+                return self.sentence
+            return (
+                f"{self.catalog_name()} could not be reached; check the network connection "
+                f"and {self.setting}."
+            )
         return (
-            f"the Papers With Code catalog could not be reached ({cause.text}); check the "
-            "network connection, the proxy settings and the PWC_API_URL setting."
+            f"{self.catalog_name()} could not be reached ({cause.text}); check the "
+            f"network connection, the proxy settings and {self.setting}."
         )
 
     def diagnostic(self) -> str | None:
@@ -336,6 +390,13 @@ class InvalidResponse(UpstreamError):
         "the Papers With Code catalog sent an answer this client cannot use (an unexpected "
         f"shape or transfer); {RETRY}, and if it persists check the PWC_API_URL setting."
     )
+    what = "sent an answer this client cannot use (an unexpected shape or transfer)"
+
+    def public_message(self) -> str:
+        if self.catalog is None:
+            return self.sentence
+        persists = f"and if it persists check {self.setting}"
+        return f"{self.catalog_name()} {self.what}; {RETRY}, {persists}."
 
 
 class NotJSON(InvalidResponse):
@@ -345,6 +406,7 @@ class NotJSON(InvalidResponse):
         "the Papers With Code catalog's answer was not JSON (a proxy or maintenance page, "
         f"often); {RETRY}, and if it persists check the PWC_API_URL setting."
     )
+    what = "answered with something that is not JSON (a proxy or maintenance page, often)"
 
 
 class ResponseTooLarge(InvalidResponse):
@@ -408,6 +470,22 @@ def retry_after_text(value: str | None) -> str:
         seconds = int(value)
         return f"after {seconds} second" if seconds == 1 else f"after {seconds} seconds"
     return f"after {value}" if value else "later"
+
+
+def shown_base(url: str) -> str:
+    """An API base as a message may show it: scheme, host, port and path, never a
+    user name or password."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return one_line(url, DETAIL_LIMIT, fold=False)
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    return one_line(f"{parts.scheme}://{host}{port}{parts.path}", DETAIL_LIMIT, fold=False)
 
 
 # -- the one 404 rule ----------------------------------------------------------------

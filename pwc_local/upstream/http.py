@@ -15,6 +15,7 @@ caching source can stand in front of it without the queries noticing.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import os
 import re
@@ -35,14 +36,19 @@ from pwc_local.upstream.bodies import ACCEPT_ENCODING, BodyReader, content_codin
 from pwc_local.upstream.causes import Cause, classify
 from pwc_local.upstream.documents import OFF_LOOP_BYTES, page_size, parse_document
 from pwc_local.upstream.errors import (
+    SETTING,
     HTTPStatusError,
     InvalidResponse,
     PaperChanged,
     ResponseTooLarge,
+    UpstreamError,
     UpstreamTimeout,
     UpstreamUnreachable,
+    WrongApiBase,
 )
 from pwc_local.upstream.source import (
+    PROBE_PARAMS,
+    PROBE_PATH,
     Accept,
     MarkdownChunk,
     QueryValue,
@@ -103,6 +109,12 @@ class _Response:
 class HttpCatalog:
     """The live catalog over httpx.
 
+    Every failure it raises names the API base it asked and `setting`, where that base
+    is set (`UpstreamError.located`). A 404 before any answer proved the base right is
+    checked once with the cheapest listing (`PROBE_PATH`): a base that answers 404 to
+    that too is not the catalog's API (`WrongApiBase`), so a URL without its `/api/v1`
+    never reads as "paper not found".
+
     `transport` exists for tests that want to replace the network with an
     `httpx.MockTransport`; production code leaves it unset.
     """
@@ -114,10 +126,13 @@ class HttpCatalog:
         timeout: float = DEFAULT_TIMEOUT,
         max_body_bytes: int = MAX_BODY_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
+        setting: str = SETTING,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.max_body_bytes = max_body_bytes
+        self.setting = setting
+        self._base_confirmed = False  # an answer proved the base is the catalog's API
         self._client = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout),
             follow_redirects=False,
@@ -170,15 +185,20 @@ class HttpCatalog:
         Parsing cuts rows to the page size asked for and bounds nesting (see
         `pwc_local.upstream.documents`); a large body is parsed in a worker thread.
         """
-        response = await self._get(self.url_for(path, params))
-        if response.status >= 300:
-            raise _status_error(response)
-        parse = functools.partial(parse_document, response.body, max_rows=page_size(params))
-        if len(response.body) > OFF_LOOP_BYTES:
-            document = await anyio.to_thread.run_sync(parse)
-        else:
-            document = parse()
-        return accept(document)
+        try:
+            response = await self._get(self.url_for(path, params))
+            if response.status >= 300:
+                raise await self._status_error(response, probe=path == PROBE_PATH)
+            parse = functools.partial(parse_document, response.body, max_rows=page_size(params))
+            if len(response.body) > OFF_LOOP_BYTES:
+                document = await anyio.to_thread.run_sync(parse)
+            else:
+                document = parse()
+            self._base_confirmed = True
+            return accept(document)
+        except UpstreamError as exc:
+            exc.located(self.base_url, self.setting)
+            raise
 
     async def read_markdown(
         self, paper: str, *, offset: int, limit: int, content_version: str | None
@@ -189,12 +209,35 @@ class HttpCatalog:
             "content_version": content_version,
         }
         url = self.url_for(f"research/papers/{segment(paper)}/read", params)
-        response = await self._get(url)
-        if response.status == 409 and content_version is not None:
-            raise PaperChanged("the paper's Markdown changed since the cursor was issued")
-        if response.status >= 300:
-            raise _status_error(response)
-        return _validate_chunk(response, offset=offset, requested_version=content_version)
+        try:
+            response = await self._get(url)
+            if response.status == 409 and content_version is not None:
+                raise PaperChanged("the paper's Markdown changed since the cursor was issued")
+            if response.status >= 300:
+                raise await self._status_error(response)
+            chunk = _validate_chunk(response, offset=offset, requested_version=content_version)
+        except UpstreamError as exc:
+            exc.located(self.base_url, self.setting)
+            raise
+        self._base_confirmed = True
+        return chunk
+
+    async def _status_error(self, response: _Response, *, probe: bool = False) -> HTTPStatusError:
+        """The error a non-2xx answer means. A 404 that names no record (a web server's
+        own "Not Found", not the catalog's "No paper found") while the base is unproven
+        is checked with the task listing (`probe`: this was that listing)."""
+        error = _status_error(response)
+        if response.status != 404 or self._base_confirmed or not _names_no_record(error.detail):
+            return error
+        if not probe:
+            try:
+                listing = await self._get(self.url_for(PROBE_PATH, PROBE_PARAMS))
+            except UpstreamError:
+                return error  # unknown: the 404 stands as it came
+            if listing.status != 404:
+                self._base_confirmed = 200 <= listing.status < 300
+                return error
+        return WrongApiBase(404, error.detail)
 
     async def whole_markdown_cached(self, paper: str, *, limit: int = CHUNK_BYTES) -> bool:
         """Never: this client keeps nothing (the caching source above does)."""
@@ -262,6 +305,17 @@ def _logged_cause(exc: BaseException) -> Cause:
     cause = classify(exc)
     logger.warning("catalog request failed: %s", cause.text)
     return cause
+
+
+def _names_no_record(body: str) -> bool:
+    """Whether a 404's body is a web server's own (an unknown path: `{"detail": "Not
+    Found"}`, a page) rather than the catalog's word on a record (`No paper found`)."""
+    try:
+        document = json.loads(body)
+    except (ValueError, RecursionError):
+        return True
+    detail = document.get("detail") if isinstance(document, dict) else None
+    return not isinstance(detail, str) or detail.strip().lower() == "not found"
 
 
 def _byte_count(header: str | None) -> int | None:

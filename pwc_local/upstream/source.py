@@ -29,6 +29,11 @@ T = TypeVar("T")
 Accept = Callable[[Any], T]
 """A shape check: the parsed document in, the caller's value out, or `InvalidResponse`."""
 
+# The cheapest request that proves an API base is the catalog's: one task row. The
+# outage probe, `doctor` and the HTTP client's check of a 404 (`HttpCatalog`) send it.
+PROBE_PATH = "tasks/"
+PROBE_PARAMS: Mapping[str, QueryValue] = {"page": 1, "page_size": 1}
+
 
 def as_is(document: Any) -> Any:
     """The check that accepts any parsed JSON (for callers that only probe a path)."""

@@ -80,19 +80,20 @@ PUBLIC_RECORDS: tuple[dict[str, Any], ...] = (
         doi_url="https://doi.org/10.1038/nature14539",
         publisher_url="https://www.nature.com/articles/nature14539",
     ),
-    # A DOI that resolves to a catalog paper.
+    # A publisher's DOI that resolves to a catalog paper (arXiv's own DOIs,
+    # 10.48550/arXiv.<id>, name the arXiv ID without any lookup).
     public_record(
         in_catalog=True,
         catalog_id="755",
         arxiv_id="1706.03762",
-        doi="10.48550/arXiv.1706.03762",
+        doi="10.5555/3295222.3295349",
         title="Attention Is All You Need",
         authors=["Ashish Vaswani", "Noam Shazeer", "Niki Parmar"],
         published="2017-06-12",
         metadata_source="crossref",
         arxiv_url="https://arxiv.org/abs/1706.03762",
         pdf_url="https://arxiv.org/pdf/1706.03762",
-        doi_url="https://doi.org/10.48550/arXiv.1706.03762",
+        doi_url="https://doi.org/10.5555/3295222.3295349",
     ),
 )
 
@@ -100,4 +101,4 @@ PUBLIC_ARXIV_ID = "1301.3781"
 PUBLIC_HF_ARXIV_ID = "2312.00752"
 PUBLIC_DOI = "10.1038/nature14539"
 PUBLIC_TITLE = "Deep learning"
-PUBLIC_IN_CATALOG_DOI = "10.48550/arXiv.1706.03762"
+PUBLIC_IN_CATALOG_DOI = "10.5555/3295222.3295349"
