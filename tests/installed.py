@@ -67,10 +67,6 @@ class InstalledServer:
                 "XDG_DATA_HOME": str(root / "data"),  # the reading library
                 "PWC_MCP_LOCAL_CACHE_DIR": str(self.cache_dir),
                 "PWC_API_URL": api_url,
-                # The suite's shapes are the hosted server's (the parity profile); the
-                # default, compact profile is tested with `structured=compact`
-                # (tests/test_compact_results.py).
-                "PWC_MCP_LOCAL_STRUCTURED": "hosted",
                 **settings,
             }
         )

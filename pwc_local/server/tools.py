@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
 
 import anyio.to_thread
@@ -263,24 +263,35 @@ class CatalogTools:
     def __init__(self, runtime: LazyRuntime) -> None:
         self._runtime = runtime
 
-    async def call(self, name: str, **arguments: Any) -> CallToolResult:
+    async def call(
+        self, name: str, /, *, given: Mapping[str, Any] | None = None, **arguments: Any
+    ) -> CallToolResult:
         """Run tool `name` with `arguments`, missing ones taking their declared defaults.
 
         For callers that bypass the SDK's schema validation (the resource templates):
-        they must pass values of the declared types themselves.
+        they must pass values of the declared types themselves. `given` supplies
+        services of the entry's `needs` instead of the runtime's (the Markdown
+        resource reads in the catalog's 64 KiB chunk whatever the profile's).
         """
         spec = BY_NAME[name]
-        return await self._run(spec, with_defaults(spec, arguments))
+        return await self._run(spec, with_defaults(spec, arguments), given=given or {})
 
     async def _run(
-        self, spec: ToolSpec, arguments: Arguments, context: Context | None = None
+        self,
+        spec: ToolSpec,
+        arguments: Arguments,
+        context: Context | None = None,
+        given: Mapping[str, Any] | None = None,
     ) -> CallToolResult:
         """One call: query -> projection -> result, with every failure as `code: sentence`."""
         try:
             freshness = Freshness()
             runtime = await self._runtime.get()
+            given = given or {}
             services = [
-                _progress(context)
+                given[need]
+                if need in given
+                else _progress(context)
                 if need == PROGRESS and context is not None
                 else await SERVICES[need](runtime, freshness)
                 for need in spec.needs
