@@ -68,8 +68,10 @@ def surface(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """
     import anyio
 
-    # Nothing listens at the server's catalog URL: no tool is called.
-    params = InstalledServer(tmp_path_factory.mktemp("contract-home")).params()
+    # Nothing listens at the server's catalog URL: no tool is called. The hosted
+    # profile's shapes, for every tool (the default profile's: test_compact_results).
+    home = tmp_path_factory.mktemp("contract-home")
+    params = InstalledServer(home, PWC_MCP_LOCAL_STRUCTURED="hosted").params()
 
     async def collect() -> dict[str, Any]:
         async with Client(params, mode="legacy", cache=None) as client:

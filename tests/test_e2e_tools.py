@@ -60,12 +60,14 @@ class Session(LiveSession):
         return self.message(name, result)
 
 
-# The text assertions below are the hosted server's templates: the `summary` mode.
+# Hosted parity: the hosted server's shapes (the hosted profile) and its templates (the
+# `summary` mode). Both profiles run every tool in tests/test_profiles_e2e.py.
 session, fresh_fake = module_session(
     Session,
     "home",
     PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS),
     PWC_MCP_LOCAL_RESULT_TEXT="summary",
+    PWC_MCP_LOCAL_STRUCTURED="hosted",
 )
 
 

@@ -30,6 +30,9 @@ from tests.installed import InstalledServer
 pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
 
 ATTENTION = "1706.03762"
+# The Markdown of the hosted profile (issue 17) is this module's subject; the default
+# profile's text is tests/test_compact_results.py's.
+HOSTED = {"PWC_MCP_LOCAL_STRUCTURED": "hosted"}
 
 # (tool, arguments): every tool at least once, and the variants whose text differs.
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -167,7 +170,7 @@ def in_process(
 def answers(tmp_path_factory: pytest.TempPathFactory, fake_catalog_session: FakeCatalog) -> Any:
     with pytest.MonkeyPatch.context() as monkeypatch:
         root = tmp_path_factory.mktemp("result-text")
-        return in_process(monkeypatch, root, fake_catalog_session, CALLS)
+        return in_process(monkeypatch, root, fake_catalog_session, CALLS, structured="hosted")
 
 
 def test_every_tool_of_the_contract_is_called() -> None:
@@ -268,7 +271,7 @@ def test_a_reference_cannot_forge_a_line_nor_a_title_reach_the_text_raw(
 def test_each_mode_through_the_installed_server(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
     async def texts(mode: str | None) -> tuple[str, dict[str, Any]]:
         # A fresh home per mode, so that no answer comes from another mode's cache.
-        home = InstalledServer(tmp_path / (mode or "default"), api_url=fake_catalog.api_url)
+        home = InstalledServer(tmp_path / (mode or "default"), fake_catalog.api_url, **HOSTED)
         if mode:
             home.env["PWC_MCP_LOCAL_RESULT_TEXT"] = mode
         async with home.session() as session:
@@ -296,7 +299,7 @@ def test_a_stale_answer_says_so_in_its_first_line(
 ) -> None:
     from tests.test_offline_e2e import age_cache
 
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5", **HOSTED)
 
     async def scenario() -> None:
         async with home.session() as online:
@@ -323,7 +326,7 @@ def test_call_prints_the_markdown_and_json_stays_the_structured_result(
     fake_catalog: FakeCatalog, installed_server: InstalledServer
 ) -> None:
     fake_catalog.set_title("1512.03385", "Deep\x1b]8;;http://evil.test\x07Residual\x9b2J")
-    home = installed_server
+    home = installed_server.set(**HOSTED)
     shown = home.command("call", "get_benchmark", "benchmark=imagenet-1k", "limit=5")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("## ImageNet-1k (imagenet-1k, id 72)\n")
