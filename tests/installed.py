@@ -164,6 +164,17 @@ async def read_through(session: ClientSession, paper: str) -> list[dict[str, Any
     return chunks
 
 
+def rows(found: Any) -> list[dict[str, Any]]:
+    """A result's list of like things, one dict per row, in either profile.
+
+    The default profile sends a table (its `columns` once, then `rows`, a column empty
+    in every row left out); the hosted profile a list of objects.
+    """
+    if isinstance(found, dict) and set(found) == {"columns", "rows"}:
+        return [dict(zip(found["columns"], row, strict=True)) for row in found["rows"]]
+    return list(found or [])
+
+
 # -- one server shared by a module's synchronous tests -------------------------------------
 
 

@@ -124,9 +124,12 @@ def register_resources(server: MCPServer, tools: ToolCaller) -> None:
 
     @template("paper-markdown")
     async def paper_markdown(paper: str) -> str:
-        # One read of the catalog's chunk in every profile (the compact one reads 8 KiB
-        # at a time); `next_cursor` is set exactly when more follows, in either shape.
-        result = await answer("read_paper", {"read_chunk": CHUNK_BYTES}, paper=paper)
+        # `next_cursor` is set exactly when more follows, in either profile's shape. The
+        # compact profile reads less than the catalog's chunk at a time (its `end`
+        # says where the chunk stopped): then one read of the catalog's 64 KiB decides.
+        result = await answer("read_paper", paper=paper)
+        if result.get("next_cursor") and result.get("end", CHUNK_BYTES) < CHUNK_BYTES:
+            result = await answer("read_paper", {"read_chunk": CHUNK_BYTES}, paper=paper)
         if result.get("next_cursor"):
             raise _refusal(TRUNCATED)
         return str(result["markdown"])

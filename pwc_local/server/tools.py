@@ -302,7 +302,10 @@ class CatalogTools:
             result = tool_result(spec, model, answer, arguments, freshness, runtime.settings)
             if spec.links is not None:
                 result.content += await resource_links(
-                    spec.links(model), lambda paper: markdown_readable(runtime.catalog, paper)
+                    spec.links(model),
+                    lambda paper: markdown_readable(
+                        runtime.catalog, paper, runtime.settings.chunk_bytes
+                    ),
                 )
             return result
         except ToolError:
