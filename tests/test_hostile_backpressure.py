@@ -117,7 +117,9 @@ def test_a_client_that_stops_reading_cannot_grow_the_server(
     client = SilentClient(
         # 64 KiB chunks (the default profile reads 8 KiB): large answers fill the pipe.
         installed_server.set(
-            PWC_MCP_LOCAL_TIMEOUT="60", PWC_MCP_LOCAL_LOG_LEVEL="info", PWC_MCP_LOCAL_READ_CHUNK="65536"
+            PWC_MCP_LOCAL_TIMEOUT="60",
+            PWC_MCP_LOCAL_LOG_LEVEL="info",
+            PWC_MCP_LOCAL_READ_CHUNK="65536",
         ).env
     )
     try:

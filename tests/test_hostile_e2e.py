@@ -28,7 +28,7 @@ import pytest
 
 from tests.fake_catalog import ATTENTION_ID, BIG_MARKDOWN_ARXIV_ID, FakeCatalog
 from tests.fake_catalog.faults import compressed_zeros
-from tests.installed import InstalledServer
+from tests.installed import InstalledServer, rows
 from tests.stdio_peer import StdioPeer
 
 pytestmark = pytest.mark.e2e
@@ -182,11 +182,10 @@ def test_a_180000_row_page_gives_limit_items(session: Session) -> None:
     session.fake.faults.respond(200, huge_page(), prefix="papers/search")
     result = session.call("search_papers", query="many rows", limit=5)
     assert "isError" not in result or result["isError"] is False
-    assert len(result["structuredContent"]["items"]) == 5
-    assert len(result["structuredContent"]["data"]["results"]) == 5
+    assert len(result["structuredContent"]["papers"]["rows"]) == 5
     session.fake.faults.respond(200, huge_page(), prefix="tasks/")
     result = session.call("list_tasks", search="many rows", limit=5)
-    assert len(result["structuredContent"]["data"]["results"]) == 5
+    assert len(result["structuredContent"]["rows"]["rows"]) == 5
     every_line_is_bounded(session)
     peak = peak_rss_kb(session.peer.proc.pid)
     assert peak is None or peak < PEAK_BOUND_KB
@@ -227,7 +226,7 @@ def test_a_lone_surrogate_from_upstream_is_mended_not_fatal(session: Session) ->
     session.fake.faults.respond(200, body, prefix="papers/search")
     result = session.call("search_papers", query="surrogate title")
     assert result.get("isError") is not True, result
-    assert result["structuredContent"]["items"][0]["title"] == "bad \ufffd title"
+    assert rows(result["structuredContent"]["papers"])[0]["title"] == "bad \ufffd title"
     assert "cache writes failing" not in session.peer.stderr
 
 

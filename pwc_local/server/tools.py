@@ -242,7 +242,12 @@ def tool_result(
         else:
             dumped = model.model_dump(mode="json")
         call = render.Call(spec.tool, spec.text, model, answer, arguments, dumped)
-        structured, text = call.structured, render.text_block(call, mode, summary, stale_since)
+        structured = call.structured
+        if settings.profile == "compact":  # the compact rule: each half within 1.5x the other
+            spell = functools.partial(render.markdown, call)
+            text = render.record_text(structured, mode, summary, stale_since, spell)
+        else:
+            text = render.text_block(call, mode, summary, stale_since)
     if behind is not None and mode != "json":
         text = f"{behind}\n\n{text}"
     return CallToolResult(
