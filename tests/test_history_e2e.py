@@ -65,8 +65,7 @@ def test_both_tools_over_mcp_with_links_progress_and_the_cache(
         "benchmark": "History Big",
         "metric": "Accuracy",
         "better": "higher",
-        "as_of": None,
-    }
+    }  # no as_of: nothing is sent for nothing (the default profile)
     assert seen["big_pages"] == 20
     assert progress and progress[-1] == (2000, 2000)  # notifications while pages are read
     # Warm: the same call, and a new server on the same cache, ask the catalog nothing.
