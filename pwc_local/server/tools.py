@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import typing
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
 
@@ -357,10 +358,24 @@ def tool_function(
 
 
 def schema_type(declared: Any) -> Any:
-    """A contract type as the SDK reads it: a `Kind` becomes `Annotated[base, Field(...)]`."""
+    """A contract type as the SDK reads it: a `Kind` becomes `Annotated[base, Field(...)]`.
+
+    A `Kind` with `items` is a list of them, or a dict keyed by them (its values the
+    base's), nullable when its base is.
+    """
     if not isinstance(declared, Kind):
         return declared
-    base = declared.base if declared.items is None else list[schema_type(declared.items)]  # type: ignore[misc]
+    base = declared.base
+    if declared.items is not None:
+        item = schema_type(declared.items)
+        args = typing.get_args(base)
+        container = next(arg for arg in (*args, base) if typing.get_origin(arg) in (list, dict))
+        if typing.get_origin(container) is dict:
+            value = typing.get_args(container)[1]
+            built: Any = dict.__class_getitem__((item, value))
+        else:
+            built = list.__class_getitem__(item)
+        base = built | None if type(None) in args else built
     return Annotated[base, Field(**declared.bounds)]
 
 
