@@ -237,6 +237,50 @@ def _printable_lines(text: str) -> bool:
     return all(char.isprintable() or char == "\n" for char in text)
 
 
+# What an attack sent in catalog text (issue 34, F5): ESC, BEL, NUL, CR and 2,020 U+202E,
+# then more than any title needs.
+SPOOF = "Deep\x1b[2J\x07\x00\r" + "\u202e" * 2020 + "Residual" + "y" * 30_000
+
+
+def clean_strings(document: Any) -> list[str]:
+    """The strings (and keys) of a JSON document with a non-printable character other
+    than a line break or tab, or a line over 10,000 characters: none is the answer."""
+    found: list[str] = []
+    if isinstance(document, dict):
+        for key, value in document.items():
+            found += clean_strings(key) + clean_strings(value)
+    elif isinstance(document, list):
+        for item in document:
+            found += clean_strings(item)
+    elif isinstance(document, str):
+        lines = document.split("\n")
+        bad = any(not (c.isprintable() or c == "\t") for line in lines for c in line)
+        if bad or (len(lines) == 1 and len(document) > 10_000):
+            found.append(document[:80])
+    return found
+
+
+@pytest.mark.parametrize("structured", ["compact", "hosted"])
+def test_the_structured_half_is_as_clean_as_the_text(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_catalog: FakeCatalog, structured: str
+) -> None:
+    fake_catalog.set_title("1512.03385", SPOOF)
+    calls = [
+        ("get_paper_info", {"paper": "1512.03385"}),
+        ("get_paper_evaluations", {"paper": "1512.03385"}),
+        ("get_benchmark", {"benchmark": "imagenet-1k", "limit": 25}),
+        ("save_papers", {"papers": ["1512.03385"]}),
+        ("list_library", {}),
+    ]
+    results = in_process(monkeypatch, tmp_path, fake_catalog, calls, structured=structured)
+    for (name, _), result in zip(calls, results, strict=True):
+        assert not result.is_error, result.content[0].text
+        assert clean_strings(result.structured_content) == [], name
+    info = results[0].structured_content
+    title = info["title"] if structured == "compact" else info["paper"]["title"]
+    assert title.startswith("Deep ") and "Residual" in title and title.endswith("…")
+
+
 def test_a_reference_cannot_forge_a_line_nor_a_title_reach_the_text_raw(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_catalog: FakeCatalog
 ) -> None:
@@ -337,9 +381,8 @@ def test_call_prints_the_markdown_and_json_stays_the_structured_result(
     assert info.returncode == 0, info.stderr
     assert info.stdout.startswith('{\n  "schema_version": "v1",')
     assert _printable_lines(info.stdout)  # escaped as \u001b, \u009b: still the same JSON
-    assert json.loads(info.stdout)["paper"]["title"] == (
-        "Deep\x1b]8;;http://evil.test\x07Residual\x9b2J"
-    )
+    # The escapes go whole, as in the text (issue 34, F5): the structured half is as clean.
+    assert json.loads(info.stdout)["paper"]["title"] == "DeepResidual"
 
 
 # -- the helpers, on hostile and odd values ------------------------------------------------------

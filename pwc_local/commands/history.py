@@ -28,6 +28,7 @@ import click
 
 from pwc_local.commands.settings import settings_for
 from pwc_local.config import Settings
+from pwc_local.safe_text import printable_tree
 
 if TYPE_CHECKING:
     from pwc_local.upstream.source import CatalogSource
@@ -123,7 +124,9 @@ def sota(
     )
     model = sota_model(answer)
     if as_json:
-        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(printable_tree(model.model_dump(mode="json")), indent=2, ensure_ascii=False)
+        )
     else:
         click.echo(sota_text(model))
     if plot is not None:
@@ -182,7 +185,9 @@ def beaten(ctx: click.Context, paper: tuple[str, ...], top: int, as_json: bool) 
     answer = _run(settings_for(ctx), run, progress)
     model = beaten_model(answer, top=top)
     if as_json:
-        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(printable_tree(model.model_dump(mode="json")), indent=2, ensure_ascii=False)
+        )
     elif model.scan.undated:
         from pwc_local.present.words import plural
 

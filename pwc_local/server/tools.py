@@ -59,6 +59,7 @@ from pwc_local.present.hosted import CacheStatus, ToolOutput
 from pwc_local.present.record import Shown
 from pwc_local.present.words import call_hint
 from pwc_local.runtime import LazyRuntime, Runtime
+from pwc_local.safe_text import printable_tree
 from pwc_local.server import named
 from pwc_local.server.bindings import BY_NAME, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
@@ -231,7 +232,7 @@ def tool_result(
         record = presenter.build(model, answer, arguments)
         if stale_since is not None:
             record.stale = stale_since.isoformat(timespec="seconds")
-        structured = record.structured()
+        structured = printable_tree(record.structured())
         shown = Shown(hint=functools.partial(call_hint, spec.tool, arguments))
         spell = functools.partial(presenter.text, record, shown)
         text = render.record_text(structured, mode, summary, stale_since, spell)
@@ -242,6 +243,7 @@ def tool_result(
             dumped = model.model_dump(mode="json", exclude_none=True, exclude={"schema_version"})
         else:
             dumped = model.model_dump(mode="json")
+        dumped = printable_tree(dumped)  # catalog text as clean as in the text half
         call = render.Call(spec.tool, spec.text, model, answer, arguments, dumped)
         structured = call.structured
         if settings.profile == "compact":  # the compact rule: each half within 1.5x the other
