@@ -9,6 +9,7 @@ that would need it).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -201,6 +202,29 @@ def test_every_string_a_tool_takes_has_a_length_bound() -> None:
         if "maxLength" not in schema
     ]
     assert unbounded == []
+
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def test_the_documents_give_the_true_tool_counts() -> None:
+    """Every count of tools the documents state is the contract's (issue 34): all of them,
+    the hosted ones or the local ones. A new tool fails this until the documents say so."""
+    total, hosted = len(TOOLS), len(names("hosted"))
+    wrong = []
+    for path in DOCUMENTS:
+        text = path.read_text(encoding="utf-8")
+        counts = [
+            (match, {total, hosted})
+            for match in re.finditer(r"\b(\d+) (?:default |read-only )?tools\b", text)
+        ]
+        counts += [(m, {total}) for m in re.finditer(r"\b[Aa]ll (\d+)\b", text)]
+        counts += [(m, {hosted}) for m in re.finditer(r"\bhosted(?: server's)? (\d+)\b", text)]
+        counts += [(m, {total - hosted}) for m in re.finditer(r"\b(\d+) local\b", text)]
+        wrong += [f"{path.name}: {m.group(0)}" for m, true in counts if int(m.group(1)) not in true]
+    assert wrong == []
+    assert f"All {total} tools" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 READ_ONLY = {

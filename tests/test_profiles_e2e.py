@@ -87,3 +87,13 @@ def test_every_prompt_renders(profile: tuple[str, LiveSession]) -> None:
         rendered = session.portal.call(session.client.get_prompt, prompt, arguments)
         text: Any = rendered.messages[0].content.text
         assert all(value in text for value in arguments.values()), (name, prompt)
+
+
+def test_an_unknown_argument_is_refused_in_both_profiles(
+    profile: tuple[str, LiveSession],
+) -> None:
+    # The hosted server ignores it; we refuse it, naming what the tool takes (README).
+    name, session = profile
+    message = session.error("list_papers", task="machine-translation", published_aftr="2020")
+    assert message.startswith("invalid_argument: unknown argument published_aftr; "), name
+    assert "published_after" in message
