@@ -73,14 +73,21 @@ def printable(text: str) -> str:
     Printable text within its bound is returned as it is (the hosted profile's bytes);
     otherwise escape sequences go whole and every other non-printable character (a
     control, a bidi override such as U+202E, a zero width space) becomes a space, line
-    breaks and tabs kept, nothing folded or trimmed; then the length is bounded
+    breaks and tabs kept (and a CR ending a line of several: CRLF Markdown), nothing
+    folded or trimmed; then the length is bounded
     (`MAX_FIELD_CHARS` a line, `MAX_BLOCK_CHARS` several), the cut marked with `…`.
     """
     lines = text.split("\n")
     limit = MAX_FIELD_CHARS if len(lines) == 1 else MAX_BLOCK_CHARS
     if all(line.isprintable() for line in lines) and len(text) <= limit:
         return text
-    kept = "\n".join(_printable_line(line) for line in lines)
+    if len(lines) == 1:
+        kept = _printable_line(text)
+    else:
+        kept = "\n".join(
+            _printable_line(line[:-1]) + "\r" if line.endswith("\r") else _printable_line(line)
+            for line in lines
+        )
     return kept if len(kept) <= limit else kept[: limit - 1] + "…"
 
 

@@ -260,6 +260,17 @@ def clean_strings(document: Any) -> list[str]:
     return found
 
 
+def test_printable_keeps_ordinary_text_byte_for_byte_and_markdown_lines() -> None:
+    from pwc_local.safe_text import printable, printable_tree
+
+    ordinary = ["  Attention Is All You Need ", "Ελληνικά 🧪 ∀x", "# T\n\n\tcode\r\n| a |", ""]
+    assert [printable(text) for text in ordinary] == ordinary  # the hosted bytes
+    assert printable("a\x1b]0;t\x07b\x00c\u202ed\r") == "ab c d "
+    assert printable("x" * 10_001) == "x" * 9_999 + "…"
+    assert len(printable("line\n" * 20_000)) == 65_536
+    assert printable_tree({"k\x07": ["\u202e", 1, None]}) == {"k ": [" ", 1, None]}
+
+
 @pytest.mark.parametrize("structured", ["compact", "hosted"])
 def test_the_structured_half_is_as_clean_as_the_text(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_catalog: FakeCatalog, structured: str
