@@ -77,17 +77,19 @@ def printable(text: str) -> str:
     folded or trimmed; then the length is bounded
     (`MAX_FIELD_CHARS` a line, `MAX_BLOCK_CHARS` several), the cut marked with `…`.
     """
-    lines = text.split("\n")
-    limit = MAX_FIELD_CHARS if len(lines) == 1 else MAX_BLOCK_CHARS
-    if all(line.isprintable() for line in lines) and len(text) <= limit:
+    if len(text) <= MAX_FIELD_CHARS and text.isprintable():  # the usual case, at C speed
         return text
-    if len(lines) == 1:
-        kept = _printable_line(text)
-    else:
+    several = "\n" in text
+    limit = MAX_BLOCK_CHARS if several else MAX_FIELD_CHARS
+    if several and len(text) <= limit and text.replace("\n", " ").isprintable():
+        return text  # Markdown as usual: lines of printable text
+    if several:
         kept = "\n".join(
             _printable_line(line[:-1]) + "\r" if line.endswith("\r") else _printable_line(line)
-            for line in lines
+            for line in text.split("\n")
         )
+    else:
+        kept = _printable_line(text)
     return kept if len(kept) <= limit else kept[: limit - 1] + "…"
 
 
@@ -98,14 +100,20 @@ def _printable_line(line: str) -> str:
     return "".join(char if char.isprintable() or char in _KEPT else " " for char in stripped)
 
 
+_SCALARS = (int, float, bool, type(None))
+
+
 def printable_tree(document: Any) -> Any:
     """A copy of a JSON document with every string and key through `printable`."""
     if isinstance(document, str):
         return printable(document)
     if isinstance(document, dict):
-        return {printable(str(key)): printable_tree(value) for key, value in document.items()}
+        return {
+            printable(key): value if isinstance(value, _SCALARS) else printable_tree(value)
+            for key, value in document.items()
+        }
     if isinstance(document, list):
-        return [printable_tree(item) for item in document]
+        return [item if isinstance(item, _SCALARS) else printable_tree(item) for item in document]
     return document
 
 
