@@ -33,6 +33,9 @@ MAX_ROWS = 25  # rows (or passages) one answer may be asked for
 MAX_SAVE = 25  # references one `save_papers` call may name
 SEARCH_LIBRARY_LIMIT = 10  # passages `search_library` and `library search` return by default
 MAX_REFERENCE_CHARS = 500  # a paper reference: tool schema and `library add` / `remove`
+MAX_TEXT_CHARS = 500  # any other free text a tool takes (a search, a filter's name)
+MAX_NAME_CHARS = 200  # a metric or author name
+MAX_CURSOR_CHARS = 2048  # a read_paper cursor: a signed token (`common.cursors`)
 
 Group = Literal["hosted", "library", "reading", "watch", "history"]
 CitationFormat = Literal["bibtex", "ris", "csl-json"]
@@ -52,7 +55,9 @@ class Kind:
     """A parameter type with its schema bounds and description: `Kind(int, ge=1, le=25)`.
 
     `bounds` holds the `KIND_BOUNDS` keywords given. `items` is the kind of a list's
-    elements. `reference` marks a paper or entity reference: a JSON number sent there
+    elements, or of a dict's keys. Every string a tool takes has a `max_length`, its own
+    or its items' (tests/test_contract.py): nothing unbounded reaches the catalog.
+    `reference` marks a paper or entity reference: a JSON number sent there
     (`paper: 1706.03762`) is read as the text it stands for (`pwc_local.server.lenient`).
     """
 
@@ -172,16 +177,20 @@ Reference = Kind(
 # The local tools' paper (or watch target): the hosted tools' `paper` says what it takes,
 # so these do not repeat it in every listing.
 LocalReference = Kind(str, min_length=1, max_length=MAX_REFERENCE_CHARS, reference=True)
-# A reference checked for length by its query (`queries.arguments.required_text`): the
-# listing's bytes of `maxLength` spared in the newest tools.
-Name = Kind(str, min_length=1, reference=True)
-Query = Kind(str, min_length=1, max_length=500)
+Query = Kind(str, min_length=1, max_length=MAX_TEXT_CHARS)
+Filter = Kind(str | None, max_length=MAX_TEXT_CHARS)  # a search or a name filtered by
 Entity = Kind(
-    str, min_length=1, max_length=500, description="exact name, slug or ID", reference=True
+    str,
+    min_length=1,
+    max_length=MAX_TEXT_CHARS,
+    description="exact name, slug or ID",
+    reference=True,
 )
+Name = Kind(str, max_length=MAX_NAME_CHARS)
 IsoDate = Kind(str | None, max_length=10, description="YYYY-MM-DD, inclusive")
 AuthorList = Kind(
     list[str] | None,
+    items=Name,
     max_length=10,
     description="exact author names, numeric author IDs or @HF_USERNAME; all must match",
 )
@@ -192,20 +201,34 @@ ParameterSize = Kind(
     max_length=32,
     description="inclusive model size cap such as 500M, 1.5B or 3000000000",
 )
-MetricNames = Kind(list[str] | None, min_length=1)
-MetricBounds = Kind(dict[str, float] | None, description="metric name -> inclusive threshold")
+MetricNames = Kind(list[str] | None, items=Name, min_length=1)
+MetricBounds = Kind(
+    dict[str, float] | None,
+    items=Name,
+    description="metric name -> inclusive threshold",
+)
 SortMetric = Kind(
-    str | None, max_length=200, description="METRIC, METRIC:asc or METRIC:desc (default desc)"
+    str | None,
+    max_length=MAX_NAME_CHARS,
+    description="METRIC, METRIC:asc or METRIC:desc (default desc)",
 )
 Pareto = Kind(
     list[str] | None,
+    items=Name,
     min_length=2,
     description="two or more METRIC:higher / METRIC:lower objectives",
 )
 SectionName = Kind(
-    str, min_length=1, max_length=500, description="section id from get_paper_outline, or heading"
+    str,
+    min_length=1,
+    max_length=MAX_TEXT_CHARS,
+    description="section id from get_paper_outline, or heading",
 )
-Cursor = Kind(str | None, description="next_cursor of the previous read_paper result")
+Cursor = Kind(
+    str | None,
+    max_length=MAX_CURSOR_CHARS,
+    description="next_cursor of the previous read_paper result",
+)
 LookCursor = Kind(str | None, max_length=64)  # the description says: pass next_cursor as cursor
 
 _PAPER = "paper = arXiv ID, catalog ID, arXiv/Hugging Face/Papers With Code URL, or exact title."
@@ -286,12 +309,12 @@ TOOLS: tuple[Tool, ...] = (
             "List papers filtered by exact catalog associations (task, method, conference, "
             "framework, organization, authors, dates) in a deterministic order."
         ),
-        Param("search", str | None, None),
-        Param("task", str | None, None),
-        Param("method", str | None, None),
-        Param("conference", str | None, None),
-        Param("framework", str | None, None),
-        Param("organization", str | None, None),
+        Param("search", Filter, None),
+        Param("task", Filter, None),
+        Param("method", Filter, None),
+        Param("conference", Filter, None),
+        Param("framework", Filter, None),
+        Param("organization", Filter, None),
         Param("authors", AuthorList, None),
         Param("published_after", IsoDate, None),
         Param("published_before", IsoDate, None),
@@ -345,8 +368,8 @@ TOOLS: tuple[Tool, ...] = (
             "List or filter research tasks, or (group_by_area) the visible top-level taxonomy "
             "grouped by area."
         ),
-        Param("search", str | None, None),
-        Param("area", str | None, None),
+        Param("search", Filter, None),
+        Param("area", Filter, None),
         Param("level", int | None, None),
         Param("visible_only", bool, False),
         Param("group_by_area", bool, False),
@@ -359,8 +382,8 @@ TOOLS: tuple[Tool, ...] = (
     hosted(
         "list_methods",
         "List or filter methods.",
-        Param("search", str | None, None),
-        Param("area", str | None, None),
+        Param("search", Filter, None),
+        Param("area", Filter, None),
         Param("introduced_year", int | None, None),
         Param(
             "order_by",
@@ -387,9 +410,9 @@ TOOLS: tuple[Tool, ...] = (
     hosted(
         "list_frameworks",
         "List frameworks, filtered by domain, category or platform.",
-        Param("domain", str | None, None),
-        Param("category", str | None, None),
-        Param("platform", str | None, None),
+        Param("domain", Filter, None),
+        Param("category", Filter, None),
+        Param("platform", Filter, None),
     ),
     # -- benchmarks -------------------------------------------------------------------------
     hosted(
@@ -421,13 +444,13 @@ TOOLS: tuple[Tool, ...] = (
             "ignored with other filters. Then open the most relevant leaderboard with "
             "get_benchmark."
         ),
-        Param("search", str | None, None),
-        Param("task", str | None, None),
+        Param("search", Filter, None),
+        Param("task", Filter, None),
         Param("include_descendants", bool, False),
         Param("minimum_evaluations", int | None, None),
         Param("is_open", bool | None, None),
         Param("group_by_area", bool, False),
-        Param("area", str | None, None),
+        Param("area", Filter, None),
         Param("benchmarks_per_task", ResourceLimit, 3),
         Param(
             "order_by",
@@ -469,7 +492,7 @@ TOOLS: tuple[Tool, ...] = (
         ),
         Param("query", Query),
         Param("limit", Limit, SEARCH_LIBRARY_LIMIT),
-        Param("paper", Kind(str | None, max_length=500), None),
+        Param("paper", Kind(str | None, max_length=MAX_REFERENCE_CHARS), None),
         hints=LIBRARY_READ,
     ),
     # -- reading (local additions: read less, cite more) ------------------------------------
@@ -540,10 +563,10 @@ TOOLS: tuple[Tool, ...] = (
         "Each new best on a benchmark by paper date, with its gain; as_of: the best then.",
         Param("benchmark", LocalReference),
         # "" (a shorter schema than null): the leaderboard's primary metric; no date bound
-        Param("metric", str, ""),
-        Param("as_of", str, ""),
+        Param("metric", Name, ""),
+        Param("as_of", Kind(str, max_length=10), ""),
         Param("is_open", bool | None, None),
-        Param("max_parameters", str | None, None),
+        Param("max_parameters", Kind(str | None, max_length=32), None),
         Param("extra_data", bool | None, None),
         hints=LOCAL_READ,
     ),
@@ -561,12 +584,12 @@ TOOLS: tuple[Tool, ...] = (
             "Rows to cite with BibTeX: one settings group (extra data, split, shots, protocol) "
             "or all."
         ),
-        Param("benchmark", Name),
-        Param("metrics", list[str], []),
-        Param("settings", str, ""),
+        Param("benchmark", LocalReference),
+        Param("metrics", Kind(list[str], items=Name), []),
+        Param("settings", Name, ""),
         Param("format", TableFormat, "markdown", query=False),
-        Param("as_of", str, ""),
-        Param("papers", list[str], []),
+        Param("as_of", Kind(str, max_length=10), ""),
+        Param("papers", Kind(list[str], items=Kind(str, max_length=MAX_REFERENCE_CHARS)), []),
         Param("limit", Kind(int, ge=1, le=MAX_TABLE_ROWS), 10),
         hints=LOCAL_READ,
     ),
@@ -574,12 +597,12 @@ TOOLS: tuple[Tool, ...] = (
         "check_claim",
         "history",
         ("Check a claim: paper was best (as_of), beats another or reports value."),
-        Param("benchmark", Name),
-        Param("paper", Name),
-        Param("beats", str, ""),
+        Param("benchmark", LocalReference),
+        Param("paper", LocalReference),
+        Param("beats", Kind(str, max_length=MAX_REFERENCE_CHARS), ""),
         Param("value", float | None, None),
-        Param("metric", str, ""),
-        Param("as_of", str, ""),
+        Param("metric", Name, ""),
+        Param("as_of", Kind(str, max_length=10), ""),
         hints=LOCAL_READ,
     ),
 )

@@ -28,6 +28,7 @@ imports nothing of the project, so every layer can use it.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # 7-bit and 8-bit spellings; an unterminated string runs to the end, as it would on
 # a terminal. Sequence grammar: ECMA-48 (CSI parameters 0x30-0x3F, intermediates
@@ -57,6 +58,63 @@ def one_line(text: str, limit: int | None = None, *, cut: str = "", fold: bool =
     if limit is None or len(flat) <= limit:
         return flat
     return flat[: limit - len(cut)].rstrip() + cut
+
+
+# Structured results and `--json` output: catalog text as written, made printable and
+# bounded (`printable_tree`). A Markdown chunk or section is at most 64 KiB.
+MAX_FIELD_CHARS = 10_000  # a one-line string (a title, an abstract, a name)
+MAX_BLOCK_CHARS = 65_536  # a string of several lines (Markdown, a citation)
+_KEPT = frozenset("\t")  # Markdown's indentation; a line break is kept by the split
+
+
+def printable(text: str) -> str:
+    """Catalog text for a structured result: the same sanitiser, the text as written.
+
+    Printable text within its bound is returned as it is (the hosted profile's bytes);
+    otherwise escape sequences go whole and every other non-printable character (a
+    control, a bidi override such as U+202E, a zero width space) becomes a space, line
+    breaks and tabs kept (and a CR ending a line of several: CRLF Markdown), nothing
+    folded or trimmed; then the length is bounded
+    (`MAX_FIELD_CHARS` a line, `MAX_BLOCK_CHARS` several), the cut marked with `…`.
+    """
+    if len(text) <= MAX_FIELD_CHARS and text.isprintable():  # the usual case, at C speed
+        return text
+    several = "\n" in text
+    limit = MAX_BLOCK_CHARS if several else MAX_FIELD_CHARS
+    if several and len(text) <= limit and text.replace("\n", " ").isprintable():
+        return text  # Markdown as usual: lines of printable text
+    if several:
+        kept = "\n".join(
+            _printable_line(line[:-1]) + "\r" if line.endswith("\r") else _printable_line(line)
+            for line in text.split("\n")
+        )
+    else:
+        kept = _printable_line(text)
+    return kept if len(kept) <= limit else kept[: limit - 1] + "…"
+
+
+def _printable_line(line: str) -> str:
+    if line.isprintable():
+        return line
+    stripped = _ESCAPES.sub("", line)
+    return "".join(char if char.isprintable() or char in _KEPT else " " for char in stripped)
+
+
+_SCALARS = (int, float, bool, type(None))
+
+
+def printable_tree(document: Any) -> Any:
+    """A copy of a JSON document with every string and key through `printable`."""
+    if isinstance(document, str):
+        return printable(document)
+    if isinstance(document, dict):
+        return {
+            printable(key): value if isinstance(value, _SCALARS) else printable_tree(value)
+            for key, value in document.items()
+        }
+    if isinstance(document, list):
+        return [item if isinstance(item, _SCALARS) else printable_tree(item) for item in document]
+    return document
 
 
 def shown(text: str) -> str:

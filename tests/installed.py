@@ -67,10 +67,6 @@ class InstalledServer:
                 "XDG_DATA_HOME": str(root / "data"),  # the reading library
                 "PWC_MCP_LOCAL_CACHE_DIR": str(self.cache_dir),
                 "PWC_API_URL": api_url,
-                # The suite's shapes are the hosted server's (the parity profile); the
-                # default, compact profile is tested with `structured=compact`
-                # (tests/test_compact_results.py).
-                "PWC_MCP_LOCAL_STRUCTURED": "hosted",
                 **settings,
             }
         )
@@ -160,12 +156,39 @@ async def error_of(session: ClientSession, tool: str, **arguments: Any) -> str:
 async def read_through(session: ClientSession, paper: str) -> list[dict[str, Any]]:
     """Every chunk of `paper`, from the start, following the cursors."""
     chunks = [await call(session, "read_paper", paper=paper)]
-    while chunks[-1]["next_cursor"]:
+    while chunks[-1].get("next_cursor"):
         chunks.append(
             await call(session, "read_paper", paper=paper, cursor=chunks[-1]["next_cursor"])
         )
         assert len(chunks) < 50
     return chunks
+
+
+def rows(found: Any) -> list[dict[str, Any]]:
+    """A result's list of like things, one dict per row, in either profile.
+
+    The default profile sends a table (its `columns` once, then `rows`, a column empty
+    in every row left out); the hosted profile a list of objects.
+    """
+    if isinstance(found, dict) and set(found) == {"columns", "rows"}:
+        return [dict(zip(found["columns"], row, strict=True)) for row in found["rows"]]
+    return list(found or [])
+
+
+def stale(structured: dict[str, Any]) -> str | None:
+    """When the stale cache entries a result came from were saved, or None (fresh).
+
+    The default profile says it in `stale`; the hosted one in `cache`.
+    """
+    if "stale" in structured:
+        return str(structured["stale"])
+    cache = structured.get("cache")
+    return str(cache["cached_at"]) if cache and cache.get("stale") else None
+
+
+def facts(structured: dict[str, Any]) -> dict[str, Any]:
+    """A structured result without its freshness label or text: what it says of the catalog."""
+    return {k: v for k, v in structured.items() if k not in ("stale", "cache", "_text")}
 
 
 # -- one server shared by a module's synchronous tests -------------------------------------

@@ -113,7 +113,11 @@ class Outcome:
 
 def run_clients(root: Path, fake: FakeCatalog, seconds: float) -> Outcome:
     """The scenario for `seconds` of flapping, then the library completed and checked."""
-    home = InstalledServer(root, fake.api_url, PWC_MCP_LOCAL_TIMEOUT=f"{TIMEOUT:g}")
+    # The hosted profile: `_reported` reads whats_new's whole model (paper IDs), which the
+    # default record leaves out; to convert (issue 34).
+    home = InstalledServer(
+        root, fake.api_url, PWC_MCP_LOCAL_TIMEOUT=f"{TIMEOUT:g}", PWC_MCP_LOCAL_STRUCTURED="hosted"
+    )
     outcome = Outcome()
     _add_watches(home)
     began = time.monotonic()

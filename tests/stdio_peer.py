@@ -271,7 +271,9 @@ def assert_jsonrpc_message(message: Any, where: str = "message") -> None:
             error = message["error"]
             assert isinstance(error.get("code"), int) and isinstance(error.get("message"), str)
     if "id" in message and message["id"] is not None:
-        assert type(message["id"]) in (int, str), f"{where}: id is neither int nor string"
+        # An error may echo the fractional id a caller sent, refusing it (issue 34).
+        echoed = "error" in message and type(message["id"]) is float
+        assert type(message["id"]) in (int, str) or echoed, f"{where}: id is neither int nor string"
 
 
 class _ServingThread:

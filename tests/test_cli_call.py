@@ -134,8 +134,8 @@ def test_call_json_prints_the_structured_result(cli: Callable[..., Result]) -> N
     result = cli("call", "search_papers", "query=attention", "limit=2", "--json")
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
-    assert document["schema_version"] == "v1"
-    assert 0 < len(document["data"]["results"]) <= 2
+    assert "schema_version" not in document  # the default profile's record
+    assert 0 < len(document["papers"]["rows"]) <= 2
 
 
 def test_an_argument_the_schema_refuses_is_a_coded_tool_error(cli: Callable[..., Result]) -> None:

@@ -136,8 +136,9 @@ def test_a_paper_read_by_following_cursors_alone_comes_back_whole(
 
     async def scenario() -> None:
         compact_home = InstalledServer(tmp_path / "compact", api_url=fake_catalog.api_url)
-        compact_home.env["PWC_MCP_LOCAL_STRUCTURED"] = "compact"
-        hosted_home = InstalledServer(tmp_path / "hosted", api_url=fake_catalog.api_url)
+        hosted_home = InstalledServer(
+            tmp_path / "hosted", fake_catalog.api_url, PWC_MCP_LOCAL_TOOLS="hosted"
+        )
         small, small_calls = await read(compact_home)
         whole, whole_calls = await read(hosted_home)
         assert small == whole
@@ -149,7 +150,6 @@ def test_a_paper_read_by_following_cursors_alone_comes_back_whole(
 @pytest.mark.e2e
 def test_the_listing_describes_what_is_sent(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
     home = InstalledServer(tmp_path, api_url=fake_catalog.api_url)
-    home.env["PWC_MCP_LOCAL_STRUCTURED"] = "compact"
 
     async def scenario() -> None:
         async with home.session() as session:
@@ -177,7 +177,6 @@ def test_a_stale_answer_says_so_first_in_both_halves(
     from tests.test_offline_e2e import age_cache
 
     home = InstalledServer(tmp_path, api_url=fake_catalog.api_url, PWC_MCP_LOCAL_TIMEOUT="5")
-    home.env["PWC_MCP_LOCAL_STRUCTURED"] = "compact"
 
     async def scenario() -> None:
         async with home.session() as online:

@@ -9,6 +9,7 @@ that would need it).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,8 +69,10 @@ def surface(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """
     import anyio
 
-    # Nothing listens at the server's catalog URL: no tool is called.
-    params = InstalledServer(tmp_path_factory.mktemp("contract-home")).params()
+    # Nothing listens at the server's catalog URL: no tool is called. The hosted
+    # profile's shapes, for every tool (the default profile's: test_compact_results).
+    home = tmp_path_factory.mktemp("contract-home")
+    params = InstalledServer(home, PWC_MCP_LOCAL_STRUCTURED="hosted").params()
 
     async def collect() -> dict[str, Any]:
         async with Client(params, mode="legacy", cache=None) as client:
@@ -154,14 +157,75 @@ def test_input_schema_matches_spec(surface: dict[str, Any], name: str) -> None:
         else:
             assert "default" not in prop, where
         for key in BOUND_KEYS:
-            assert body.get(key) == expected.get(key), f"{where} {key}"
+            if key in expected or key not in LOCAL_BOUNDS:
+                assert body.get(key) == expected.get(key), f"{where} {key}"
         assert body.get("enum") == expected.get("enum"), where
         if "items" in expected:
-            assert body["items"] == {"type": expected["items"]}, where
+            assert body["items"]["type"] == expected["items"], where
         if "values" in expected:
             assert body["additionalProperties"] == {"type": expected["values"]}, where
         assert "title" not in prop, where  # generated titles only repeat the name
     assert "title" not in schema
+
+
+# Bounds the hosted server leaves out and we state: every string has a length (issue 34).
+LOCAL_BOUNDS = ("maxLength",)
+
+
+def _strings(schema: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every string schema in `schema` (items and dict keys too), with where it is."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(schema, dict):
+        if schema.get("type") == "string" and "enum" not in schema:
+            found.append((where, schema))
+        if schema.get("type") == "object" and "additionalProperties" in schema:
+            found.append((f"{where} keys", {"type": "string", **schema.get("propertyNames", {})}))
+        for key, value in schema.items():
+            if key != "propertyNames":
+                found += _strings(value, f"{where}.{key}")
+    elif isinstance(schema, list):
+        for index, value in enumerate(schema):
+            found += _strings(value, f"{where}[{index}]")
+    return found
+
+
+def test_every_string_a_tool_takes_has_a_length_bound() -> None:
+    import anyio
+
+    settings = Settings(api_url="http://127.0.0.1:9")
+    listed = anyio.run(build_server(settings).list_tools)
+    assert len(listed) == len(TOOLS)
+    unbounded = [
+        f"{tool.name}{where}"
+        for tool in listed
+        for where, schema in _strings(tool.input_schema["properties"], "")
+        if "maxLength" not in schema
+    ]
+    assert unbounded == []
+
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def test_the_documents_give_the_true_tool_counts() -> None:
+    """Every count of tools the documents state is the contract's (issue 34): all of them,
+    the hosted ones or the local ones. A new tool fails this until the documents say so."""
+    total, hosted = len(TOOLS), len(names("hosted"))
+    wrong = []
+    for path in DOCUMENTS:
+        text = path.read_text(encoding="utf-8")
+        counts = [
+            (match, {total, hosted})
+            for match in re.finditer(r"\b(\d+) (?:default |read-only )?tools\b", text)
+        ]
+        counts += [(m, {total}) for m in re.finditer(r"\b[Aa]ll (\d+)\b", text)]
+        counts += [(m, {total}) for m in re.finditer(r"\b(\d+) tools in all\b", text)]
+        counts += [(m, {hosted}) for m in re.finditer(r"\bhosted(?: server's)? (\d+)\b", text)]
+        counts += [(m, {total - hosted}) for m in re.finditer(r"\b(\d+) local\b", text)]
+        wrong += [f"{path.name}: {m.group(0)}" for m, true in counts if int(m.group(1)) not in true]
+    assert wrong == []
+    assert f"({total} tools in all)" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 READ_ONLY = {

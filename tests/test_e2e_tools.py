@@ -60,12 +60,14 @@ class Session(LiveSession):
         return self.message(name, result)
 
 
-# The text assertions below are the hosted server's templates: the `summary` mode.
+# Hosted parity: the hosted server's shapes (the hosted profile) and its templates (the
+# `summary` mode). Both profiles run every tool in tests/test_profiles_e2e.py.
 session, fresh_fake = module_session(
     Session,
     "home",
     PWC_MCP_LOCAL_TIMEOUT=str(TIMEOUT_SECONDS),
     PWC_MCP_LOCAL_RESULT_TEXT="summary",
+    PWC_MCP_LOCAL_STRUCTURED="hosted",
 )
 
 
@@ -186,7 +188,7 @@ def test_cursor_errors(session: Session) -> None:
     message = session.error("read_paper", paper=BIG_MARKDOWN_ARXIV_ID, cursor=tampered)
     assert message.startswith("invalid_cursor: invalid continuation cursor")
     message = session.error("read_paper", paper=BIG_MARKDOWN_ARXIV_ID, cursor="x" * 3000)
-    assert message.startswith("invalid_cursor: ")
+    assert message == "invalid_argument: cursor must have at most 2048 characters."  # issue 34
     message = session.error("read_paper", paper="1706.03762", cursor=cursor)
     assert message.startswith("cursor_mismatch: ")
     # The genuine cursor still works after all that.

@@ -65,9 +65,8 @@ def test_both_tools_over_mcp_with_links_progress_and_the_cache(
         "benchmark": "History Big",
         "metric": "Accuracy",
         "better": "higher",
-        "as_of": None,
         "settings": "no extra data, test split",
-    }
+    }  # no as_of: nothing is sent for nothing (the default profile)
     assert seen["big_pages"] == 20
     assert progress and progress[-1] == (2000, 2000)  # notifications while pages are read
     # Warm: the same call, and a new server on the same cache, ask the catalog nothing.
@@ -91,6 +90,20 @@ def test_hosted_profile_leaves_them_out(installed_server: InstalledServer) -> No
 
     installed_server.set(PWC_MCP_LOCAL_TOOLS="hosted")
     assert not {"sota_history", "who_beat_paper"} & anyio.run(names)
+
+
+def test_sota_and_beaten_json_are_as_clean_as_their_tables(dated: FakeCatalog, cli: Any) -> None:
+    from tests.fake_catalog import NewResult
+    from tests.test_result_text import SPOOF, clean_strings
+
+    # A new best on the Vision History board, its model named by the attacker.
+    dated.apply(NewResult("901", paper="96010", model=SPOOF, metrics={"Accuracy": 99.0}))
+    for words in (("sota", "Vision", "History"), ("beaten", "2111.99010")):
+        done = cli(*words, "--json")
+        assert done.exit_code == 0, done.output
+        assert "\u202e" not in done.stdout and "\x1b" not in done.stdout
+        assert clean_strings(json.loads(done.stdout)) == []
+    assert "Deep " in cli("sota", "Vision", "History", "--json").stdout
 
 
 def test_sota_on_the_command_line_with_a_chart(

@@ -115,7 +115,12 @@ def test_a_client_that_stops_reading_cannot_grow_the_server(
 ) -> None:
     count = 500
     client = SilentClient(
-        installed_server.set(PWC_MCP_LOCAL_TIMEOUT="60", PWC_MCP_LOCAL_LOG_LEVEL="info").env
+        # 64 KiB chunks (the default profile reads 8 KiB): large answers fill the pipe.
+        installed_server.set(
+            PWC_MCP_LOCAL_TIMEOUT="60",
+            PWC_MCP_LOCAL_LOG_LEVEL="info",
+            PWC_MCP_LOCAL_READ_CHUNK="65536",
+        ).env
     )
     try:
         initialize, initialized = opening("silent", request_id=0)

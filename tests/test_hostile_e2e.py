@@ -28,7 +28,7 @@ import pytest
 
 from tests.fake_catalog import ATTENTION_ID, BIG_MARKDOWN_ARXIV_ID, FakeCatalog
 from tests.fake_catalog.faults import compressed_zeros
-from tests.installed import InstalledServer
+from tests.installed import InstalledServer, rows
 from tests.stdio_peer import StdioPeer
 
 pytestmark = pytest.mark.e2e
@@ -182,23 +182,25 @@ def test_a_180000_row_page_gives_limit_items(session: Session) -> None:
     session.fake.faults.respond(200, huge_page(), prefix="papers/search")
     result = session.call("search_papers", query="many rows", limit=5)
     assert "isError" not in result or result["isError"] is False
-    assert len(result["structuredContent"]["items"]) == 5
-    assert len(result["structuredContent"]["data"]["results"]) == 5
+    assert len(result["structuredContent"]["papers"]["rows"]) == 5
     session.fake.faults.respond(200, huge_page(), prefix="tasks/")
     result = session.call("list_tasks", search="many rows", limit=5)
-    assert len(result["structuredContent"]["data"]["results"]) == 5
+    assert len(result["structuredContent"]["rows"]["rows"]) == 5
     every_line_is_bounded(session)
     peak = peak_rss_kb(session.peer.proc.pid)
     assert peak is None or peak < PEAK_BOUND_KB
 
 
-def test_records_too_large_for_one_answer_are_an_upstream_error(session: Session) -> None:
-    # Within the body cap, but the answer would carry it twice (data and items) and more.
+def test_a_record_too_large_for_one_answer_comes_back_cut(session: Session) -> None:
+    # Within the body cap: catalog text is bounded in both halves (issue 34, F5), so the
+    # answer fits where it used to carry the title whole (twice, in the hosted profile).
     title = "t" * (MAX_ANSWER_BYTES - 100_000)
     body = json.dumps({"results": [{"id": "1", "title": title}]})
     session.fake.faults.respond(200, body, prefix="papers/search")
-    text = session.error_text("search_papers", query="huge title")
-    assert text.startswith("upstream_error:") and "smaller limit" in text
+    result = session.call("search_papers", query="huge title")
+    assert result.get("isError") is not True
+    [row] = rows(result["structuredContent"]["papers"])
+    assert len(row["title"]) == 10_000 and row["title"].endswith("…")
     every_line_is_bounded(session)
     assert_alive(session)
 
@@ -227,7 +229,7 @@ def test_a_lone_surrogate_from_upstream_is_mended_not_fatal(session: Session) ->
     session.fake.faults.respond(200, body, prefix="papers/search")
     result = session.call("search_papers", query="surrogate title")
     assert result.get("isError") is not True, result
-    assert result["structuredContent"]["items"][0]["title"] == "bad \ufffd title"
+    assert rows(result["structuredContent"]["papers"])[0]["title"] == "bad \ufffd title"
     assert "cache writes failing" not in session.peer.stderr
 
 
@@ -260,10 +262,40 @@ def test_a_lone_surrogate_in_a_tool_argument_is_invalid(
     assert len(session.fake.requests) == 0  # refused before anything was asked
 
 
+LONG = "x" * 100_000  # over every string bound; the catalog refused such a URL (F3)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "named"),
+    [
+        ("list_papers", {"search": LONG}, "search must have at most 500 characters"),
+        ("list_papers", {"authors": ["Ada", LONG]}, "authors[1] must have at most 200"),
+        ("list_tasks", {"area": LONG}, "area must have at most 500"),
+        ("list_methods", {"search": LONG}, "search must have at most 500"),
+        ("list_benchmarks", {"task": LONG}, "task must have at most 500"),
+        ("list_frameworks", {"platform": LONG}, "platform must have at most 500"),
+        ("get_benchmark", {"benchmark": "x", "pareto": [LONG, "a"]}, "pareto[0] must have"),
+        ("get_benchmark", {"benchmark": "x", "minimum_metrics": {LONG: 1}}, "minimum_metrics"),
+        ("read_paper", {"paper": "1706.03762", "cursor": LONG}, "cursor must have at most"),
+        ("sota_history", {"benchmark": "x", "metric": LONG}, "metric must have at most 200"),
+    ],
+)
+def test_a_string_over_its_bound_is_invalid_before_the_catalog(
+    session: Session, tool: str, arguments: dict[str, Any], named: str
+) -> None:
+    result = session.call(tool, **arguments)
+    assert result["isError"] is True
+    text = result["content"][0]["text"]
+    assert text.startswith(f"Error executing tool {tool}: invalid_argument: {named}"), text
+    assert len(session.fake.requests) == 0  # refused before anything was asked
+
+
 def test_a_valid_surrogate_pair_is_fine(session: Session) -> None:
     result = session.call("list_tasks", search="\N{GRINNING FACE}")  # sent as \ud83d\ude00
     assert result.get("isError") is not True
-    assert session.fake.requests.last.query["q"] == ["\N{GRINNING FACE}"]
+    # (The default profile's list also asks for the areas' names, when not cached.)
+    searched = [request.query.get("q") for request in session.fake.requests]
+    assert ["\N{GRINNING FACE}"] in searched
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ def test_numbers_for_a_paper_reach_the_paper(raw_peer: StdioPeer) -> None:
                 answers[message["id"]] = message["result"]
         by_arxiv, by_id, refused = answers[1], answers[2], answers[3]
         assert by_arxiv.get("isError") is not True, by_arxiv
-        assert by_arxiv["structuredContent"]["paper"]["arxiv_id"] == "1706.03762"
+        assert by_arxiv["structuredContent"]["paper"] == "1706.03762"
         assert by_id["structuredContent"]["paper"] == by_arxiv["structuredContent"]["paper"]
         assert refused["isError"] is True
         assert "invalid_argument: paper must be a string" in refused["content"][0]["text"]

@@ -21,7 +21,7 @@ import diskcache
 import pytest
 
 from pwc_local.store.cache import decode_entry, encode_entry
-from tests.installed import InstalledServer, call, error_of, read_through
+from tests.installed import InstalledServer, call, error_of, facts, read_through, rows, stale
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -81,7 +81,7 @@ def test_a_read_paper_survives_restarts_rotation_and_a_dead_catalog(
             online = await read_through(first, BIG_PAPER)
             assert len(online) >= 4
             assert "".join(markdown_of(online)).encode() == big_document().encode()
-            assert all(chunk["cache"] is None for chunk in online)
+            assert all(stale(chunk) is None for chunk in online)
             task = await call(first, "get_task", task=TASK)
         requests_online = len(fake_catalog.requests)
         # One upstream read per chunk: the cache sits behind the query layer's single read.
@@ -124,9 +124,9 @@ def test_a_read_paper_survives_restarts_rotation_and_a_dead_catalog(
         assert markdown_of(offline) == markdown_of(online)
         # The first chunk would have asked the catalog, so it says it is from the cache;
         # continuations are immutable and need no label. The task is fresh enough.
-        assert offline[0]["cache"] is not None and offline[0]["cache"]["stale"] is True
-        assert all(chunk["cache"] is None for chunk in offline[1:])
-        assert cached_task["data"] == task["data"] and cached_task["cache"] is None
+        assert stale(offline[0]) is not None
+        assert all(stale(chunk) is None for chunk in offline[1:])
+        assert facts(cached_task) == facts(task) and stale(cached_task) is None
         assert "upstream_error:" in missing and "could not be reached" in missing
         assert len(fake_catalog.requests) == requests_online
 
@@ -159,15 +159,15 @@ def test_offline_answers_past_their_lifetime_are_labelled_stale(
         assert markdown_of(offline) == markdown_of(online)
         # The first chunk needed the catalog (its version and the paper lookup had
         # aged out); the continuations never do.
-        label = offline[0]["cache"]
-        assert label is not None and label["stale"] is True
-        cached_at = datetime.fromisoformat(label["cached_at"])
+        label = stale(offline[0])
+        assert label is not None
+        cached_at = datetime.fromisoformat(label)
         assert abs(cached_at - (stored_at - timedelta(seconds=two_hours))) < timedelta(minutes=5)
         assert "local cache" in offline[0]["_text"]
-        assert all(chunk["cache"] is None for chunk in offline[1:])
+        assert all(stale(chunk) is None for chunk in offline[1:])
 
-        assert stale_task["data"] == task["data"]
-        assert stale_task["cache"]["stale"] is True
+        assert facts(stale_task) == facts(task)
+        assert stale(stale_task) is not None
         assert "local cache" in stale_task["_text"]
         assert "upstream_error:" in missing
         assert len(fake_catalog.requests) == requests_before
@@ -217,7 +217,7 @@ def test_an_unsafe_key_file_is_reported_not_replaced(
             return message, info
 
     message, info = anyio.run(scenario)
-    assert info["paper"]["arxiv_id"] == BIG_PAPER
+    assert info["paper"] == BIG_PAPER
     assert "config_error: cursor key" in message
     assert f"chmod 600 {key_file}" in message
     assert "ab" * 32 not in message
@@ -237,8 +237,10 @@ def test_offline_a_smaller_first_page_comes_from_a_larger_cached_one(
                 offline, "get_benchmark", benchmark="imagenet-1k", limit=3, page=2
             )
             larger = await error_of(offline, "get_benchmark", benchmark="imagenet-1k", limit=25)
-        assert three["evaluations"] == twenty["evaluations"][:3]
-        assert three["cache"] is not None and three["cache"]["stale"] is True
+        columns = three["evaluations"]["columns"]
+        first = [{c: row[c] for c in columns} for row in rows(twenty["evaluations"])[:3]]
+        assert rows(three["evaluations"]) == first
+        assert stale(three) is not None
         assert three["next_page"] == 2
         # Only a first page of fewer rows can be cut from a cached one.
         assert "nothing is cached" in second_page or "could not be reached" in second_page

@@ -30,6 +30,9 @@ from tests.installed import InstalledServer
 pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
 
 ATTENTION = "1706.03762"
+# The Markdown of the hosted profile (issue 17) is this module's subject; the default
+# profile's text is tests/test_compact_results.py's.
+HOSTED = {"PWC_MCP_LOCAL_STRUCTURED": "hosted"}
 
 # (tool, arguments): every tool at least once, and the variants whose text differs.
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -169,7 +172,7 @@ def in_process(
 def answers(tmp_path_factory: pytest.TempPathFactory, fake_catalog_session: FakeCatalog) -> Any:
     with pytest.MonkeyPatch.context() as monkeypatch:
         root = tmp_path_factory.mktemp("result-text")
-        return in_process(monkeypatch, root, fake_catalog_session, CALLS)
+        return in_process(monkeypatch, root, fake_catalog_session, CALLS, structured="hosted")
 
 
 def test_every_tool_of_the_contract_is_called() -> None:
@@ -236,6 +239,61 @@ def _printable_lines(text: str) -> bool:
     return all(char.isprintable() or char == "\n" for char in text)
 
 
+# What an attack sent in catalog text (issue 34, F5): ESC, BEL, NUL, CR and 2,020 U+202E,
+# then more than any title needs.
+SPOOF = "Deep\x1b[2J\x07\x00\r" + "\u202e" * 2020 + "Residual" + "y" * 30_000
+
+
+def clean_strings(document: Any) -> list[str]:
+    """The strings (and keys) of a JSON document with a non-printable character other
+    than a line break or tab, or a line over 10,000 characters: none is the answer."""
+    found: list[str] = []
+    if isinstance(document, dict):
+        for key, value in document.items():
+            found += clean_strings(key) + clean_strings(value)
+    elif isinstance(document, list):
+        for item in document:
+            found += clean_strings(item)
+    elif isinstance(document, str):
+        lines = document.split("\n")
+        bad = any(not (c.isprintable() or c == "\t") for line in lines for c in line)
+        if bad or (len(lines) == 1 and len(document) > 10_000):
+            found.append(document[:80])
+    return found
+
+
+def test_printable_keeps_ordinary_text_byte_for_byte_and_markdown_lines() -> None:
+    from pwc_local.safe_text import printable, printable_tree
+
+    ordinary = ["  Attention Is All You Need ", "Ελληνικά 🧪 ∀x", "# T\n\n\tcode\r\n| a |", ""]
+    assert [printable(text) for text in ordinary] == ordinary  # the hosted bytes
+    assert printable("a\x1b]0;t\x07b\x00c\u202ed\r") == "ab c d "
+    assert printable("x" * 10_001) == "x" * 9_999 + "…"
+    assert len(printable("line\n" * 20_000)) == 65_536
+    assert printable_tree({"k\x07": ["\u202e", 1, None]}) == {"k ": [" ", 1, None]}
+
+
+@pytest.mark.parametrize("structured", ["compact", "hosted"])
+def test_the_structured_half_is_as_clean_as_the_text(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_catalog: FakeCatalog, structured: str
+) -> None:
+    fake_catalog.set_title("1512.03385", SPOOF)
+    calls = [
+        ("get_paper_info", {"paper": "1512.03385"}),
+        ("get_paper_evaluations", {"paper": "1512.03385"}),
+        ("get_benchmark", {"benchmark": "imagenet-1k", "limit": 25}),
+        ("save_papers", {"papers": ["1512.03385"]}),
+        ("list_library", {}),
+    ]
+    results = in_process(monkeypatch, tmp_path, fake_catalog, calls, structured=structured)
+    for (name, _), result in zip(calls, results, strict=True):
+        assert not result.is_error, result.content[0].text
+        assert clean_strings(result.structured_content) == [], name
+    info = results[0].structured_content
+    title = info["title"] if structured == "compact" else info["paper"]["title"]
+    assert title.startswith("Deep ") and "Residual" in title and title.endswith("…")
+
+
 def test_a_reference_cannot_forge_a_line_nor_a_title_reach_the_text_raw(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_catalog: FakeCatalog
 ) -> None:
@@ -270,7 +328,7 @@ def test_a_reference_cannot_forge_a_line_nor_a_title_reach_the_text_raw(
 def test_each_mode_through_the_installed_server(tmp_path: Path, fake_catalog: FakeCatalog) -> None:
     async def texts(mode: str | None) -> tuple[str, dict[str, Any]]:
         # A fresh home per mode, so that no answer comes from another mode's cache.
-        home = InstalledServer(tmp_path / (mode or "default"), api_url=fake_catalog.api_url)
+        home = InstalledServer(tmp_path / (mode or "default"), fake_catalog.api_url, **HOSTED)
         if mode:
             home.env["PWC_MCP_LOCAL_RESULT_TEXT"] = mode
         async with home.session() as session:
@@ -298,7 +356,7 @@ def test_a_stale_answer_says_so_in_its_first_line(
 ) -> None:
     from tests.test_offline_e2e import age_cache
 
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5", **HOSTED)
 
     async def scenario() -> None:
         async with home.session() as online:
@@ -325,7 +383,7 @@ def test_call_prints_the_markdown_and_json_stays_the_structured_result(
     fake_catalog: FakeCatalog, installed_server: InstalledServer
 ) -> None:
     fake_catalog.set_title("1512.03385", "Deep\x1b]8;;http://evil.test\x07Residual\x9b2J")
-    home = installed_server
+    home = installed_server.set(**HOSTED)
     shown = home.command("call", "get_benchmark", "benchmark=imagenet-1k", "limit=5")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("## ImageNet-1k (imagenet-1k, id 72)\n")
@@ -336,9 +394,8 @@ def test_call_prints_the_markdown_and_json_stays_the_structured_result(
     assert info.returncode == 0, info.stderr
     assert info.stdout.startswith('{\n  "schema_version": "v1",')
     assert _printable_lines(info.stdout)  # escaped as \u001b, \u009b: still the same JSON
-    assert json.loads(info.stdout)["paper"]["title"] == (
-        "Deep\x1b]8;;http://evil.test\x07Residual\x9b2J"
-    )
+    # The escapes go whole, as in the text (issue 34, F5): the structured half is as clean.
+    assert json.loads(info.stdout)["paper"]["title"] == "DeepResidual"
 
 
 # -- the helpers, on hostile and odd values ------------------------------------------------------

@@ -144,13 +144,34 @@ PROTOCOL_ERROR_CASES: list[tuple[str, bytes, int, Any]] = [
     ("truncated json", b'{"jsonrpc":"2.0","id":1,', PARSE_ERROR, None),
     ("not utf-8", b'{"jsonrpc":"2.0","id":1,"method":"p\xffng"}', PARSE_ERROR, None),
     ("NaN is not json", b'{"jsonrpc":"2.0","id":1,"method":"ping","x":NaN}', PARSE_ERROR, None),
-    ("deep nesting", b"[" * 200_000 + b"]" * 200_000, PARSE_ERROR, None),
+    # Valid JSON nested too deeply: its own id when it can be read (issue 34, F6).
+    ("deep nesting", b"[" * 200_000 + b"]" * 200_000, INVALID_REQUEST, None),
+    (
+        "a deep request",
+        b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"x","arguments":{"a":'
+        + b"[" * 5_000
+        + b"]" * 5_000
+        + b"}}}",
+        INVALID_REQUEST,
+        11,
+    ),
+    (
+        "a deep request, its id last",
+        b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x","arguments":{"a":"]}",'
+        + b'"b":'
+        + b'[ {"k": ' * 5_000
+        + b"1"
+        + b"} ]" * 5_000
+        + b'}},"id":"last"}',
+        INVALID_REQUEST,
+        "last",
+    ),
     ("missing jsonrpc", b'{"id":3,"method":"ping"}', INVALID_REQUEST, None),
     ("jsonrpc 1.0", b'{"jsonrpc":"1.0","id":3,"method":"ping"}', INVALID_REQUEST, None),
     ("method not a string", b'{"jsonrpc":"2.0","id":3,"method":7}', INVALID_REQUEST, None),
     ("id an object", b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', INVALID_REQUEST, None),
     ("id a boolean", b'{"jsonrpc":"2.0","id":true,"method":"ping"}', INVALID_REQUEST, None),
-    ("id a fraction", b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', INVALID_REQUEST, None),
+    ("id a fraction", b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', INVALID_REQUEST, 1.5),
     ("id null", b'{"jsonrpc":"2.0","id":null,"method":"ping"}', INVALID_REQUEST, None),
     ("a json number", b"42", INVALID_REQUEST, None),
     ("a batch", b'[{"jsonrpc":"2.0","id":3,"method":"ping"}]', INVALID_REQUEST, None),

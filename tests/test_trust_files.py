@@ -50,7 +50,7 @@ async def test_a_world_writable_cache_directory_is_refused_and_never_used(
     installed_server.set(PWC_MCP_LOCAL_CACHE_DIR=str(shared))
     async with installed_server.session() as session:
         task = await call(session, "get_task", task="object-detection")
-    assert task["task"]["name"] == "Object Detection"  # answered, from the catalog
+    assert task["name"] == "Object Detection"  # answered, from the catalog
     assert list(shared.iterdir()) == []  # nothing stored where others could swap it
     log = installed_server.log.read_text()
     assert f"cache directory {shared} is accessible to other users (mode 0777)" in log

@@ -32,7 +32,9 @@ RECOVERY_POLLS = 50  # whats_new calls (each answers at once) until the catalog 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveSession]:
     """A server per test (each changes watches and baselines), driven synchronously."""
-    with serve_module(tmp_path, LiveSession) as session:
+    # Still the hosted profile: these assertions read whats_new's whole model (checked_at,
+    # previous values), which the default record leaves out; to convert (issue 34).
+    with serve_module(tmp_path, LiveSession, PWC_MCP_LOCAL_STRUCTURED="hosted") as session:
         yield session
 
 

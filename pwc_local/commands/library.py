@@ -35,7 +35,7 @@ from pwc_local.commands import completion
 from pwc_local.common.shelf import LibraryError
 from pwc_local.config import Settings, format_size
 from pwc_local.contract import CITATION_FORMATS, MAX_REFERENCE_CHARS, MAX_ROWS, SEARCH_LIBRARY_LIMIT
-from pwc_local.safe_text import one_line, shown
+from pwc_local.safe_text import one_line, printable_tree, shown
 from pwc_local.store.library import Library
 
 if TYPE_CHECKING:
@@ -468,8 +468,9 @@ _C1_ESCAPED = {code: f"\\u{code:04x}" for code in range(0x80, 0xA0)}
 
 
 def _json(document: dict[str, Any]) -> str:
-    """`--json` output: readable Unicode, and no control character a terminal would act on."""
-    return json.dumps(document, indent=2, ensure_ascii=False).translate(_C1_ESCAPED)
+    """`--json` output: readable Unicode, and no control character a terminal would act on
+    (library text through the one sanitiser, `printable_tree`; C1 escaped besides)."""
+    return json.dumps(printable_tree(document), indent=2, ensure_ascii=False).translate(_C1_ESCAPED)
 
 
 def _when(timestamp: float) -> str:

@@ -37,11 +37,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pwc_local.contract import CHUNK_BYTES, MAX_REFERENCE_CHARS
+from pwc_local.contract import CHUNK_BYTES, MAX_CURSOR_CHARS, MAX_REFERENCE_CHARS
 from pwc_local.upstream.errors import CursorMismatch, ExpiredCursor, InvalidCursor
 
 CURSOR_SCHEMA_VERSION = 1
-MAX_TOKEN_CHARS = 2048
+MAX_TOKEN_CHARS = MAX_CURSOR_CHARS  # the tools state it in their schema too
 MAX_PAYLOAD_BYTES = 2048
 MAX_OFFSET = 2**63 - 1
 DEFAULT_TTL = 24 * 3600

@@ -528,8 +528,10 @@ class _DeferredTools:
             self._tools = CatalogTools(self._runtime)
         return self._tools
 
-    async def call(self, name: str, **arguments: Any) -> CallToolResult:
-        return await self.get().call(name, **arguments)
+    async def call(
+        self, name: str, /, *, given: Mapping[str, Any] | None = None, **arguments: Any
+    ) -> CallToolResult:
+        return await self.get().call(name, given=given, **arguments)
 
 
 def _tool_registration(tools: _DeferredTools, settings: Settings) -> Callable[[MCPServer], None]:

@@ -15,7 +15,10 @@ MCP stdio framing can be tested on its own:
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, TypeGuard
 
 from mcp_types import (
@@ -78,7 +81,7 @@ class Rejected:
 
     code: int
     message: str
-    id: RequestId | None = None
+    id: RequestId | float | None = None  # a fractional id is echoed, so its caller can match
     data: dict[str, Any] | None = None
 
     def frame(self) -> bytes:
@@ -124,7 +127,10 @@ def inspect_line(line: bytes) -> Accepted | Rejected | ToolRefusal | None:
         doc = json.loads(text.decode("utf-8"), parse_constant=_refuse_constant)
     except UnicodeDecodeError:
         return Rejected(PARSE_ERROR, "Parse error: the line is not valid UTF-8")
-    except (ValueError, RecursionError):
+    except RecursionError:  # valid JSON perhaps, nested deeper than the parser goes
+        reason = "Invalid request: the message is nested too deeply (over about 900 levels)"
+        return Rejected(INVALID_REQUEST, reason, readable_id(text.decode("utf-8")))
+    except ValueError:
         return Rejected(PARSE_ERROR, "Parse error: the line is not valid JSON")
     problem = _envelope_problem(doc)
     if problem is not None:
@@ -139,6 +145,90 @@ def inspect_line(line: bytes) -> Accepted | Rejected | ToolRefusal | None:
         if "method" in doc and "id" not in doc:
             return None  # a notification whose params the SDK cannot use: no answer is due
         return invalid("the message does not have the shape of a JSON-RPC 2.0 message")
+
+
+_TOKENS = re.compile(r'"|,|[\[{][\[{\s]*|[\]}][\]}\s]*')
+_BLANKS = str.maketrans("", "", " \t\n\r")
+MAX_SKIPPED_TOKENS = 100_000  # about a tenth of a second; clients send the id first anyway
+
+
+def readable_id(text: str) -> RequestId | float | None:
+    """The top-level `"id"` of a JSON object too deep for `json.loads`, or None.
+
+    Read without recursion: the object's members are walked in order and each value
+    other than the id's skipped by counting brackets outside strings, so a request
+    nested too deeply is still answered with its own id.
+
+    >>> readable_id('{"jsonrpc":"2.0","params":[[[[]]]],"id":7,"method":"x"}')
+    7
+    """
+    decoder = json.JSONDecoder()
+    position = _after_space(text, 0)
+    if not text.startswith("{", position):
+        return None
+    position += 1
+    try:
+        while True:
+            position = _after_space(text, position)
+            if not text.startswith('"', position):
+                return None
+            key, position = scanstring(text, position + 1)
+            position = _after_space(text, position)
+            if not text.startswith(":", position):
+                return None
+            position = _after_space(text, position + 1)
+            if key == "id":
+                value, _ = decoder.raw_decode(text, position)
+                shallow = is_request_id(value) or isinstance(value, float)
+                return value if shallow else None
+            position = _after_space(text, _skip_value(text, position))
+            if not text.startswith(",", position):
+                return None
+            position += 1
+    except (ValueError, RecursionError):
+        return None
+
+
+def _after_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\n\r":
+        position += 1
+    return position
+
+
+def _skip_value(text: str, position: int) -> int:
+    """The position just after the JSON value starting at `position` (not checked).
+
+    Runs of brackets are taken whole, so a value a million levels deep is skipped in
+    a few regular-expression steps, not a step per character; a value of more than
+    `MAX_SKIPPED_TOKENS` strings and runs is given up on (`ValueError`: no id is read).
+    """
+    depth = 0
+    for _ in range(MAX_SKIPPED_TOKENS):
+        found = _TOKENS.search(text, position)
+        if found is None:
+            raise ValueError("the value does not end")
+        token, position = found.group(), found.start()
+        if token == '"':
+            position = scanstring(text, position + 1)[1]
+            if depth == 0:
+                return position
+            continue
+        if token == ",":
+            if depth == 0:  # the comma after a scalar value
+                return position
+        elif token[0] in "[{":
+            depth += len(token.translate(_BLANKS))
+        elif depth == 0:  # the end of the object around a scalar value
+            return position
+        else:
+            closing = len(token.translate(_BLANKS))
+            if closing >= depth:  # the value ends within this run
+                ending = re.match(r"(?:\s*[\]}])" + "{" + str(depth) + "}", token)
+                assert ending is not None
+                return position + ending.end()
+            depth -= closing
+        position = found.end()
+    raise ValueError("too long to skip")
 
 
 def _refuse_constant(name: str) -> Any:
@@ -168,6 +258,12 @@ def _envelope_problem(doc: Any) -> Rejected | None:
         if "id" not in doc:
             return None  # a notification; its params are left to the SDK's model
         if not is_request_id(doc["id"]):
+            request_id = doc["id"]
+            if isinstance(request_id, float) and math.isfinite(request_id):
+                # JSON-RPC: numbers SHOULD NOT have fractions; MCP: strings or integers.
+                # Answered with the id as sent, so the caller's wait ends.
+                reason = 'Invalid request: "id" must be a string or an integer, not a fraction'
+                return Rejected(INVALID_REQUEST, reason, request_id)
             return invalid('"id" must be a string or an integer')
         return _params_problem(doc)
     if "result" in doc or "error" in doc:

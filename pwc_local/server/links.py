@@ -27,6 +27,7 @@ from urllib.parse import quote
 
 from mcp_types import ResourceLink
 
+from pwc_local.contract import CHUNK_BYTES
 from pwc_local.safe_text import one_line
 
 if TYPE_CHECKING:
@@ -127,14 +128,18 @@ async def resource_links(
     return links
 
 
-async def markdown_readable(catalog: CatalogSource, paper: str) -> bool:
+async def markdown_readable(catalog: CatalogSource, paper: str, first_chunk: int) -> bool:
     """Whether `pwc://papers/{paper}/markdown` resolves from what is stored locally.
 
     The catalog source says (`CatalogSource.whole_markdown_cached`: the library for
-    saved papers, else the cache). Any failure means "not known", so no Markdown
-    link is offered.
+    saved papers, else the cache), for a first chunk of the profile's size
+    (`first_chunk`, what read_paper reads) or of the catalog's 64 KiB. Any failure
+    means "not known", so no Markdown link is offered.
     """
     try:
-        return bool(await catalog.whole_markdown_cached(paper))
+        for limit in dict.fromkeys((first_chunk, CHUNK_BYTES)):
+            if await catalog.whole_markdown_cached(paper, limit=limit):
+                return True
     except Exception:  # a link is an extra; never fail the answer for it
-        return False
+        pass
+    return False

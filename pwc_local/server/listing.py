@@ -2,7 +2,7 @@
 
 `tools/list` is read into the model's context in every session, so its size is a
 cost every conversation pays (47.8 KB for the 21 tools with pydantic's schemas,
-about 20 KB now; the budget of the default listing, 33 tools, is 28,000 bytes).
+about 20 KB now; the budget of the default listing, every tool, is 28,000 bytes).
 Two thirds of the generated listing were output schemas: every tool repeated its
 nested definitions (`$defs`), the models' docstrings and field descriptions,
 `"default": null` on every optional field and the two-branch `anyOf` spelling of

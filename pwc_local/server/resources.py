@@ -16,6 +16,7 @@ relaxed to the NUL-byte rule.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from mcp.server.mcpserver import MCPServer
@@ -24,7 +25,7 @@ from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult
 
-from pwc_local.contract import MAX_REFERENCE_CHARS
+from pwc_local.contract import CHUNK_BYTES, MAX_REFERENCE_CHARS
 from pwc_local.failures import coded_text
 from pwc_local.server.errors import code_of
 from pwc_local.upstream.errors import Ambiguous, NoMarkdown, NotFound, UsageError
@@ -33,7 +34,9 @@ from pwc_local.upstream.errors import Ambiguous, NoMarkdown, NotFound, UsageErro
 class ToolCaller(Protocol):
     """What the templates read through: `CatalogTools.call` (or a stand-in for it)."""
 
-    async def call(self, name: str, **arguments: Any) -> CallToolResult: ...
+    async def call(
+        self, name: str, /, *, given: Mapping[str, Any] | None = None, **arguments: Any
+    ) -> CallToolResult: ...
 
 
 JSON = "application/json"
@@ -103,11 +106,13 @@ def register_resources(server: MCPServer, tools: ToolCaller) -> None:
             security=REFERENCES,
         )
 
-    async def answer(tool: str, **arguments: str) -> dict[str, Any]:
+    async def answer(
+        tool: str, given: Mapping[str, Any] | None = None, **arguments: str
+    ) -> dict[str, Any]:
         """The tool's structured result, or its error text as a resource error."""
         checked = {name: _checked(value) for name, value in arguments.items()}
         try:
-            result = await tools.call(tool, **checked)
+            result = await tools.call(tool, given=given, **checked)
         except ToolError as exc:
             raise _refusal(str(exc)) from None
         assert result.structured_content is not None  # every tool returns a model
@@ -119,8 +124,13 @@ def register_resources(server: MCPServer, tools: ToolCaller) -> None:
 
     @template("paper-markdown")
     async def paper_markdown(paper: str) -> str:
+        # `next_cursor` is set exactly when more follows, in either profile's shape. The
+        # compact profile reads less than the catalog's chunk at a time (its `end`
+        # says where the chunk stopped): then one read of the catalog's 64 KiB decides.
         result = await answer("read_paper", paper=paper)
-        if result["truncated"]:
+        if result.get("next_cursor") and result.get("end", CHUNK_BYTES) < CHUNK_BYTES:
+            result = await answer("read_paper", {"read_chunk": CHUNK_BYTES}, paper=paper)
+        if result.get("next_cursor"):
             raise _refusal(TRUNCATED)
         return str(result["markdown"])
 

@@ -39,7 +39,8 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+import typing
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -59,6 +60,7 @@ from pwc_local.present.hosted import CacheStatus, LocalOutput, ToolOutput
 from pwc_local.present.record import Shown
 from pwc_local.present.words import call_hint
 from pwc_local.runtime import LazyRuntime, Runtime
+from pwc_local.safe_text import printable_tree
 from pwc_local.server import named
 from pwc_local.server.bindings import BY_NAME, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
@@ -231,7 +233,7 @@ def tool_result(
         record = presenter.build(model, answer, arguments)
         if stale_since is not None:
             record.stale = stale_since.isoformat(timespec="seconds")
-        structured = record.structured()
+        structured = printable_tree(record.structured())
         shown = Shown(hint=functools.partial(call_hint, spec.tool, arguments))
         spell = functools.partial(presenter.text, record, shown)
         text = render.record_text(structured, mode, summary, stale_since, spell)
@@ -242,8 +244,14 @@ def tool_result(
             if stale_since is not None and behind is None:
                 model.cache = CacheStatus(stale=True, cached_at=stale_since.isoformat())
             dumped = model.model_dump(mode="json")
+        dumped = printable_tree(dumped)  # catalog text as clean as in the text half
         call = render.Call(spec.tool, spec.text, model, answer, arguments, dumped)
-        structured, text = call.structured, render.text_block(call, mode, summary, stale_since)
+        structured = call.structured
+        if settings.profile == "compact":  # the compact rule: each half within 1.5x the other
+            spell = functools.partial(render.markdown, call)
+            text = render.record_text(structured, mode, summary, stale_since, spell)
+        else:
+            text = render.text_block(call, mode, summary, stale_since)
     if behind is not None and mode != "json":
         text = f"{behind}\n\n{text}"
     return CallToolResult(
@@ -273,24 +281,35 @@ class CatalogTools:
     def __init__(self, runtime: LazyRuntime) -> None:
         self._runtime = runtime
 
-    async def call(self, name: str, **arguments: Any) -> CallToolResult:
+    async def call(
+        self, name: str, /, *, given: Mapping[str, Any] | None = None, **arguments: Any
+    ) -> CallToolResult:
         """Run tool `name` with `arguments`, missing ones taking their declared defaults.
 
         For callers that bypass the SDK's schema validation (the resource templates):
-        they must pass values of the declared types themselves.
+        they must pass values of the declared types themselves. `given` supplies
+        services of the entry's `needs` instead of the runtime's (the Markdown
+        resource reads in the catalog's 64 KiB chunk whatever the profile's).
         """
         spec = BY_NAME[name]
-        return await self._run(spec, with_defaults(spec, arguments))
+        return await self._run(spec, with_defaults(spec, arguments), given=given or {})
 
     async def _run(
-        self, spec: ToolSpec, arguments: Arguments, context: Context | None = None
+        self,
+        spec: ToolSpec,
+        arguments: Arguments,
+        context: Context | None = None,
+        given: Mapping[str, Any] | None = None,
     ) -> CallToolResult:
         """One call: query -> projection -> result, with every failure as `code: sentence`."""
         try:
             freshness = Freshness()
             runtime = await self._runtime.get()
+            given = given or {}
             services = [
-                _progress(context)
+                given[need]
+                if need in given
+                else _progress(context)
                 if need == PROGRESS and context is not None
                 else await SERVICES[need](runtime, freshness)
                 for need in spec.needs
@@ -301,7 +320,10 @@ class CatalogTools:
             result = tool_result(spec, model, answer, arguments, freshness, runtime.settings)
             if spec.links is not None:
                 result.content += await resource_links(
-                    spec.links(model), lambda paper: markdown_readable(runtime.catalog, paper)
+                    spec.links(model),
+                    lambda paper: markdown_readable(
+                        runtime.catalog, paper, runtime.settings.chunk_bytes
+                    ),
                 )
             return result
         except ToolError:
@@ -348,10 +370,24 @@ def tool_function(
 
 
 def schema_type(declared: Any) -> Any:
-    """A contract type as the SDK reads it: a `Kind` becomes `Annotated[base, Field(...)]`."""
+    """A contract type as the SDK reads it: a `Kind` becomes `Annotated[base, Field(...)]`.
+
+    A `Kind` with `items` is a list of them, or a dict keyed by them (its values the
+    base's), nullable when its base is.
+    """
     if not isinstance(declared, Kind):
         return declared
-    base = declared.base if declared.items is None else list[schema_type(declared.items)]  # type: ignore[misc]
+    base = declared.base
+    if declared.items is not None:
+        item = schema_type(declared.items)
+        args = typing.get_args(base)
+        container = next(arg for arg in (*args, base) if typing.get_origin(arg) in (list, dict))
+        if typing.get_origin(container) is dict:
+            value = typing.get_args(container)[1]
+            built: Any = dict.__class_getitem__((item, value))
+        else:
+            built = list.__class_getitem__(item)
+        base = built | None if type(None) in args else built
     return Annotated[base, Field(**declared.bounds)]
 
 
