@@ -102,7 +102,7 @@ FirstCalls = dict[str, list[float]]
 
 # listing row -> its byte budget (issues 7, 8, 9 and 20)
 LISTING_BUDGETS = {
-    "tools/list bytes, all tools": 27_000,  # the default profile (issues 20 and 29)
+    "tools/list bytes, all tools": 28_000,  # the default profile, 33 tools and the view (issue 37)
     "tools/list bytes, 21 hosted tools": 24_000,
     "tools/list bytes added by library tools": 6_000,
     "tools/list bytes added by reading tools": 4_000,
