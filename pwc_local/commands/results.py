@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
@@ -29,9 +31,24 @@ from pwc_local.commands.settings import settings_for
 from pwc_local.contract import MAX_TABLE_ROWS, TABLE_FORMATS
 from pwc_local.safe_text import shown
 from pwc_local.store.freshness import Freshness
+from pwc_local.upstream.source import CatalogSource
+
+T = TypeVar("T")
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 EXIT_STATUS = {"supported": 0, "contradicted": 3, "not_comparable": 4, "unknown": 5}
+
+
+def _answer(ctx: click.Context, query: Callable[[CatalogSource, Progress], Awaitable[T]]) -> T:
+    """Run `query` on the tools' catalog chain with a progress line on the terminal; an
+    answer from stale cache entries says so on stderr (stdout keeps the output alone)."""
+    progress, freshness = Progress(), Freshness()
+    answer = run_on_catalog(
+        settings_for(ctx), lambda catalog: query(catalog, progress), progress, freshness
+    )
+    if note := stale_note(freshness):
+        click.echo(f"pwc-mcp-local: {note}", err=True)
+    return answer
 
 
 def _check_bib(path: Path, force: bool) -> None:
@@ -107,11 +124,9 @@ def table(
 
     if bib is not None:
         _check_bib(bib, force)
-    progress = Progress()
-    freshness = Freshness()
-    answer = run_on_catalog(
-        settings_for(ctx),
-        lambda catalog: results_table(
+    answer = _answer(
+        ctx,
+        lambda catalog, progress: results_table(
             catalog,
             progress,
             " ".join(benchmark),
@@ -123,11 +138,7 @@ def table(
             max_parameters=max_parameters,
             limit=limit,
         ),
-        progress,
-        freshness,
     )
-    if note := stale_note(freshness):  # the table on stdout stays the table alone
-        click.echo(f"pwc-mcp-local: {note}", err=True)
     model = table_model(answer, {"format": fmt})
     if as_json:
         click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
@@ -173,11 +184,9 @@ def check(
 
     if sum((sota, bool(beats.strip()), value is not None)) > 1:
         raise click.UsageError("claim one thing: --sota, --beats OTHER or --value V")
-    progress = Progress()
-    freshness = Freshness()
-    answer = run_on_catalog(
-        settings_for(ctx),
-        lambda catalog: check_claim(
+    answer = _answer(
+        ctx,
+        lambda catalog, progress: check_claim(
             catalog,
             progress,
             benchmark,
@@ -187,11 +196,7 @@ def check(
             metric=metric,
             as_of=as_of,
         ),
-        progress,
-        freshness,
     )
-    if note := stale_note(freshness):  # the table on stdout stays the table alone
-        click.echo(f"pwc-mcp-local: {note}", err=True)
     model = claim_model(answer)
     if as_json:
         click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
