@@ -10,8 +10,10 @@ same errors.
 
 from __future__ import annotations
 
+import os
 import sys
 
+COMPLETING = "_PWC_MCP_LOCAL_COMPLETE"  # set by the completion scripts (`cli.LazyGroup`)
 # The server options and their setting names (`cli._server_options`).
 SERVER_OPTIONS = {"--config": "config_file", "--log-level": "log_level", "--api-url": "api_url"}
 
@@ -39,7 +41,8 @@ def serving_flags(argv: list[str]) -> dict[str, str] | None:
 
 
 def main() -> None:
-    flags = serving_flags(sys.argv[1:])
+    # A Tab in a shell runs the command with no arguments too: completion is click's.
+    flags = None if COMPLETING in os.environ else serving_flags(sys.argv[1:])
     if flags is not None:
         from pwc_local.server.leaving import quit_on_signals
 
@@ -57,10 +60,10 @@ def serve(flags: dict[str, str]) -> None:
     from pwc_local.config import LOG_LEVELS, ConfigError, load_settings
     from pwc_local.logs import configure_logging
 
-    level = flags.get("log_level", "warning").lower()
-    if level not in LOG_LEVELS:
-        return
-    flags["log_level"] = level
+    if "log_level" in flags:  # as click's choice takes it: any case
+        flags["log_level"] = flags["log_level"].lower()
+        if flags["log_level"] not in LOG_LEVELS:
+            return
     config_file = flags.pop("config_file", None)
     try:
         settings = load_settings(flags, config_file=Path(config_file) if config_file else None)

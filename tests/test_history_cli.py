@@ -22,7 +22,7 @@ from tests.test_offline_e2e import age_cache
 def compact(cli: Any, fake_catalog: FakeCatalog, monkeypatch: pytest.MonkeyPatch) -> Any:
     """`cli` in the default profile, with the fake's dated leaderboards."""
     fake_catalog.apply(HistoryBoards())
-    monkeypatch.delenv("PWC_MCP_LOCAL_STRUCTURED")
+    monkeypatch.delenv("PWC_MCP_LOCAL_STRUCTURED", raising=False)
     monkeypatch.setenv("PWC_MCP_LOCAL_TIMEOUT", "5")
     return cli
 
@@ -66,7 +66,7 @@ def test_a_stale_answer_says_so_in_the_text_the_json_and_the_chart(
     notes: list[str | None] = []
     monkeypatch.setattr(
         "pwc_local.commands.sota_plot.draw",
-        lambda answer, path, note=None, **_: notes.append(note) or path.write_text("chart"),
+        lambda answer, suffix, note=None, **_: notes.append(note) or b"chart",
     )
     plotted = compact("sota", "Vision", "History", "--plot", str(tmp_path / "stale.svg"))
     assert plotted.exit_code == 0, plotted.output

@@ -56,4 +56,4 @@ def test_inspector_tool_arg_paper_gets_the_paper(fake_catalog: FakeCatalog, tmp_
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert answer.get("isError") is not True, answer
-    assert answer["structuredContent"]["paper"]["arxiv_id"] == "1706.03762"
+    assert answer["structuredContent"]["paper"] == "1706.03762"  # the default profile's record
