@@ -240,13 +240,16 @@ class PwcServer(MCPServer):
         """Do in this thread, at once, what `prepare_after_initialize` would do later.
 
         For a server the early path (`server/launch.py`) builds while it answers the
-        handshake itself: the work is done before the server takes over, so the first
-        call pays none of it; `notifications/initialized` then finds it done.
+        handshake itself: what a call needs (the listing, the tools, the runtime) is
+        done before the server takes over, so the first call pays none of it; the
+        templates and prompts follow in a thread, as a first call would not wait for
+        them either; `notifications/initialized` then finds it all done.
         """
         self._snapshot_at(snapshot_dir, tools)
         self._then = then
-        self._start_up(prepare=True)
+        self._prepare_calls(prepare=True)
         self._on_initialized = None
+        self._start_background(lambda: self._prepare_rest(prepare=True), "pwc-templates")
 
     def _snapshot_at(self, snapshot_dir: Callable[[], Path] | None, tools: str) -> None:
         if snapshot_dir is None:
@@ -309,10 +312,18 @@ class PwcServer(MCPServer):
 
     def _start_up(self, prepare: bool) -> None:
         """The work `prepare_after_initialize` describes, or (unprepared) the warm-up alone."""
+        self._prepare_calls(prepare)
+        self._prepare_rest(prepare)
+
+    def _prepare_calls(self, prepare: bool) -> None:
+        """What the first tool call needs: the listing and the tools, then the runtime."""
         if prepare:
             self._prepare()
         if self._on_initialized is not None:
             self._on_initialized()
+
+    def _prepare_rest(self, prepare: bool) -> None:
+        """The resource templates and prompts, then `then()`."""
         if prepare:
             try:
                 self.ensure_templates()
