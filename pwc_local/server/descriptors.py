@@ -1,7 +1,7 @@
 """The standard descriptors, claimed for the protocol while serving.
 
 While serving, file descriptor 1 points at stderr and descriptor 0 at the null device;
-the real pipes live on as private duplicates (`ClaimedDescriptor`). A stray `print()`,
+the real pipes live on as private duplicates (`ClaimedDescriptor`). A stray `print` call,
 or a child process, therefore lands on stderr and never corrupts the stream. The
 early start-up path (`pwc_local.server.launch`) claims them before anything else is
 imported and hands them to the full transport (`pwc_local.server.stdio`).

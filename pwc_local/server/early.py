@@ -137,7 +137,9 @@ class EarlyAnswers:
         self._queued_ids: set[tuple[type, Any]] = set()
         self._queued_undecided = False
 
-    def handover(self, lines: list[bytes | LineTooLong], splitter: LineSplitter, ended: bool):
+    def handover(
+        self, lines: list[bytes | LineTooLong], splitter: LineSplitter, ended: bool
+    ) -> Handover:
         """The state the full transport goes on from."""
         era = None if self.era is None else self.era == HANDSHAKE
         return Handover(lines, splitter, ended, self.replay, era, self)

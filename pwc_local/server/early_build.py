@@ -172,14 +172,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
         if current != text:
-            print(
-                f"{args.output} is stale: run python -m pwc_local.server.early_build",
-                file=sys.stderr,
+            sys.stderr.write(
+                f"{args.output} is stale: run python -m pwc_local.server.early_build\n"
             )
             return 1
         return 0
     args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}", file=sys.stderr)
+    sys.stderr.write(f"wrote {args.output}\n")
     return 0
 
 

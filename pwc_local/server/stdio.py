@@ -18,7 +18,7 @@ of in-memory streams:
 
 * **stdout carries protocol messages only.** While serving, file descriptor 1 points
   at stderr and descriptor 0 at the null device; the real pipes live on as private
-  duplicates. A stray `print()` in a tool, or a child process it starts, therefore
+  duplicates. A stray `print` call in a tool, or a child process it starts, therefore
   lands on stderr and can never corrupt the stream.
 * **Every malformed line gets the answer JSON-RPC asks for** (see `pwc_local.server.framing`):
   -32700 for bytes that are not UTF-8 JSON, -32600 for JSON that is not a JSON-RPC 2.0
