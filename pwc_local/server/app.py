@@ -240,16 +240,21 @@ class PwcServer(MCPServer):
         """Do in this thread, at once, what `prepare_after_initialize` would do later.
 
         For a server the early path (`server/launch.py`) builds while it answers the
-        handshake itself: what a call needs (the listing, the tools, the runtime) is
-        done before the server takes over, so the first call pays none of it; the
-        templates and prompts follow in a thread, as a first call would not wait for
-        them either; `notifications/initialized` then finds it all done.
+        handshake itself: the listing and the tools are ready before the server takes
+        over; the runtime, then the templates and prompts, follow in a thread, as they
+        did after `notifications/initialized`, which then finds it all started.
         """
         self._snapshot_at(snapshot_dir, tools)
         self._then = then
-        self._prepare_calls(prepare=True)
-        self._on_initialized = None
-        self._start_background(lambda: self._prepare_rest(prepare=True), "pwc-templates")
+        self._prepare()
+        warm_up, self._on_initialized = self._on_initialized, None
+
+        def rest() -> None:
+            if warm_up is not None:
+                warm_up()
+            self._prepare_rest(prepare=True)
+
+        self._start_background(rest, "pwc-start-up")
 
     def _snapshot_at(self, snapshot_dir: Callable[[], Path] | None, tools: str) -> None:
         if snapshot_dir is None:
@@ -312,15 +317,11 @@ class PwcServer(MCPServer):
 
     def _start_up(self, prepare: bool) -> None:
         """The work `prepare_after_initialize` describes, or (unprepared) the warm-up alone."""
-        self._prepare_calls(prepare)
-        self._prepare_rest(prepare)
-
-    def _prepare_calls(self, prepare: bool) -> None:
-        """What the first tool call needs: the listing and the tools, then the runtime."""
         if prepare:
             self._prepare()
         if self._on_initialized is not None:
             self._on_initialized()
+        self._prepare_rest(prepare)
 
     def _prepare_rest(self, prepare: bool) -> None:
         """The resource templates and prompts, then `then()`."""
