@@ -67,6 +67,10 @@ def test_every_tool_answers_what_its_output_schema_says(profile: tuple[str, Live
         assert ("schema_version" in structured) == (name == "hosted"), tool
         errors = list(Draft202012Validator(schemas[tool] or {}).iter_errors(structured))
         assert errors == [], (name, tool, [error.message for error in errors])
+        # Only the leaderboard view's data rides in a result's `_meta` (issue 36), and
+        # only where the view is named: the hosted profile's results stay the hosted's.
+        with_data = name == "default" and tool in ("get_benchmark", "results_table")
+        assert (result.meta is not None) == with_data, (name, tool)
 
 
 def test_every_resource_template_reads(profile: tuple[str, LiveSession]) -> None:

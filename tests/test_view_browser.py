@@ -1,15 +1,18 @@
 """Issue 36: the leaderboard view (an MCP App) in a real browser, as a person sees it.
 
 The installed server (compact profile, the fake catalog with its dated leaderboards)
-names the view on `sota_history` and `get_benchmark` and serves its HTML; real calls
-give the results. Headless Chromium (tests/chromium.py, the DevTools protocol on a
-pipe) loads the test host page, built on the MCP Apps SDK's host side (`AppBridge`,
-apps/leaderboard/test-host/), which shows the view in a frame under the extension's
-default content security policy and hands it each call's input and result. The test
-then looks at the page: the steps and points of the chart and what hovering a point
-shows, the table's rows, a sort, the filters, the theme, a paper opened through the
-host and a citation asked of the server through it; and that nothing was requested
-from the network, logged as an error or thrown.
+names the view on `sota_history`, `get_benchmark` and `results_table` and serves its
+HTML; real calls give the results (with the view's data in their `_meta`), and the
+answers to what the view asks the host to call. Headless Chromium (tests/chromium.py,
+the DevTools protocol on a pipe) loads the test host page, built on the MCP Apps SDK's
+host side (`AppBridge`, apps/leaderboard/test-host/), which shows the view in a frame
+under the extension's default content security policy and hands it each call's input
+and result. The test then looks at the page: the steps and points of the chart and
+what hovering a point shows, the table's rows, a sort, the filters (extra training
+data from the rows' flags in `_meta`), the theme, a paper opened through the host and
+a citation asked of the server through it; a results table sorted, its best values
+marked, another settings group asked for; what a host that passes no `_meta` gets;
+and that nothing was requested from the network, logged as an error or thrown.
 
 Screenshots are kept in `PWC_TEST_ARTEFACTS` (`.ci/run` sets it), else the test's
 directory. Without a Chromium (`chromium` on PATH, or `PWC_TEST_CHROMIUM`) the test is
@@ -34,6 +37,8 @@ pytestmark = pytest.mark.e2e
 
 HOST_PAGE = Path(__file__).parent / "data" / "view_host.html"
 VIEW_URI = "ui://pwc/leaderboard"
+VIEW_DATA = "pwc/view"
+VIEWED = ("sota_history", "get_benchmark", "results_table")
 DARK_BACKGROUND = "#101418"
 
 
@@ -64,6 +69,11 @@ def served(tmp_path: Path, fake_catalog: FakeCatalog) -> dict[str, Any]:
                 "cite": ("cite_paper", {"paper": "2603.11111"}),
                 # The series the chart's "no extra training data" filter asks for.
                 "no_extra": ("sota_history", {"benchmark": "Vision History", "extra_data": False}),
+                # A leaderboard with one result trained with extra data (BigPre-L, 84.5).
+                "vision_board": ("get_benchmark", {"benchmark": "Vision History"}),
+                # The largest settings group, then all of them (what its button asks for).
+                "results": ("results_table", {"benchmark": "Settings Mix"}),
+                "results_all": ("results_table", {"benchmark": "Settings Mix", "settings": "all"}),
             }
             for key, (tool, arguments) in calls.items():
                 result = await session.call_tool(tool, arguments)
@@ -76,11 +86,9 @@ def served(tmp_path: Path, fake_catalog: FakeCatalog) -> dict[str, Any]:
 
 def test_the_server_names_and_serves_the_view(served: dict[str, Any]) -> None:
     tools = served["tools"]
-    for name in ("sota_history", "get_benchmark"):
+    for name in VIEWED:
         assert tools[name].meta == {"ui": {"resourceUri": VIEW_URI}}
-    assert all(
-        tools[name].meta is None for name in tools if name not in ("sota_history", "get_benchmark")
-    )
+    assert all(tools[name].meta is None for name in tools if name not in VIEWED)
     (listed,) = [r for r in served["resources"] if str(r.uri) == VIEW_URI]
     assert listed.mime_type == "text/html;profile=mcp-app"
     view = served["view"]
@@ -89,6 +97,29 @@ def test_the_server_names_and_serves_the_view(served: dict[str, Any]) -> None:
     # Self-contained: no script, style sheet, image or frame is loaded from anywhere.
     lowered = view.text.lower()
     assert "<script src" not in lowered and "<link" not in lowered and "<iframe" not in lowered
+
+
+def test_the_view_data_rides_in_the_results_meta(served: dict[str, Any]) -> None:
+    # What the view needs beyond the halves: get_benchmark's extra-data flag of each row,
+    # results_table's rows as data. Nothing else carries a result `_meta`.
+    board = served["vision_board"][2]
+    rows = board["structuredContent"]["evaluations"]["rows"]
+    flags = board["_meta"][VIEW_DATA]["extra_data"]
+    assert len(flags) == len(rows) and flags.count(True) == 1
+    assert rows[flags.index(True)][1] == "BigPre-L"
+    table = served["results_all"][2]
+    data = table["_meta"][VIEW_DATA]
+    assert data["metrics"] == [{"name": "Accuracy", "better": "higher"}]
+    assert len(data["rows"]) == table["structuredContent"]["head"]["shown"] == 8
+    first = data["rows"][0]
+    assert (first["model"], first["values"], first["settings"]) == (
+        "Extra-L",
+        [78.0],
+        "extra data, test split",
+    )
+    assert first["key"] in table["structuredContent"]["bib"]
+    for key in ("history", "cite"):
+        assert "_meta" not in served[key][2], key
 
 
 def _frame_offset(browser: Browser, slot: str) -> tuple[float, float]:
@@ -268,6 +299,11 @@ def test_a_person_sees_the_chart_and_the_table(served: dict[str, Any], tmp_path:
         assert empty == "No dated result on or before 2001-01-01."
         assert _in_view(browser, "chart", "doc.querySelectorAll('circle.point').length") == 0
 
+    _assert_quiet(browser)
+
+
+def _assert_quiet(browser: Browser) -> None:
+    """Nothing but the host page was requested, and nothing was logged as an error or thrown."""
     requested = [
         e["params"]["request"]["url"]
         for e in browser.events
@@ -282,6 +318,125 @@ def test_a_person_sees_the_chart_and_the_table(served: dict[str, Any], tmp_path:
         or (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] == "error")
     ]
     assert problems == []
+
+
+def _without_meta(call: tuple[str, Any, Any]) -> tuple[str, Any, Any]:
+    """The call as a host that passes no result `_meta` hands it to the view."""
+    tool, arguments, result = call
+    return tool, arguments, {k: v for k, v in result.items() if k != "_meta"}
+
+
+@pytest.mark.skipif(
+    find() is None, reason="no chromium on PATH (PWC_TEST_CHROMIUM names one); .ci/run installs it"
+)
+def test_a_person_filters_out_extra_data_and_reads_a_results_table(
+    served: dict[str, Any], tmp_path: Path
+) -> None:
+    html = served["view"].text
+    rows = "doc.querySelectorAll('table.board tbody tr').length"
+    models = "[...doc.querySelectorAll('table.board tbody tr')].map(r => r.children[1].textContent)"
+    with Browser.start(tmp_path / "profile") as browser:
+        browser.open(HOST_PAGE.as_uri())
+
+        # get_benchmark: the rows' extra-data flags (the result's `_meta`) make a column
+        # and a filter applied in place, with no call: BigPre-L (84.5) used extra data.
+        assert _show(browser, "table", html, served["vision_board"], "light") == "leaderboard"
+        assert _in_view(browser, "table", rows) == 13
+        flags = (
+            "[...doc.querySelectorAll('table.board tbody tr')].map(r => r.children[5].textContent)"
+        )
+        assert _in_view(browser, "table", "doc.querySelectorAll('th')[5].dataset.column") == (
+            "extra_data"
+        )
+        assert _in_view(browser, "table", flags).count("yes") == 1
+        browser.click(*_centre(browser, "table", "input[name=extra_data]"))
+        assert _in_view(browser, "table", rows) == 12
+        assert "BigPre-L" not in _in_view(browser, "table", models)
+        status = _in_view(browser, "table", "doc.querySelector('.scan').textContent")
+        assert status.startswith("12 of 13 rows on page 1")
+        # ... combined with open code only: EffNet-B7 is closed.
+        browser.click(*_centre(browser, "table", "input[name=open]"))
+        assert _in_view(browser, "table", rows) == 11
+        assert browser.evaluate("host.asked") == []
+
+        # A host that passes no `_meta`: the control is there, disabled, and says why.
+        assert (
+            _show(browser, "chart", html, _without_meta(served["vision_board"]), "light")
+            == "leaderboard"
+        )
+        control = "doc.querySelector('input[name=extra_data]')"
+        assert _in_view(browser, "chart", f"{control}.disabled") is True
+        reason = f"{control}.closest('label').textContent"
+        assert "this host passed no extra-data flags" in _in_view(browser, "chart", reason)
+        assert _in_view(browser, "chart", "!doc.querySelector('th[data-column=extra_data]')")
+
+        # results_table: the largest settings group, Accuracy's direction in its header
+        # and its best value in bold; the other groups named, each a button.
+        assert _show(browser, "results", html, served["results"], "light") == "results"
+        assert _in_view(browser, "results", rows) == 3
+        accuracy = "th[data-column='metric:0']"
+        label = _in_view(browser, "results", f'doc.querySelector("{accuracy}").textContent')
+        assert label == "Accuracy ↑"
+        best = "[...doc.querySelectorAll('td.best')].map(td => td.textContent)"
+        assert _in_view(browser, "results", best) == ["72"]
+        assert _in_view(browser, "results", "!doc.querySelector('th[data-column=settings]')")
+        groups = "[...doc.querySelectorAll('button.group')].map(b => b.dataset.settings)"
+        assert _in_view(browser, "results", groups)[-1] == "all"
+
+        # "all settings" asks the server for results_table again through the host; its
+        # answer replaces the table in place, each row with its settings.
+        everything = served["results_all"]
+        browser.evaluate(f"host.answers.results_table = {json.dumps(everything[2])}")
+        browser.click(*_centre(browser, "results", "button.group[data-settings=all]"))
+        (asked,) = browser.evaluate("host.askedAtLeast(1)")
+        call = asked["call"]
+        assert (asked["slot"], call["name"], call["arguments"]) == (
+            "results",
+            "results_table",
+            {"benchmark": "Settings Mix", "settings": "all"},
+        )
+        browser.evaluate("host.until('results', 'th[data-column=settings]')")
+        data = everything[2]["_meta"][VIEW_DATA]["rows"]
+        assert _in_view(browser, "results", rows) == len(data) == 8
+        assert _in_view(browser, "results", best) == ["78"]
+        settings = (
+            "[...doc.querySelectorAll('table.board tbody tr')]"
+            ".map(r => r.querySelector('td:nth-child(6)').textContent)"
+        )
+        assert _in_view(browser, "results", settings) == [row["settings"] for row in data]
+
+        # Sorted by Accuracy: best first, then reversed; by date: oldest first.
+        values = (
+            "[...doc.querySelectorAll('table.board tbody tr')]"
+            ".map(r => +r.querySelector('td:nth-child(5)').textContent)"
+        )
+        accuracies = [row["values"][0] for row in data]
+        browser.click(*_centre(browser, "results", f"{accuracy} button"))
+        assert _in_view(browser, "results", values) == sorted(accuracies, reverse=True)
+        browser.click(*_centre(browser, "results", f"{accuracy} button"))
+        assert _in_view(browser, "results", values) == sorted(accuracies)
+        browser.click(*_centre(browser, "results", "th[data-column=date] button"))
+        dates = (
+            "[...doc.querySelectorAll('table.board tbody tr')]"
+            ".map(r => r.querySelector('td.date').textContent)"
+        )
+        assert _in_view(browser, "results", dates) == sorted(row["date"] for row in data)
+        browser.screenshot(_artefacts(tmp_path) / "view-results.png")
+
+        # A paper opens through the host.
+        first = "table.board tbody tr button.paper"
+        ref = _in_view(browser, "results", f"doc.querySelector('{first}').dataset.ref")
+        assert ref == min(data, key=lambda row: row["date"])["ref"]
+        browser.click(*_centre(browser, "results", first))
+        asked = browser.evaluate("host.askedAtLeast(2)")
+        assert asked[1] == {"slot": "results", "openLink": _paper_url(ref)}
+
+        # A host that passes no `_meta`: the table as results_table wrote it.
+        assert _show(browser, "chart", html, _without_meta(everything), "light") == "results"
+        written = _in_view(browser, "chart", "doc.querySelector('pre.written').textContent")
+        assert written == everything[2]["structuredContent"]["table"]
+
+    _assert_quiet(browser)
 
 
 def _paper_url(ref: str) -> str:

@@ -200,6 +200,32 @@ def table_model(answer: TableAnswer, arguments: Mapping[str, Any]) -> ResultsTab
     )
 
 
+def view_rows(answer: TableAnswer) -> dict[str, Any]:
+    """The rows for the leaderboard view (the result's `_meta`, never a half: the halves
+    carry the table only as written in `format`): each metric with its direction, and
+    per row its rank, model, paper title and reference, date, values (`None`: not
+    reported), settings and citation key."""
+    return {
+        "metrics": [
+            {"name": c.name, "better": c.better} | ({"assumed": True} if c.assumed else {})
+            for c in answer.columns
+        ],
+        "rows": [
+            {
+                "rank": row.rank,
+                "model": row.result.model,
+                "paper": row.result.paper_title,
+                "ref": row.result.paper_ref,
+                "date": row.result.date.isoformat() if row.result.date else None,
+                "values": row.values,
+                "settings": row.result.setting.label if row.result.setting else None,
+                "key": row.key,
+            }
+            for row in answer.rows
+        ],
+    }
+
+
 def table_text(model: ResultsTableResult) -> str:
     """The table between what it is of and the BibTeX of its keys."""
     head = model.head

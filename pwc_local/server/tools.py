@@ -65,6 +65,7 @@ from pwc_local.server import named
 from pwc_local.server.bindings import BY_NAME, TOOLS, Arguments, ToolSpec
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
+from pwc_local.server.views import result_meta
 from pwc_local.store.freshness import Freshness
 from pwc_local.upstream.source import CatalogSource
 
@@ -255,7 +256,9 @@ def tool_result(
     if behind is not None and mode != "json":
         text = f"{behind}\n\n{text}"
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=structured
+        content=[TextContent(type="text", text=text)],
+        structured_content=structured,
+        _meta=result_meta(spec.name, model, answer, settings.profile),
     )
 
 

@@ -9,19 +9,29 @@ same either way.
 | piece                      | what                                                    |
 | -------------------------- | ------------------------------------------------------- |
 | `VIEW_URI`                 | the one view, for `sota_history` (a step chart of the   |
-|                            | running best) and `get_benchmark` (a sortable table)    |
+|                            | running best), `get_benchmark` and `results_table`      |
+|                            | (sortable tables)                                       |
 | `tool_meta(name, profile)` | `{"ui": {"resourceUri": VIEW_URI}}` for those tools in  |
 |                            | the compact profile; `None` otherwise (the hosted       |
 |                            | profile's listing stays the hosted server's, byte for   |
 |                            | byte)                                                   |
+| `result_meta(...)`         | the result's `_meta` for the view: what neither half    |
+|                            | carries (below); `None` for other tools and profiles    |
 | `register_view(server)`    | the resource: `pwc_local/views/leaderboard.html`, one   |
 |                            | self-contained file (script and style inlined, nothing  |
 |                            | fetched, so the extension's default content security    |
 |                            | policy holds), MIME type `text/html;profile=mcp-app`    |
 
+What the view needs beyond the halves goes in the result's `_meta` under `VIEW_DATA`:
+hosts hand a view the whole result and keep `_meta` out of the model's context (the
+extension's data passing), so the halves stay as they were. `get_benchmark`: each row's
+extra-data flag (`extra_data`, in row order), for the table's extra-data filter (the
+tool takes no such argument to ask again with). `results_table`: its rows as data
+(`present.results.view_rows`), whatever `format` wrote them in.
+
 The HTML is built from `apps/leaderboard/` (`npm ci && npm run build`, its README) and
 committed, so installing needs no Node. It reads the compact records of
-`pwc_local.present.history` and `pwc_local.present.benchmarks`.
+`pwc_local.present.history` and `pwc_local.present.benchmarks` and `results_table`'s model.
 """
 
 from __future__ import annotations
@@ -31,11 +41,14 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from pwc_local.safe_text import printable_tree
+
 VIEW_URI = "ui://pwc/leaderboard"
 VIEW_MIME = "text/html;profile=mcp-app"
 VIEW_FILE = "leaderboard.html"
+VIEW_DATA = "pwc/view"  # the result's `_meta` key of what the view needs beyond the halves
 
-VIEWED = frozenset({"sota_history", "get_benchmark"})
+VIEWED = frozenset({"sota_history", "get_benchmark", "results_table"})
 """The tools whose results the view shows (apps/leaderboard/src/main.js picks by shape)."""
 
 
@@ -44,6 +57,24 @@ def tool_meta(name: str, profile: str) -> dict[str, Any] | None:
     if profile != "compact" or name not in VIEWED:
         return None
     return {"ui": {"resourceUri": VIEW_URI}}
+
+
+def result_meta(name: str, model: Any, answer: Any, profile: str) -> dict[str, Any] | None:
+    """Tool `name`'s result `_meta` in `profile`, from its model and query answer: the
+    view's data under `VIEW_DATA`, or nothing."""
+    if profile != "compact" or name not in VIEWED:
+        return None
+    if name == "get_benchmark":
+        data: dict[str, Any] = {
+            "extra_data": [row.uses_additional_data for row in model.evaluations]
+        }
+    elif name == "results_table":
+        from pwc_local.present.results import view_rows
+
+        data = view_rows(answer)
+    else:
+        return None
+    return {VIEW_DATA: printable_tree(data)}
 
 
 def view_html() -> str:

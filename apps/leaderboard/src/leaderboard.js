@@ -1,11 +1,13 @@
 // get_benchmark: the leaderboard page as a table sortable by any column, with the
-// filters get_benchmark takes that the rows carry (open code, a parameter bound)
-// applied in place. The record (pwc_local/present/benchmarks.py `Leaderboard`): page,
-// next_page, total, matched, benchmark {name, slug, ...}, directions {metric: higher |
-// lower}, evaluations {columns, rows} (columns empty in every row are left out),
-// metric_note.
+// filters get_benchmark takes applied in place: open code and a parameter bound from
+// the rows, extra training data from the rows' flags in the result's `_meta` (the view's
+// data, pwc_local/server/views.py; get_benchmark takes no such argument to ask again
+// with). The record (pwc_local/present/benchmarks.py `Leaderboard`): page, next_page,
+// total, matched, benchmark {name, slug, ...}, directions {metric: higher | lower},
+// evaluations {columns, rows} (columns empty in every row are left out), metric_note.
 
 import { el, number, parameters, parseParameters } from "./dom.js";
+import { metricLabel, sortableTable, sortKey } from "./table.js";
 
 const FIXED = new Set([
   "task_rank",
@@ -16,40 +18,37 @@ const FIXED = new Set([
   "other_metrics",
   "parameters",
   "open",
+  "extra_data",
   "paper",
   "paper_title",
 ]);
-const HEADERS = { task_rank: "#", other_metrics: "other metrics" };
-const ARROWS = { higher: " ↑", lower: " ↓" };
+const HEADERS = { task_rank: "#", other_metrics: "other metrics", extra_data: "extra data" };
+const NO_FLAGS = "this host passed no extra-data flags";
 
 export function isLeaderboard(record) {
   return Boolean(record && record.benchmark && typeof record.total === "number" && "page" in record);
 }
 
-/** What a cell sorts by: numbers, and numbers written as text ("98.6%", "1,000"). */
-function sortKey(value) {
-  if (value === null || value === undefined || value === "") return null;
-  if (typeof value === "string" && /^[-+]?[\d,]*\.?\d+\s*%?$/.test(value.trim())) {
-    return Number(value.replace(/[,%\s]/g, ""));
-  }
-  return value;
+function yesNo(value) {
+  return value === true ? "yes" : value === false ? "no" : "";
 }
 
-function compare(a, b) {
-  if (typeof a === "number" && typeof b === "number") return a - b;
-  if (typeof a === "boolean" && typeof b === "boolean") return Number(b) - Number(a);
-  return String(a).localeCompare(String(b), "en", { numeric: true, sensitivity: "base" });
-}
-
-/** The view of a get_benchmark record; `draw()` fills the table (again after a change). */
-export function renderLeaderboard(record, papers) {
+/**
+ * The view of a get_benchmark record; `draw()` fills the table (again after a change).
+ * `data`: the result's view data, `{extra_data: [flag per row]}` where the host passed it.
+ */
+export function renderLeaderboard(record, papers, data = null) {
   const bench = record.benchmark;
   const table = record.evaluations || { columns: [], rows: [] };
   const columns = table.columns;
   const at = (name) => columns.indexOf(name);
   const directions = record.directions || {};
-  const shown = columns.filter((name) => name !== "paper_title" || at("paper") < 0);
-  const state = { sort: null, descending: false, open: false, bound: null };
+  const flags = Array.isArray(data?.extra_data) && data.extra_data.length === table.rows.length ? data.extra_data : null;
+  const extra = new Map(flags ? table.rows.map((row, i) => [row, flags[i]]) : []);
+  const names = columns.filter((name) => name !== "paper_title" || at("paper") < 0);
+  // The rows' extra-data flags as a column of their own, after `open`, when one is set.
+  if (flags?.includes(true)) names.splice(at("open") >= 0 ? names.indexOf("open") + 1 : names.length, 0, "extra_data");
+  const state = { open: false, extra: false, bound: null };
 
   const head = el(
     "header",
@@ -82,6 +81,24 @@ export function renderLeaderboard(record, papers) {
       ),
     );
   }
+  // Rows without a flag count as without extra data, as sota_history counts them.
+  controls.append(
+    el(
+      "label",
+      { class: flags ? null : "disabled", title: flags ? null : NO_FLAGS },
+      el("input", {
+        type: "checkbox",
+        name: "extra_data",
+        disabled: !flags,
+        onchange: (event) => {
+          state.extra = event.target.checked;
+          draw();
+        },
+      }),
+      " no extra training data",
+      flags ? null : el("span", { class: "why" }, ` (${NO_FLAGS})`),
+    ),
+  );
   if (at("parameters") >= 0) {
     const bound = el("input", {
       type: "text",
@@ -97,56 +114,42 @@ export function renderLeaderboard(record, papers) {
     });
     controls.append(el("label", {}, "parameters ≤ ", bound));
   }
-  const thead = el("thead");
-  const tbody = el("tbody");
-  const grid = el("div", { class: "scroll" }, el("table", { class: "board" }, thead, tbody));
 
-  function header(name) {
-    const metric = !FIXED.has(name);
-    const label = (HEADERS[name] || (name === "paper" ? "paper" : name)) + (metric ? ARROWS[directions[name]] || "" : "");
-    const sorted = state.sort === name;
-    const button = el(
-      "button",
-      {
-        type: "button",
-        onclick: () => {
-          if (state.sort === name) state.descending = !state.descending;
-          else {
-            state.sort = name;
-            // A metric sorts best first; anything else A to Z, smallest first.
-            state.descending = metric && directions[name] !== "lower";
-          }
-          draw();
-        },
-      },
-      label,
-    );
-    return el(
-      "th",
-      {
-        "data-column": name,
-        class: metric || name === "parameters" || name === "task_rank" ? "num" : null,
-        "aria-sort": sorted ? (state.descending ? "descending" : "ascending") : "none",
-      },
-      button,
-    );
-  }
+  const sortValue = (row, name) => (name === "extra_data" ? extra.get(row) : row[at(name)]);
 
-  function cell(name, row) {
+  function cell(row, name) {
     const value = row[at(name)];
     if (name === "paper") {
       const title = at("paper_title") >= 0 ? row[at("paper_title")] : null;
       return el("td", { class: "paper-cell" }, value ? papers.link(title, value) : title || "");
     }
     if (name === "parameters") return el("td", { class: "num" }, parameters(value));
-    if (name === "open") return el("td", {}, value === true ? "yes" : value === false ? "no" : "");
+    if (name === "open") return el("td", {}, yesNo(value));
+    if (name === "extra_data") return el("td", {}, yesNo(extra.get(row)));
     if (typeof value === "number") return el("td", { class: "num" }, number(value));
     if (typeof sortKey(value) === "number") return el("td", { class: "num" }, value);
     return el("td", {}, value ?? "");
   }
 
+  const grid = sortableTable({
+    columns: names.map((name) => {
+      const metric = !FIXED.has(name);
+      return {
+        name,
+        label: metric ? metricLabel(name, directions[name]) : HEADERS[name] || name,
+        num: metric || name === "parameters" || name === "task_rank",
+        // A metric sorts best first (higher unless the record says lower).
+        better: metric ? directions[name] || "higher" : null,
+      };
+    }),
+    value: sortValue,
+    cell,
+    actions: papers.canCall && at("paper") >= 0 ? (row) => papers.buttons(row[at("paper")]) : null,
+  });
+
   function kept(row) {
     if (state.open && row[at("open")] !== true) return false;
+    if (state.extra && extra.get(row) === true) return false;
     if (state.bound !== null) {
       const count = row[at("parameters")];
       if (typeof count !== "number" || count > state.bound) return false;
@@ -155,23 +158,7 @@ export function renderLeaderboard(record, papers) {
   }
 
   function draw() {
-    let rows = table.rows.filter(kept);
-    if (state.sort) {
-      const i = at(state.sort);
-      const keyed = rows.map((row) => [sortKey(row[i]), row]);
-      // Empty cells last either way.
-      keyed.sort(([a], [b]) =>
-        a === null || b === null ? (a === null) - (b === null) : (state.descending ? -1 : 1) * compare(a, b),
-      );
-      rows = keyed.map(([, row]) => row);
-    }
-    const withActions = papers.canCall && at("paper") >= 0;
-    thead.replaceChildren(el("tr", {}, shown.map(header), withActions ? el("th", {}, "") : null));
-    tbody.replaceChildren(
-      ...rows.map((row) =>
-        el("tr", {}, shown.map((name) => cell(name, row)), withActions ? el("td", {}, papers.buttons(row[at("paper")])) : null),
-      ),
-    );
+    const rows = grid.draw(table.rows.filter(kept));
     const count = table.rows.length;
     let line = rows.length === count ? `${count} rows` : `${rows.length} of ${count} rows`;
     line += ` on page ${record.page}; ${record.total.toLocaleString("en-US")} in the leaderboard`;
@@ -180,9 +167,7 @@ export function renderLeaderboard(record, papers) {
     status.textContent = `${line}. # is the rank within the row's own task.`;
   }
 
-  const body = table.rows.length
-    ? [controls, grid]
-    : [el("p", { class: "empty" }, "No rows on this page.")];
+  const body = table.rows.length ? [controls, grid.node] : [el("p", { class: "empty" }, "No rows on this page.")];
   const node = el(
     "div",
     { class: "leaderboard" },

@@ -1,6 +1,8 @@
 // The leaderboard view of pwc-mcp-local: an MCP App (SEP-1865) that the host shows next
-// to a sota_history or get_benchmark answer. It talks to the host only through the
-// official SDK's `App` (postMessage JSON-RPC) and fetches nothing.
+// to a sota_history, get_benchmark or results_table answer. It talks to the host only
+// through the official SDK's `App` (postMessage JSON-RPC) and fetches nothing. What it
+// needs beyond the result's two halves comes in the result's `_meta` under `pwc/view`
+// (pwc_local/server/views.py), which hosts keep from the model.
 
 import {
   App,
@@ -13,6 +15,9 @@ import { el } from "./dom.js";
 import { isHistory, renderHistory } from "./history.js";
 import { isLeaderboard, renderLeaderboard } from "./leaderboard.js";
 import { PaperActions } from "./papers.js";
+import { isResultsTable, renderResultsTable } from "./results.js";
+
+const VIEW_DATA = "pwc/view";
 
 const root = document.getElementById("view");
 const panel = document.getElementById("called");
@@ -65,14 +70,18 @@ function showResult(result, tool = app.getHostContext()?.toolInfo?.tool?.name) {
     return;
   }
   const record = result.structuredContent;
+  const data = result._meta?.[VIEW_DATA] ?? null;
+  // Where the host proxies tool calls, the view can ask for the same tool again.
+  const again = (name) => (papers.canCall ? (changes) => rerun(name, changes) : null);
   let view;
   if (isHistory(record)) {
     const name = tool || "sota_history";
-    const filters = papers.canCall ? { input, rerun: (changes) => rerun(name, changes) } : null;
+    const filters = papers.canCall ? { input, rerun: again(name) } : null;
     view = ["history", renderHistory(record, papers, filters)];
-  }
-  else if (isLeaderboard(record)) view = ["leaderboard", renderLeaderboard(record, papers)];
-  else {
+  } else if (isLeaderboard(record)) view = ["leaderboard", renderLeaderboard(record, papers, data)];
+  else if (isResultsTable(record)) {
+    view = ["results", renderResultsTable(record, papers, data, again(tool || "results_table"))];
+  } else {
     show("unknown", el("p", { class: "empty" }, "This result has nothing to chart; the answer's text has it all."));
     return;
   }
