@@ -5,6 +5,8 @@ profile without them. What the queries decide: tests/test_results_table.py.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ import pytest
 
 from tests.bibtex_check import entries
 from tests.fake_catalog import FakeCatalog, HistoryBoards
-from tests.installed import InstalledServer, call
+from tests.installed import InstalledServer, call, error_of
 
 pytestmark = pytest.mark.e2e
 
@@ -57,6 +59,48 @@ def test_both_tools_over_mcp_and_not_in_the_hosted_profile(
     bad = seen["bad"]
     assert bad.is_error and "invalid_argument: settings: no group" in bad.content[0].text
     assert not {"results_table", "check_claim"} & seen["hosted"]
+
+
+def _models(found: dict[str, Any]) -> list[str]:
+    """The model column of a CSV table."""
+    return [row["model"] for row in csv.DictReader(io.StringIO(found["table"]))]
+
+
+def test_the_table_filters_models_as_get_benchmark_does(
+    dated: FakeCatalog, installed_server: InstalledServer
+) -> None:
+    seen: dict[str, Any] = {}
+
+    async def script() -> None:
+        async with installed_server.session() as session:
+            for name, benchmark, filters in (
+                ("every", "Vision History", {}),
+                ("open", "Vision History", {"is_open": True}),
+                ("closed", "Vision History", {"is_open": False}),
+                ("any size", "ImageNet-1k", {}),
+                ("small", "ImageNet-1k", {"max_parameters": "100M"}),
+            ):
+                seen[name] = await call(
+                    session, "results_table", benchmark=benchmark, format="csv", **filters
+                )
+            for name, value in (("max_parameters", "big"), ("is_open", "maybe")):
+                seen[f"bad {name}"] = await error_of(
+                    session, "results_table", benchmark="Vision History", **{name: value}
+                )
+
+    anyio.run(script)
+    assert "EffNet-B7" in _models(seen["every"])  # the one closed model
+    assert "EffNet-B7" not in _models(seen["open"])
+    assert _models(seen["closed"]) == ["EffNet-B7"]
+    assert seen["closed"]["head"]["filters"] == ["closed models only"]
+    assert "closed models only, best first" in seen["closed"]["_text"]
+    assert "ViT-H/14" in _models(seen["any size"])  # 632M parameters
+    assert "ViT-H/14" not in _models(seen["small"]) and _models(seen["small"])
+    assert seen["small"]["head"]["filters"] == ["at most 100M parameters"]
+    assert "filters" not in seen["every"]["head"]
+    for name in ("max_parameters", "is_open"):
+        message = seen[f"bad {name}"]
+        assert f"invalid_argument: {name} must be" in message, message
 
 
 def test_table_writes_the_bib_and_never_replaces_it_without_force(

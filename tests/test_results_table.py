@@ -266,3 +266,9 @@ def test_history_says_when_a_step_or_a_beater_comes_from_other_settings(
         ("Base", None),
         ("Extra-L", "extra data"),
     ]
+
+
+def test_the_model_filters_are_named_in_the_head_and_the_caption(fake: FakeCatalog) -> None:
+    _, model = table(fake, "latex", is_open=True)
+    assert model.head.filters == ["open models only"]
+    assert "\\caption{Settings Mix: no extra data, test split; open models only.}" in model.table

@@ -444,7 +444,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     _bind(
         "results_table",
-        query=results_table.results_table_tool,
+        query=results_table.results_table,
         needs=("catalog", "progress"),
         output=shown_results.ResultsTableResult,
         project=shown_results.table_model,
