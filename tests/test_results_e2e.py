@@ -1,6 +1,10 @@
 """Issue 37 end to end: `results_table` and `check_claim` over MCP, `table` and `check`
 on the command line (the BibTeX file, the verdict as exit status), and the hosted
 profile without them. What the queries decide: tests/test_results_table.py.
+
+The installed `table --format latex --bib FILE` is compiled as written into a minimal
+document when `pdflatex` and `bibtex` are installed (CI installs them:
+texlive-latex-base and -recommended from Debian, about a minute).
 """
 
 from __future__ import annotations
@@ -8,6 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +141,32 @@ def test_check_exits_with_its_verdict(dated: FakeCatalog, cli: Any) -> None:
     assert absent.exit_code == 5
     both = cli("check", "Settings Mix", "1706.03762", "--value", "1", "--beats", "1901.99031")
     assert both.exit_code == 2
+
+
+@pytest.mark.skipif(
+    not (shutil.which("pdflatex") and shutil.which("bibtex")), reason="no LaTeX installed"
+)
+def test_the_latex_and_its_bib_file_compile_into_a_minimal_document(
+    dated: FakeCatalog, installed_server: InstalledServer, tmp_path: Path
+) -> None:
+    # Every group (a settings column, two papers sharing a key told apart) and two metrics.
+    made = installed_server.command(
+        "table", "Settings Mix", "--format", "latex", "--settings", "all",
+        "--metric", "accuracy", "--metric", "Top-5 Accuracy", "--bib", str(tmp_path / "refs.bib"),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    (tmp_path / "table.tex").write_text(made.stdout)
+    cited = set(re.findall(r"\\cite\{([^}]*)\}", made.stdout))
+    assert {"author2019mixeda", "author2019mixedb"} <= cited  # one key, told apart
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+        "\\input{table}\n\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n"
+    )
+    latex = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc"]
+    for step in (latex, ["bibtex", "doc"], latex, latex):
+        done = subprocess.run(step, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-2000:]
+    log = (tmp_path / "doc.log").read_text(errors="replace")
+    assert "undefined" not in log.lower(), "a \\cite key without its BibTeX entry"
+    assert set(re.findall(r"\\bibitem\{([^}]*)\}", (tmp_path / "doc.bbl").read_text())) == cited
+    assert (tmp_path / "doc.pdf").stat().st_size > 1000
