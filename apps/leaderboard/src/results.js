@@ -1,12 +1,12 @@
 // results_table: the rows of one leaderboard to put in a paper, as a table sortable by
 // any column, each metric's direction in its header and its best value marked, the
-// settings of the group shown (or each row's, when all groups are), a paper opened
-// through the host, and the BibTeX of the keys. The structured half
-// (pwc_local/present/results.py `ResultsTableResult`: head, table, bib) holds the table
-// only as written in its format; the rows come as data in the result's `_meta`
-// (`view_rows`: metrics [{name, better, assumed}], rows [{rank, model, paper, ref,
-// date, values, settings, key}]). Where the host lets the view call tools, another
-// settings group is one click away (results_table again, through the host).
+// settings of the group shown (or each row's, when all groups are) and the model
+// filters asked for, a paper opened through the host, and the BibTeX of the keys. The
+// structured half (pwc_local/present/results.py `ResultsTableResult`: head, table,
+// bib) holds the table only as written in its format; the rows come as data in the
+// result's `_meta` (`view_rows`: metrics [{name, better, assumed}], rows [{rank, model,
+// paper, ref, date, values, settings, key}]). Where the host lets the view call tools,
+// another settings group is one click away (results_table again, through the host).
 
 import { el, number } from "./dom.js";
 import { metricLabel, sortableTable } from "./table.js";
@@ -56,6 +56,7 @@ export function renderResultsTable(record, papers, data = null, rerun = null) {
   const about = [
     head.metrics.join(", "),
     every ? "all settings" : head.settings,
+    head.filters?.length ? head.filters.join(", ") : null,
     head.as_of ? `as of ${head.as_of}` : null,
   ].filter(Boolean);
   const scan = [`${head.shown.toLocaleString("en-US")} of ${count(head.comparable, "comparable result")}, best first`];
