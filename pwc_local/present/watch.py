@@ -232,7 +232,10 @@ def status_line(status: str | None, kind: str, target: str) -> str:
 
 
 def watch_text(result: WatchListResult, arguments: Mapping[str, Any]) -> str:
-    """The `watch` tool's text: what it did (to `arguments`' target), then the watch list."""
+    """The `watch` tool's text: what it did (to `arguments`' target), then the watch list
+    (alone when nothing was done: `watch list`)."""
+    if result.status is None:
+        return watch_list_text(result)
     head = status_line(result.status, arguments["kind"], arguments["target"])
     return head + "\n\n" + watch_list_text(result)
 
