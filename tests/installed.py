@@ -184,9 +184,7 @@ def looks(answer: dict[str, Any]) -> list[dict[str, Any]]:
     its name where left out) and `changes`, its change rows as dicts.
     """
     watch_columns = ("kind", "target", "name", "previous_look", "status", "reason", "more")
-    reports = [
-        {**dict.fromkeys(watch_columns), **row} for row in rows(answer.get("watches"))
-    ]
+    reports = [{**dict.fromkeys(watch_columns), **row} for row in rows(answer.get("watches"))]
     for report in reports:
         report["target"] = report["target"] or report["name"]
         report["more"] = report["more"] or 0

@@ -127,9 +127,10 @@ def _flood(
         for index in range(per_watch.get(target, 20)):
             number += 1
             title = f"{target} " + "視覚変換器による大規模画像認識の研究 " * 14 + str(index)
+            arxiv_id = f"2611.{number - 90000:05d}"
             paper = Paper(
                 id=str(number),
-                arxiv_id=f"2611.{number - 90000:05d}",
+                arxiv_id=arxiv_id,
                 title=title,
                 authors=("Watch Flood",),
                 published=f"2026-11-{1 + index % 28:02d}",
@@ -137,7 +138,7 @@ def _flood(
                 points=("Added by a test.",),
             )
             fake.apply(NewPaper(paper))
-            made.add((target, paper.arxiv_id))
+            made.add((target, arxiv_id))
     return made
 
 
