@@ -16,11 +16,10 @@ structured result.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -39,16 +38,30 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 EXIT_STATUS = {"supported": 0, "contradicted": 3, "not_comparable": 4, "unknown": 5}
 
 
-def _answer(ctx: click.Context, query: Callable[[CatalogSource, Progress], Awaitable[T]]) -> T:
+def _answer(
+    ctx: click.Context,
+    query: Callable[[CatalogSource, Progress], Awaitable[T]],
+    freshness: Freshness,
+) -> T:
     """Run `query` on the tools' catalog chain with a progress line on the terminal; an
     answer from stale cache entries says so on stderr (stdout keeps the output alone)."""
-    progress, freshness = Progress(), Freshness()
+    progress = Progress()
     answer = run_on_catalog(
         settings_for(ctx), lambda catalog: query(catalog, progress), progress, freshness
     )
     if note := stale_note(freshness):
         click.echo(f"pwc-mcp-local: {note}", err=True)
     return answer
+
+
+def _tool_json(
+    ctx: click.Context, name: str, answer: Any, arguments: dict[str, Any], freshness: Freshness
+) -> str:
+    """Tool `name`'s JSON for `answer`, as `call NAME --json` prints it: the settings'
+    profile, catalog text as printable as the text's."""
+    from pwc_local.commands.settings import structured_json, tool_output
+
+    return structured_json(tool_output(name, answer, arguments, settings_for(ctx), freshness))
 
 
 def _check_bib(path: Path, force: bool) -> None:
@@ -124,6 +137,7 @@ def table(
 
     if bib is not None:
         _check_bib(bib, force)
+    freshness = Freshness()
     answer = _answer(
         ctx,
         lambda catalog, progress: results_table(
@@ -138,10 +152,11 @@ def table(
             max_parameters=max_parameters,
             limit=limit,
         ),
+        freshness,
     )
     model = table_model(answer, {"format": fmt})
     if as_json:
-        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        click.echo(_tool_json(ctx, "results_table", answer, {"format": fmt}, freshness))
     else:
         head = table_text(model.model_copy(update={"table": "", "bib": ""}))
         click.echo(head, err=True)
@@ -184,6 +199,7 @@ def check(
 
     if sum((sota, bool(beats.strip()), value is not None)) > 1:
         raise click.UsageError("claim one thing: --sota, --beats OTHER or --value V")
+    freshness = Freshness()
     answer = _answer(
         ctx,
         lambda catalog, progress: check_claim(
@@ -196,10 +212,11 @@ def check(
             metric=metric,
             as_of=as_of,
         ),
+        freshness,
     )
     model = claim_model(answer)
     if as_json:
-        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        click.echo(_tool_json(ctx, "check_claim", answer, {}, freshness))
     else:
         click.echo(claim_text(model))
     sys.exit(EXIT_STATUS[model.verdict])
