@@ -126,7 +126,7 @@ def test_a_new_result_and_a_new_leader_then_mark_seen_both_ways(live: LiveSessio
     assert [r["status"] for r in after] == ["unchanged"]
     (moved,) = _last_looks(live)  # the baseline moved to the look that marked them seen
     assert datetime.fromisoformat(moved) >= marked
-    assert after[0]["previous_look"] == moved[:16].replace("T", " ")
+    assert after[0]["previous_look"] == moved[:16].replace("T", " ") + " UTC"
 
 
 def test_a_new_server_process_sees_the_same_watches_and_baselines(live: LiveSession) -> None:
