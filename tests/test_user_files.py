@@ -1,7 +1,7 @@
 """Files written for the user at a path they name never follow a link or clobber (issue 34, F1, F2).
 
 `private_files.write_file` itself, then each command that writes such a file: `sota
---plot`, `library export --output` and `install` (a client's config file). A link
+--plot`, `table --bib`, `library export --output` and `install` (a client's config file). A link
 another user planted in a shared directory must not turn the write into one of the
 victim's files; an existing file is replaced only with `--force`; a link never, even
 then. On main `--plot` wrote through the link and replaced files without asking, and
@@ -153,6 +153,32 @@ def test_the_chart_never_writes_through_a_link_nor_over_a_file_without_force(
     replaced = cli("sota", "Vision", "History", "--plot", str(existing), "--force")
     assert replaced.exit_code == 0, replaced.output
     assert existing.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert _leftovers(shared) == []
+
+
+@posix_only
+def test_the_bib_never_replaces_a_link_nor_a_file_without_force(
+    shared: Path, fake_catalog: FakeCatalog, cli: Callable[..., Result]
+) -> None:
+    """`table --bib`: on main `--force` replaced a planted link (and a dangling one
+    without it), and the file was not private (its own writer beside write_file)."""
+    fake_catalog.apply(HistoryBoards())
+    link = _plant(shared, "refs.bib")
+    for extra in ([], ["--force"]):
+        done = cli("table", "Vision", "History", "--bib", str(link), *extra)
+        assert done.exit_code == 1, done.output
+        assert str(link) in done.stderr and "symbolic link" in done.stderr, done.stderr
+        assert link.is_symlink() and _victim(shared) == VICTIM_TEXT
+    assert not fake_catalog.requests  # refused before any page was read
+
+    existing = shared / "mine.bib"
+    existing.write_text("% mine\n", encoding="utf-8")
+    kept = cli("table", "Vision", "History", "--bib", str(existing))
+    assert kept.exit_code == 1 and "--force" in kept.stderr, kept.stderr
+    assert existing.read_text(encoding="utf-8") == "% mine\n"
+    replaced = cli("table", "Vision", "History", "--bib", str(existing), "--force")
+    assert replaced.exit_code == 0, replaced.output
+    assert "@" in existing.read_text(encoding="utf-8")
     assert _leftovers(shared) == []
 
 

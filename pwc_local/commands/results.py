@@ -7,8 +7,9 @@ chain (`commands.history`'s runner) and the same presentation:
     pwc-mcp-local check "Vision History" 1605.99005 --sota --as-of 2016-12-31
 
 `table` prints the table alone on stdout (so it can be redirected into a document)
-and what it is of on stderr; `--bib FILE` writes the BibTeX of its `\\cite` keys, and
-never replaces a file without `--force`. `check` prints the verdict, its reason and
+and what it is of on stderr; `--bib FILE` writes the BibTeX of its `\\cite` keys as
+every file written for the user is (`settings.write_output`: never through a link, a
+file replaced only with `--force`). `check` prints the verdict, its reason and
 the evidence; its exit status is the verdict: 0 supported, 3 contradicted, 4 not
 comparable, 5 unknown (1 is a failure, 2 a usage error). `--json` prints the tool's
 structured result.
@@ -26,7 +27,7 @@ import click
 from pwc_local.commands.history import Progress
 from pwc_local.commands.history import _run as run_on_catalog
 from pwc_local.commands.history import _stale_note as stale_note
-from pwc_local.commands.settings import settings_for
+from pwc_local.commands.settings import check_output, settings_for, write_output
 from pwc_local.contract import MAX_TABLE_ROWS, TABLE_FORMATS
 from pwc_local.safe_text import shown
 from pwc_local.store.freshness import Freshness
@@ -62,34 +63,6 @@ def _tool_json(
     from pwc_local.commands.settings import structured_json, tool_output
 
     return structured_json(tool_output(name, answer, arguments, settings_for(ctx), freshness))
-
-
-def _check_bib(path: Path, force: bool) -> None:
-    """Refuse a BibTeX file that cannot or may not be written, before any request."""
-    if not path.parent.is_dir():
-        raise click.UsageError(f"--bib: no directory {shown(str(path.parent))} to write in")
-    if path.exists() and not force:
-        raise click.UsageError(f"--bib: {shown(str(path))} exists; --force replaces it")
-
-
-def _write_bib(path: Path, text: str, force: bool) -> None:
-    """Write the BibTeX: with `force` in one step over the file (`write_atomic`), without
-    only as a new file (created exclusively: a file made meanwhile is not replaced)."""
-    from pwc_local.clients.files import write_atomic
-
-    data = text.encode("utf-8")
-    try:
-        if force:
-            write_atomic(path, data)
-        else:
-            with open(path, "xb") as out:
-                out.write(data)
-    except FileExistsError:
-        click.echo(f"pwc-mcp-local: {shown(str(path))} exists; --force replaces it", err=True)
-        sys.exit(1)
-    except OSError as exc:
-        click.echo(f"pwc-mcp-local: cannot write {shown(str(path))}: {exc.strerror}", err=True)
-        sys.exit(1)
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -135,8 +108,8 @@ def table(
     from pwc_local.present.results import table_model, table_text
     from pwc_local.queries.results_table import results_table
 
-    if bib is not None:
-        _check_bib(bib, force)
+    if bib is not None:  # refused now (a link, a file without --force), before any request
+        check_output(bib, force=force, option="--bib")
     freshness = Freshness()
     answer = _answer(
         ctx,
@@ -163,7 +136,7 @@ def table(
         if model.table:
             click.echo(model.table.rstrip("\n"))
     if bib is not None:
-        _write_bib(bib, model.bib, force)
+        write_output(bib, model.bib.encode("utf-8"), force=force)
         click.echo(
             f"BibTeX of {len(answer.citations)} papers written to {shown(str(bib))}", err=True
         )
