@@ -107,7 +107,9 @@ LISTING_BUDGETS = {
     "tools/list bytes added by library tools": 6_000,
     "tools/list bytes added by reading tools": 4_000,
     "tools/list bytes added by watch tools": 2_000,
-    "tools/list bytes added by history tools": 2_800,  # four since issue 37 (1,400 for two)
+    # Four since issue 37 (1,400 for two), results_table with get_benchmark's model
+    # filters and the view's metadata (2,800 before them).
+    "tools/list bytes added by history tools": 3_100,
 }
 
 

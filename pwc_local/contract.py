@@ -120,18 +120,27 @@ _WRITE_HINTS = ("destructive_hint", "idempotent_hint")  # meaningful only when n
 def hints(
     *, read_only: bool, destructive: bool = True, idempotent: bool = False, open_world: bool = True
 ) -> Mapping[str, bool]:
-    """A local tool's MCP annotations, only those MCP's defaults do not already say.
+    """A local tool's MCP annotations, only those MCP's defaults do not already say
+    (`unsaid`). (The hosted tools keep the four hints they advertise: `READ_ONLY`.)"""
+    return unsaid(
+        {
+            "read_only_hint": read_only,
+            "destructive_hint": destructive,
+            "idempotent_hint": idempotent,
+            "open_world_hint": open_world,
+        }
+    )
+
+
+def unsaid(given: Mapping[str, bool]) -> dict[str, bool]:
+    """The hints of `given` that MCP's defaults do not already say.
 
     Each byte of `tools/list` is paid in every conversation: a hint equal to its
-    default, or a write hint on a read-only tool, means nothing more when sent. (The
-    hosted tools keep the four hints they advertise: `READ_ONLY`.)
+    default, or a write hint on a read-only tool, means nothing more when sent. So
+    the compact profile sends every tool's hints so (the hosted tools' `READ_ONLY` as
+    `readOnlyHint` alone, 67 bytes less a tool); the hosted profile sends them as given.
     """
-    given = {
-        "read_only_hint": read_only,
-        "destructive_hint": destructive,
-        "idempotent_hint": idempotent,
-        "open_world_hint": open_world,
-    }
+    read_only = given.get("read_only_hint", False)
     return {
         name: value
         for name, value in given.items()
@@ -201,6 +210,8 @@ ParameterSize = Kind(
     max_length=32,
     description="inclusive model size cap such as 500M, 1.5B or 3000000000",
 )
+# The local tools' max_parameters: get_benchmark's describes it; theirs do not repeat it.
+LocalParameterSize = Kind(str | None, max_length=32)
 MetricNames = Kind(list[str] | None, items=Name, min_length=1)
 MetricBounds = Kind(
     dict[str, float] | None,
@@ -230,6 +241,13 @@ Cursor = Kind(
     description="next_cursor of the previous read_paper result",
 )
 LookCursor = Kind(str | None, max_length=64)  # the description says: pass next_cursor as cursor
+
+
+def board_filters(size: Kind = LocalParameterSize) -> tuple[Param, Param]:
+    """`get_benchmark`'s model filters, `is_open` and `max_parameters`, as each tool reading
+    a leaderboard takes them (`size`: get_benchmark's described kind, or the local one)."""
+    return Param("is_open", bool | None, None), Param("max_parameters", size, None)
+
 
 _PAPER = "paper = arXiv ID, catalog ID, arXiv/Hugging Face/Papers With Code URL, or exact title."
 
@@ -428,8 +446,7 @@ TOOLS: tuple[Tool, ...] = (
         Param("benchmark", Entity),
         Param("page", Page, 1),
         Param("limit", Limit, 20),
-        Param("is_open", bool | None, None),
-        Param("max_parameters", ParameterSize, None),
+        *board_filters(ParameterSize),
         Param("require_metrics", MetricNames, None),
         Param("minimum_metrics", MetricBounds, None),
         Param("maximum_metrics", MetricBounds, None),
@@ -565,8 +582,7 @@ TOOLS: tuple[Tool, ...] = (
         # "" (a shorter schema than null): the leaderboard's primary metric; no date bound
         Param("metric", Name, ""),
         Param("as_of", Kind(str, max_length=10), ""),
-        Param("is_open", bool | None, None),
-        Param("max_parameters", Kind(str | None, max_length=32), None),
+        *board_filters(),
         Param("extra_data", bool | None, None),
         hints=LOCAL_READ,
     ),
@@ -590,6 +606,7 @@ TOOLS: tuple[Tool, ...] = (
         Param("format", TableFormat, "markdown", query=False),
         Param("as_of", Kind(str, max_length=10), ""),
         Param("papers", Kind(list[str], items=Kind(str, max_length=MAX_REFERENCE_CHARS)), []),
+        *board_filters(),
         Param("limit", Kind(int, ge=1, le=MAX_TABLE_ROWS), 10),
         hints=LOCAL_READ,
     ),

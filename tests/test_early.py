@@ -163,6 +163,35 @@ def test_a_stale_or_foreign_file_is_not_used(tmp_path: Path, caplog: Any) -> Non
     assert len(reasons) == 2 and "another version of the MCP SDK" in reasons[0]
 
 
+def test_the_loaded_server_lists_the_early_tools_and_generates_no_schema(
+    tmp_path: Path, fake_catalog: FakeCatalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The SDK never lists what the early path listed, so the server saved no snapshot
+    # and generated every compact output schema again on each start (a tenth of a
+    # second of the first call): the loader now hands it the early answers' tools.
+    from pwc_local.server import listing
+    from pwc_local.server.app import preparation
+
+    settings = Settings(api_url=fake_catalog.api_url, cache_dir=tmp_path / "cache")
+    answers = early.load(settings)
+    assert answers is not None
+
+    def generated(*_: Any) -> None:
+        raise AssertionError("an output schema was generated")
+
+    monkeypatch.setattr(listing, "output_schema", generated)
+    server = build_server(settings)
+    server.prepare_now(**preparation(settings), listing=answers.tools())
+    server.join_background(30)
+    with InProcessPeer(server) as peer:
+        peer.initialize()
+        listed = peer.request("tools/list")["result"]["tools"]
+        call = {"name": "get_task", "arguments": {"task": "ocr"}}
+        answer = peer.request("tools/call", call)["result"]
+    assert listed == answers.tools()
+    assert answer["isError"] is False and answer["structuredContent"]
+
+
 class HeldLoader:
     """A loader the test releases: the server is "loading" until `release()`."""
 

@@ -17,6 +17,7 @@ from mcp import Client
 from mcp_types import ListToolsResult
 
 from pwc_local.config import Settings
+from pwc_local.contract import names
 from pwc_local.present.hosted import PaperInfoResult
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.server.app import PwcServer, build_server
@@ -118,6 +119,22 @@ def test_the_view_metadata_costs_at_most_300_bytes(monkeypatch: pytest.MonkeyPat
     with_view = _listing_bytes(SETTINGS)
     monkeypatch.setattr(views, "tool_meta", lambda name, profile: None)
     assert 0 < with_view - _listing_bytes(SETTINGS) <= 300
+
+
+def test_the_default_listing_sends_only_the_hints_mcp_does_not_default() -> None:
+    # Issue 37: readOnlyHint alone says what the hosted four say (MCP: destructive and
+    # idempotent mean nothing on a read-only tool, openWorld is true unless said), 67
+    # bytes a hosted tool. The hosted profile keeps the four (test_contract).
+    server = build_server(SETTINGS)
+    assert isinstance(server, PwcServer)
+    sent = {
+        tool.name: tool.annotations.model_dump(by_alias=True, exclude_none=True)
+        for tool in anyio.run(server.list_tools)
+        if tool.annotations is not None
+    }
+    assert [name for name in names("hosted") if sent[name] != {"readOnlyHint": True}] == []
+    assert sent["watch"] == {"idempotentHint": True}  # local hints were sent so already
+    assert sent["cite_paper"] == {"readOnlyHint": True}
 
 
 def test_the_listing_is_compact_and_keeps_the_input_schemas() -> None:

@@ -38,6 +38,7 @@ class TableHead(_Strict):
     metrics: list[str]  # "Accuracy (higher is better)", the first orders the rows
     settings: str  # the group shown, or "all"
     as_of: str | None = None
+    filters: list[str] | None = None  # the model filters asked for, in words
     shown: int  # rows in the table
     comparable: int  # results in the group
     others: list[Group]  # the other settings groups, not in the table
@@ -175,7 +176,8 @@ def _settings(answer: TableAnswer) -> str:
 
 
 def _caption(answer: TableAnswer) -> str:
-    return "all settings" if answer.setting is None else answer.setting.label
+    shown = "all settings" if answer.setting is None else answer.setting.label
+    return "; ".join((shown, *answer.filters))
 
 
 def table_model(answer: TableAnswer, arguments: Mapping[str, Any]) -> ResultsTableResult:
@@ -187,6 +189,7 @@ def table_model(answer: TableAnswer, arguments: Mapping[str, Any]) -> ResultsTab
             metrics=[f"{c.name} ({direction(c)})" for c in answer.columns],
             settings=_settings(answer),
             as_of=answer.as_of.isoformat() if answer.as_of else None,
+            filters=list(answer.filters) or None,
             shown=len(answer.rows),
             comparable=answer.comparable,
             others=[Group(settings=s.label, results=count) for s, count in answer.others],
@@ -206,9 +209,11 @@ def table_text(model: ResultsTableResult) -> str:
     metrics = ", ".join(clean(name) for name in head.metrics)
     group = "in all settings" if head.settings == ALL else f"({clean(head.settings)})"
     when = f", as of {head.as_of}" if head.as_of else ""
+    only = "".join(f", {clean(words)}" for words in head.filters or ())
     lines = [
         f"**{clean(head.benchmark)}**, {metrics or 'no metric'}: "
-        f"{plural(head.comparable, 'result')} {group}{when}, best first; {head.shown:,} shown."
+        f"{plural(head.comparable, 'result')} {group}{when}{only}, best first; "
+        f"{head.shown:,} shown."
     ]
     if head.others:
         groups = "; ".join(f'"{clean(g.settings)}" ({g.results:,})' for g in head.others)

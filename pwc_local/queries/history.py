@@ -60,6 +60,7 @@ __all__ = [
     "beaten",
     "beaten_boards",
     "best_first",
+    "filter_words",
     "running_best",
     "state_of_the_art",
 ]
@@ -389,7 +390,7 @@ async def state_of_the_art(
         without_metric=without,
         after_as_of=later,
         setting=_main_setting(dated, better),
-        filters=_filter_words(is_open, max_parameters, extra_data),
+        filters=filter_words(is_open, max_parameters, extra_data),
     )
 
 
@@ -399,7 +400,7 @@ def _main_setting(results: list[Result], better: Better) -> Setting | None:
     return groups[0][0] if groups else None
 
 
-def _filter_words(
+def filter_words(
     is_open: bool | None, max_parameters: str | None, extra_data: bool | None
 ) -> tuple[str, ...]:
     """The filters asked for, in words, for a text that must say what left nothing."""

@@ -9,8 +9,9 @@ picks another group by its label, or `all` (then every row says its settings).
 
 Rows are best first on the first metric (its direction from its name, as
 `get_benchmark` says it); `as_of` keeps results of papers published by that date;
-`papers` adds the best row of each named paper whatever its rank. Each cited paper's
-BibTeX comes through `cite_paper`'s path (`public.paper_info_or_public`, so cached
+`papers` adds the best row of each named paper whatever its rank; `is_open` and
+`max_parameters` filter the models as `get_benchmark` does (the table says so). Each
+cited paper's BibTeX comes through `cite_paper`'s path (`public.paper_info_or_public`, so cached
 and saved papers cost nothing), under `cite_paper`'s key, told apart with `a`, `b`
 ... when two papers of the table share one (`citations.unique_keys`). A paper the
 catalog cannot describe is cited from its leaderboard row (title, date, arXiv ID).
@@ -33,6 +34,7 @@ from pwc_local.queries.history import (
     Better,
     Progress,
     Result,
+    filter_words,
     metric_better,
     rank_key,
     read_board,
@@ -52,7 +54,6 @@ __all__ = [
     "cite_results",
     "find_rows",
     "results_table",
-    "results_table_tool",
 ]
 
 ALL = "all"  # `settings`: every group, each row naming its settings
@@ -103,6 +104,7 @@ class TableAnswer:
     citations: list[CitationFields]
     rows_read: int
     rows_total: int
+    filters: tuple[str, ...] = ()  # the model filters asked for, in words
 
 
 def find_rows(results: list[Result], paper: str, parameter: str = "papers") -> list[Result]:
@@ -153,34 +155,6 @@ async def _citation(catalog: CatalogSource, result: Result) -> CitationFields:
             "arxiv_id": result.arxiv_id,
             "published": result.date.isoformat() if result.date else None,
         }
-    )
-
-
-async def results_table_tool(
-    catalog: CatalogSource,
-    progress: Progress | None,
-    benchmark: str,
-    *,
-    metrics: list[str],
-    settings: str,
-    as_of: str,
-    papers: list[str],
-    limit: int,
-) -> TableAnswer:
-    """The `results_table` tool: `results_table` without the size and openness filters
-    (the command line has them; the tool's listing bytes are paid in every conversation,
-    and `get_benchmark` filters so)."""
-    return await results_table(
-        catalog,
-        progress,
-        benchmark,
-        metrics=metrics,
-        settings=settings,
-        as_of=as_of,
-        papers=papers,
-        is_open=None,
-        max_parameters=None,
-        limit=limit,
     )
 
 
@@ -288,4 +262,5 @@ async def results_table(
         citations=list(citations.values()),
         rows_read=board.rows_read,
         rows_total=board.rows_total,
+        filters=filter_words(is_open, max_parameters, None),
     )

@@ -236,6 +236,7 @@ class PwcServer(MCPServer):
         snapshot_dir: Callable[[], Path] | None = None,
         tools: str = "all",
         then: Callable[[], None] | None = None,
+        listing: list[dict[str, Any]] | None = None,
     ) -> None:
         """Do in this thread, at once, what `prepare_after_initialize` would do later.
 
@@ -243,8 +244,12 @@ class PwcServer(MCPServer):
         handshake itself: the listing and the tools are ready before the server takes
         over; the runtime, then the templates and prompts, follow in a thread, as they
         did after `notifications/initialized`, which then finds it all started.
+        `listing` is the early answers' own (the tools as listed): with it no output
+        schema is generated and no snapshot is needed, as the SDK never lists the tools
+        the early path listed, so a snapshot would never be saved.
         """
-        self._snapshot_at(snapshot_dir, tools)
+        if listing is None or not self._take_listing(listing):
+            self._snapshot_at(snapshot_dir, tools)
         self._then = then
         self._prepare()
         warm_up, self._on_initialized = self._on_initialized, None
@@ -301,14 +306,16 @@ class PwcServer(MCPServer):
 
             path = locate()
             saved = load_snapshot(path)
-            if saved is not None:
-                try:
-                    self._listing = [MCPTool.model_validate(tool) for tool in saved]
-                except ValidationError:
-                    pass
-                else:
-                    return  # it stands; nothing to save
-            self._snapshot = path
+            if saved is None or not self._take_listing(saved):
+                self._snapshot = path
+
+    def _take_listing(self, tools: list[dict[str, Any]]) -> bool:
+        """List these tools (a snapshot's or the early answers'); False if they do not validate."""
+        try:
+            self._listing = [MCPTool.model_validate(tool) for tool in tools]
+        except ValidationError:
+            return False
+        return True
 
     async def _initialized(self, _ctx: Any, _params: NotificationParams) -> None:
         prepare, self._prepare_when_initialized = self._prepare_when_initialized, False

@@ -113,7 +113,13 @@ class ToolSpec:
 
     @cached_property
     def annotations(self) -> ToolAnnotations:
+        """The MCP annotations the hosted profile sends: the contract's hints."""
         return ToolAnnotations.model_validate(dict(self.tool.hints))
+
+    @cached_property
+    def compact_annotations(self) -> ToolAnnotations:
+        """The compact profile's: only what MCP's defaults do not say (`contract.unsaid`)."""
+        return ToolAnnotations.model_validate(contract.unsaid(self.tool.hints))
 
     @cached_property  # asked on every tools/call; the params never change
     def references(self) -> frozenset[str]:
@@ -438,7 +444,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     _bind(
         "results_table",
-        query=results_table.results_table_tool,
+        query=results_table.results_table,
         needs=("catalog", "progress"),
         output=shown_results.ResultsTableResult,
         project=shown_results.table_model,

@@ -144,6 +144,11 @@ class EarlyAnswers:
         era = None if self.era is None else self.era == HANDSHAKE
         return Handover(lines, splitter, ended, self.replay, era, self)
 
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools as this process lists them: the full server takes them as its listing."""
+        tools: list[dict[str, Any]] = self._result("tools/list", HANDSHAKE)["tools"]
+        return tools
+
     def take(self, line: bytes) -> bytes | None:
         """The answer to `line`, or None: queue it for the full server."""
         message = _parse(line)

@@ -32,7 +32,7 @@ import os
 import select
 import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pwc_local.config import Settings
 from pwc_local.server import early
@@ -72,7 +72,7 @@ def serve(settings: Settings) -> int:
 
         return run_stdio(settings)
     claimed = [ClaimedDescriptor.take(0), ClaimedDescriptor.take(1)]
-    loader = _Loader(settings)
+    loader = _Loader(settings, answers.tools())
     try:
         handover = _answer_while_loading(answers, claimed, loader)
     except BrokenPipeError:  # the client is gone
@@ -88,22 +88,24 @@ def serve(settings: Settings) -> int:
 class _Loader:
     """Imports the SDK and builds the server in a thread; `wake` becomes readable when done."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, listing: list[dict[str, Any]]) -> None:
         self.server: PwcServer | None = None
         self.failure: BaseException | None = None
         self.done = threading.Event()
         self._wake_read, self._wake_write = os.pipe()
         self.wake = self._wake_read
-        threading.Thread(target=self._load, args=(settings,), name="pwc-load", daemon=True).start()
+        threading.Thread(
+            target=self._load, args=(settings, listing), name="pwc-load", daemon=True
+        ).start()
 
-    def _load(self, settings: Settings) -> None:
+    def _load(self, settings: Settings, listing: list[dict[str, Any]]) -> None:
         try:
             from pwc_local.server.app import build_server, preparation
 
             server = build_server(settings)
             # What the first call needs (the tools, the runtime) is ready before the
             # server takes over: the client is being answered meanwhile.
-            server.prepare_now(**preparation(settings))
+            server.prepare_now(**preparation(settings), listing=listing)
             self.server = server
         except BaseException as exc:  # reported by the thread that serves
             self.failure = exc

@@ -409,6 +409,8 @@ def register_tools(server: MCPServer, tools: CatalogTools, settings: Settings) -
             tool_function(spec, tools, output_model(spec, settings)),
             name=spec.name,
             description=spec.description,
-            annotations=spec.annotations,
+            annotations=spec.annotations
+            if settings.profile == "hosted"
+            else spec.compact_annotations,
             meta=tool_meta(spec.name, settings.profile),
         )
