@@ -8,7 +8,7 @@ Against the loopback fake, through the installed command and server:
   the 2 MiB bound, and every change arrives exactly once, past any per-watch cap;
 * two looks at once (the tool and the command) report each change once;
 * an unreadable baseline is reported as reset;
-* stored targets come out of `--json` with their controls escaped, and a read-only
+* stored targets come out of `--json` printable (controls and bidi overrides gone), and a read-only
   library is still listed and peeked at (issue 28).
 """
 
@@ -245,7 +245,7 @@ def test_an_unreadable_baseline_is_reported_as_reset(
     assert after["status"] == "unchanged"
 
 
-def test_stored_targets_come_out_of_json_escaped(installed_server: InstalledServer) -> None:
+def test_stored_targets_come_out_of_json_printable(installed_server: InstalledServer) -> None:
     home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     target = "vision \x1b]0;PWNED\x07 \x9b2J transformer \u202etxt.exe"
     done = _run(home, "watch", "add", "query", target)
