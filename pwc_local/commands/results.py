@@ -106,6 +106,7 @@ def table(
     default, the largest; --settings all shows every group with a settings column.
     """
     from pwc_local.present.results import table_model, table_text
+    from pwc_local.present.words import plural
     from pwc_local.queries.results_table import results_table
 
     if bib is not None:  # refused now (a link, a file without --force), before any request
@@ -137,9 +138,8 @@ def table(
             click.echo(model.table.rstrip("\n"))
     if bib is not None:
         write_output(bib, model.bib.encode("utf-8"), force=force)
-        click.echo(
-            f"BibTeX of {len(answer.citations)} papers written to {shown(str(bib))}", err=True
-        )
+        cited = plural(len(answer.citations), "paper")
+        click.echo(f"BibTeX of {cited} written to {shown(str(bib))}", err=True)
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
