@@ -175,6 +175,25 @@ def rows(found: Any) -> list[dict[str, Any]]:
     return list(found or [])
 
 
+def looks(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    """The default profile's `whats_new` (or `whats-new --json`) as one dict per watch.
+
+    The record sends a `watches` table and a `changes` table whose `watch` column is
+    the watch's row number (from 1); a column empty in every row is left out, and so is
+    `target` where it is the name. Here each watch's row has every column (`target`
+    its name where left out) and `changes`, its change rows as dicts.
+    """
+    watch_columns = ("kind", "target", "name", "previous_look", "status", "reason", "more")
+    reports = [{**dict.fromkeys(watch_columns), **row} for row in rows(answer.get("watches"))]
+    for report in reports:
+        report["target"] = report["target"] or report["name"]
+        report["more"] = report["more"] or 0
+        report["changes"] = []
+    for change in rows(answer.get("changes")):
+        reports[change.pop("watch") - 1]["changes"].append(change)
+    return reports
+
+
 def stale(structured: dict[str, Any]) -> str | None:
     """When the stale cache entries a result came from were saved, or None (fresh).
 

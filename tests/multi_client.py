@@ -32,7 +32,7 @@ from pwc_local.store.cache import decode_entry
 from tests.fake_catalog import NewPaper
 from tests.fake_catalog.data_papers import Paper
 from tests.fake_catalog.server import FakeCatalog
-from tests.installed import EXECUTABLE, InstalledServer
+from tests.installed import EXECUTABLE, InstalledServer, looks
 
 TIMEOUT = 5.0  # the servers' normal request timeout
 BUDGET = 1.0  # the default outage budget
@@ -91,7 +91,7 @@ class Look:
     server: int
     started: float
     took: float
-    reported: list[tuple[str, str]]  # (watch target, paper ID) per new_paper change
+    reported: list[tuple[str, str]]  # (watch target, arXiv ID) per new_paper change
     not_checked: int
     error: str | None
 
@@ -100,7 +100,7 @@ class Look:
 class Outcome:
     calls: list[Call] = field(default_factory=list)
     looks: list[Look] = field(default_factory=list)
-    published: list[tuple[str, str]] = field(default_factory=list)  # (watch target, paper ID)
+    published: list[tuple[str, str]] = field(default_factory=list)  # (watch target, arXiv ID)
     outages: int = 0
     down: list[tuple[float, float]] = field(default_factory=list)  # refusal windows
     add_runs: list[int] = field(default_factory=list)  # exit status of each `library add`
@@ -113,11 +113,7 @@ class Outcome:
 
 def run_clients(root: Path, fake: FakeCatalog, seconds: float) -> Outcome:
     """The scenario for `seconds` of flapping, then the library completed and checked."""
-    # The hosted profile: `_reported` reads whats_new's whole model (paper IDs), which the
-    # default record leaves out; to convert (issue 34).
-    home = InstalledServer(
-        root, fake.api_url, PWC_MCP_LOCAL_TIMEOUT=f"{TIMEOUT:g}", PWC_MCP_LOCAL_STRUCTURED="hosted"
-    )
+    home = InstalledServer(root, fake.api_url, PWC_MCP_LOCAL_TIMEOUT=f"{TIMEOUT:g}")
     outcome = Outcome()
     _add_watches(home)
     began = time.monotonic()
@@ -227,7 +223,7 @@ async def _tool_look(session: Any, server: int, outcome: Outcome) -> None:
             return
         answer = result.structured_content or {}
         reported += _reported(answer)
-        not_checked += sum(r["status"] == "not_checked" for r in answer["watches"])
+        not_checked += sum(r["status"] == "not_checked" for r in looks(answer))
         if not answer.get("next_cursor"):
             break
         arguments = {"cursor": answer["next_cursor"]}
@@ -236,9 +232,10 @@ async def _tool_look(session: Any, server: int, outcome: Outcome) -> None:
 
 
 def _reported(answer: dict[str, Any]) -> list[tuple[str, str]]:
+    """(watch target, the paper's reference: its arXiv ID) of each new paper reported."""
     return [
-        (report["target"], change["paper"]["id"])
-        for report in answer["watches"]
+        (report["target"], change["paper"])
+        for report in looks(answer)
         for change in report["changes"]
         if change["type"] == "new_paper"
     ]
@@ -260,9 +257,10 @@ async def _publish(fake: FakeCatalog, deadline: float, outcome: Outcome) -> None
     while time.monotonic() < deadline - PUBLISH_EVERY:
         number += 1
         words = WATCHED[number % len(WATCHED)]
+        arxiv_id = f"2612.{number - 90000:05d}"
         paper = Paper(
             id=str(number),
-            arxiv_id=f"2612.{number - 90000:05d}",
+            arxiv_id=arxiv_id,
             title=f"A {words} paper number {number}",
             authors=("Soak Publisher",),
             published="2026-12-01",
@@ -270,7 +268,7 @@ async def _publish(fake: FakeCatalog, deadline: float, outcome: Outcome) -> None
             points=("Added by the scenario.",),
         )
         fake.apply(NewPaper(paper))
-        outcome.published.append((words, paper.id))
+        outcome.published.append((words, arxiv_id))
         await anyio.sleep(PUBLISH_EVERY)  # pacing the scenario, not synchronising
 
 
@@ -291,7 +289,7 @@ async def _cli_look(home: InstalledServer, outcome: Outcome) -> None:
         error = done.stderr.decode(errors="replace").strip() or f"exit {done.returncode}"
         outcome.looks.append(Look(-1, started, took, [], 0, error))
         return
-    not_checked = sum(r["status"] == "not_checked" for r in answer["watches"])
+    not_checked = sum(r["status"] == "not_checked" for r in looks(answer))
     outcome.looks.append(Look(-1, started, took, _reported(answer), not_checked, None))
 
 

@@ -118,16 +118,20 @@ def test_table_writes_the_bib_and_never_replaces_it_without_force(
     assert done.stdout.startswith("\\begin{table}[ht]")  # the table alone on stdout
     assert "no extra data, test split" in done.stderr
     written = bib.read_text()
+    assert "BibTeX of 3 papers written" in done.stderr
     assert {entry["ID"] for entry in entries(written)} == set(
         re.findall(r"\\cite\{([^}]*)\}", done.stdout)
     )
     bib.write_text("% mine\n")
     refused = cli("table", "Settings", "Mix", "--bib", str(bib))
-    assert refused.exit_code == 2 and "--force replaces it" in refused.output
+    assert refused.exit_code == 1 and "--force" in refused.stderr, refused.output
     assert bib.read_text() == "% mine\n"
     forced = cli("table", "Settings", "Mix", "--settings", "all", "--bib", str(bib), "--force")
     assert forced.exit_code == 0, forced.output
     assert "author2019mixeda" in bib.read_text()
+    closed = cli("table", "Vision History", "--closed", "--bib", str(tmp_path / "one.bib"))
+    assert closed.exit_code == 0 and "EffNet-B7" in closed.stdout, closed.output
+    assert "closed models only" in closed.stderr and "BibTeX of 1 paper written" in closed.stderr
 
 
 def test_check_exits_with_its_verdict(dated: FakeCatalog, cli: Any) -> None:

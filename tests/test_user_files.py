@@ -1,7 +1,7 @@
 """Files written for the user at a path they name never follow a link or clobber (issue 34, F1, F2).
 
 `private_files.write_file` itself, then each command that writes such a file: `sota
---plot`, `library export --output` and `install` (a client's config file). A link
+--plot`, `table --bib`, `library export --output` and `install` (a client's config file). A link
 another user planted in a shared directory must not turn the write into one of the
 victim's files; an existing file is replaced only with `--force`; a link never, even
 then. On main `--plot` wrote through the link and replaced files without asking, and
@@ -130,6 +130,35 @@ def test_export_never_writes_through_a_planted_link(
     assert _leftovers(shared) == []
 
 
+def _written_for_the_user(
+    shared: Path,
+    fake: FakeCatalog,
+    cli: Callable[..., Result],
+    command: tuple[str, ...],
+    name: str,
+) -> bytes:
+    """`command PATH` (its option last) at a planted link, refused with and without
+    `--force` before any request; at an existing file, refused without `--force` and
+    replaced with it. Returns what was written."""
+    link = _plant(shared, name)
+    for extra in ([], ["--force"]):
+        done = cli(*command, str(link), *extra)
+        assert done.exit_code == 1, done.output
+        assert str(link) in done.stderr and "symbolic link" in done.stderr, done.stderr
+        assert link.is_symlink() and _victim(shared) == VICTIM_TEXT
+    assert not fake.requests  # refused before any page was read
+
+    existing = shared / f"mine-{name}"
+    existing.write_text("keep me", encoding="utf-8")
+    kept = cli(*command, str(existing))
+    assert kept.exit_code == 1 and "--force" in kept.stderr, kept.stderr
+    assert existing.read_text(encoding="utf-8") == "keep me"
+    replaced = cli(*command, str(existing), "--force")
+    assert replaced.exit_code == 0, replaced.output
+    assert _leftovers(shared) == []
+    return existing.read_bytes()
+
+
 @posix_only
 @pytest.mark.e2e  # matplotlib may start a process (fonts)
 def test_the_chart_never_writes_through_a_link_nor_over_a_file_without_force(
@@ -137,23 +166,20 @@ def test_the_chart_never_writes_through_a_link_nor_over_a_file_without_force(
 ) -> None:
     pytest.importorskip("matplotlib")
     fake_catalog.apply(HistoryBoards())
-    link = _plant(shared, "chart.png")
-    for extra in ([], ["--force"]):
-        done = cli("sota", "Vision", "History", "--plot", str(link), *extra)
-        assert done.exit_code == 1, done.output
-        assert str(link) in done.stderr and "symbolic link" in done.stderr, done.stderr
-        assert _victim(shared) == VICTIM_TEXT
-    assert not fake_catalog.requests  # refused before any page was read
+    command = ("sota", "Vision", "History", "--plot")
+    chart = _written_for_the_user(shared, fake_catalog, cli, command, "chart.png")
+    assert chart[:8] == b"\x89PNG\r\n\x1a\n"
 
-    existing = shared / "mine.png"
-    existing.write_text("keep me", encoding="utf-8")
-    kept = cli("sota", "Vision", "History", "--plot", str(existing))
-    assert kept.exit_code == 1 and "--force" in kept.stderr, kept.stderr
-    assert existing.read_text(encoding="utf-8") == "keep me"
-    replaced = cli("sota", "Vision", "History", "--plot", str(existing), "--force")
-    assert replaced.exit_code == 0, replaced.output
-    assert existing.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert _leftovers(shared) == []
+
+@posix_only
+def test_the_bib_never_replaces_a_link_nor_a_file_without_force(
+    shared: Path, fake_catalog: FakeCatalog, cli: Callable[..., Result]
+) -> None:
+    """`table --bib`: on main `--force` replaced a planted link with the file (its own
+    writer beside write_file)."""
+    fake_catalog.apply(HistoryBoards())
+    command = ("table", "Vision", "History", "--bib")
+    assert b"@" in _written_for_the_user(shared, fake_catalog, cli, command, "refs.bib")
 
 
 @posix_only

@@ -23,11 +23,7 @@ from tests.fake_catalog import (
     NewSuccessor,
     NewVersion,
 )
-from tests.installed import InstalledServer
-
-# Still the hosted profile where `--json` is read: whats-new's whole model (checked_at,
-# previous values), as in test_watch_tools_e2e (issue 34 leaves the watch modules' flip).
-HOSTED = {"PWC_MCP_LOCAL_STRUCTURED": "hosted"}
+from tests.installed import InstalledServer, looks
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -49,13 +45,17 @@ def _json(home: InstalledServer, *args: str, status: int = 0) -> Any:
     return json.loads(_ok(home.command(*args, "--json"), status))
 
 
+def _looks(home: InstalledServer, *args: str, status: int = 0) -> list[dict[str, Any]]:
+    """`whats-new ARGS --json`, one dict per watch (`tests.installed.looks`)."""
+    return looks(_json(home, "whats-new", *args, status=status))
+
+
 def _changes(report: dict[str, Any]) -> list[tuple[str, str | None]]:
-    """Each change's type and what it names (model, paper ID or version)."""
-    named = []
-    for change in report["changes"]:
-        paper = change.get("paper") or {}
-        named.append((change["type"], change.get("model") or paper.get("id") or change["version"]))
-    return named
+    """Each change's type and what it names (model, paper reference or content version)."""
+    return [
+        (change["type"], change.get("model") or change.get("paper") or change["version"])
+        for change in report["changes"]
+    ]
 
 
 def _change_everything(fake: FakeCatalog) -> None:
@@ -69,7 +69,7 @@ def _change_everything(fake: FakeCatalog) -> None:
 def test_every_kind_then_peek_then_mark_seen(
     fake_catalog: FakeCatalog, installed_server: InstalledServer
 ) -> None:
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5", **HOSTED)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     for kind, target in WATCHES:
         assert "baseline taken now" in _ok(home.command("watch", "add", kind, *target.split()))
     listed = _json(home, "watch", "list")
@@ -80,13 +80,13 @@ def test_every_kind_then_peek_then_mark_seen(
         ("author", "Kaiming He"),
         ("query", "vision transformer"),
     ]
-    quiet = _json(home, "whats-new", "--peek")
-    assert {report["status"] for report in quiet["watches"]} == {"unchanged"}
+    quiet = _looks(home, "--peek")
+    assert {report["status"] for report in quiet} == {"unchanged"}
 
     _change_everything(fake_catalog)
     peeked = _json(home, "whats-new", "--peek")
-    assert _json(home, "whats-new", "--peek")["watches"] == peeked["watches"]
-    by_kind = {report["kind"]: report for report in peeked["watches"]}
+    assert _json(home, "whats-new", "--peek") == peeked
+    by_kind = {report["kind"]: report for report in looks(peeked)}
     assert all(report["status"] == "changed" for report in by_kind.values())
     assert _changes(by_kind["benchmark"]) == [
         ("new_leader", "ViT-G/14"),
@@ -94,21 +94,21 @@ def test_every_kind_then_peek_then_mark_seen(
     ]
     leader = by_kind["benchmark"]["changes"][0]
     assert (leader["metric"], leader["value"]) == ("Top-1 Accuracy", 90.1)
-    assert (leader["previous_model"], leader["previous_value"]) == ("ViT-H/14", 88.55)
+    assert leader["was"] == "ViT-H/14, 88.55"
     result = by_kind["benchmark"]["changes"][1]
-    assert result["paper"]["arxiv_id"] == "2010.11929" and result["rank"] == 1
+    assert result["paper"] == "2010.11929" and result["rank"] == 1
     for kind in ("task", "author", "query"):
-        assert _changes(by_kind[kind]) == [("new_paper", "91100")], kind
+        assert _changes(by_kind[kind]) == [("new_paper", NEW_PAPER.arxiv_id)], kind
     version = fake_catalog.content_version("1706.03762")
     assert _changes(by_kind["paper"]) == [
-        ("new_version", version),
+        ("new_version", version[:12]),  # the record's 12 digits
         ("new_result", "Transformer (huge)"),
-        ("new_successor", "91100"),
+        ("new_successor", NEW_PAPER.arxiv_id),
     ]
     evaluation = by_kind["paper"]["changes"][1]
-    assert evaluation["benchmark"] == {"id": "12", "name": "WMT2014 English-German"}
+    assert evaluation["benchmark"] == "WMT2014 English-German"
     assert (evaluation["metric"], evaluation["value"], evaluation["rank"]) == ("BLEU score", 30, 1)
-    assert peeked["schema_version"] == "v1"
+    assert "schema_version" not in peeked  # the default profile's record
     assert all(report["more"] == 0 and report["reason"] is None for report in by_kind.values())
 
     table = _ok(home.command("whats-new"))  # the terminal table, and the baselines move
@@ -116,35 +116,35 @@ def test_every_kind_then_peek_then_mark_seen(
     assert "new leader    ViT-G/14  Top-1 Accuracy 90.1  (was ViT-H/14, 88.55)" in table
     assert "new paper     Giant Vision Transformer Networks (2610.04321, 2026-10-30)" in table
     assert "5 changed, 0 unchanged" in table
-    after = _json(home, "whats-new")
-    assert {report["status"] for report in after["watches"]} == {"unchanged"}
+    after = _looks(home)
+    assert {report["status"] for report in after} == {"unchanged"}
 
 
 def test_offline_nothing_moves_and_back_the_change_is_reported(
     fake_catalog: FakeCatalog, installed_server: InstalledServer
 ) -> None:
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5", **HOSTED)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     _ok(home.command("watch", "add", "benchmark", "ImageNet-1k"))
     _ok(home.command("watch", "add", "task", "Image Classification"))
     looked = [item["last_look"] for item in _json(home, "watch", "list")["watches"]]
     fake_catalog.stop()
     _change_everything(fake_catalog)  # made during the outage
-    offline = _json(home, "whats-new", status=1)
-    assert {report["status"] for report in offline["watches"]} == {"not_checked"}
-    assert all(report["reason"].startswith("upstream_error: ") for report in offline["watches"])
+    offline = _looks(home, status=1)
+    assert {report["status"] for report in offline} == {"not_checked"}
+    assert all(report["reason"].startswith("upstream_error: ") for report in offline)
     table = home.command("whats-new")
     assert table.returncode == 1 and "not checked (their baselines stay)" in table.stdout
     assert [item["last_look"] for item in _json(home, "watch", "list")["watches"]] == looked
 
     fake_catalog.start()
-    back = _json(home, "whats-new")
-    assert [report["status"] for report in back["watches"]] == ["changed", "changed"]
-    assert ("new_leader", "ViT-G/14") in _changes(back["watches"][0])
-    assert _changes(back["watches"][1]) == [("new_paper", "91100")]
+    back = _looks(home)
+    assert [report["status"] for report in back] == ["changed", "changed"]
+    assert ("new_leader", "ViT-G/14") in _changes(back[0])
+    assert _changes(back[1]) == [("new_paper", NEW_PAPER.arxiv_id)]
 
 
 def test_bad_input_stores_nothing(installed_server: InstalledServer) -> None:
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5", **HOSTED)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     unknown_kind = home.command("watch", "add", "dataset", "COCO")
     assert unknown_kind.returncode == 2 and "'dataset' is not one of" in unknown_kind.stderr
     empty = home.command("watch", "add", "query", " ")
@@ -165,7 +165,7 @@ def test_bad_input_stores_nothing(installed_server: InstalledServer) -> None:
 
 
 def test_the_hundredth_watch_is_the_last(tmp_path: Path, installed_server: InstalledServer) -> None:
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5", **HOSTED)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     with Watchlist.open(tmp_path / "data" / "pwc-mcp-local") as watchlist:
         for index in range(MAX_WATCHES - 1):
             key = f"filler {index}"
@@ -181,7 +181,7 @@ def test_the_hundredth_watch_is_the_last(tmp_path: Path, installed_server: Insta
 
 
 def test_cache_clear_keeps_the_watches(installed_server: InstalledServer) -> None:
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5", **HOSTED)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     _ok(home.command("watch", "add", "paper", "Attention Is All You Need"))
     _ok(home.command("cache", "clear"))
     assert [item["target"] for item in _json(home, "watch", "list")["watches"]] == [
@@ -191,7 +191,7 @@ def test_cache_clear_keeps_the_watches(installed_server: InstalledServer) -> Non
     assert _json(home, "watch", "list")["watches"] == []
 
 
-def test_whats_new_json_is_the_tools_json_in_the_default_profile(
+def test_the_json_is_the_tools_json_in_the_default_profile(
     cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("PWC_MCP_LOCAL_STRUCTURED", raising=False)
@@ -202,3 +202,6 @@ def test_whats_new_json_is_the_tools_json_in_the_default_profile(
     assert command.keys() == tool.keys()
     assert command["watches"]["columns"] == tool["watches"]["columns"]
     assert len(command["watches"]["rows"]) == len(tool["watches"]["rows"]) == 1
+    listed = json.loads(cli("watch", "list", "--json").stdout)
+    kept = json.loads(cli("call", "watch", "kind=benchmark", "target=imagenet-1k", "--json").stdout)
+    assert kept.pop("status") == "kept" and listed == kept  # on main: the hosted model

@@ -25,13 +25,9 @@ import pytest
 from mcp_types import CallToolResult
 
 from tests.fake_catalog import NEW_PAPER, NewPaper, NewResult, NewVersion
-from tests.installed import EXECUTABLE, LiveSession, serve_module
+from tests.installed import EXECUTABLE, LiveSession, looks, rows, serve_module
 
 pytestmark = pytest.mark.e2e
-
-# Still the hosted profile: these assertions read whats_new's whole model (checked_at,
-# previous values, paper IDs), which the default record leaves out; to convert (issue 34).
-WHOLE_MODEL = {"PWC_MCP_LOCAL_STRUCTURED": "hosted"}
 
 NEW_LEADER = NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1})
 ATTENTION = "1706.03762"
@@ -39,8 +35,7 @@ ATTENTION = "1706.03762"
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveSession]:
-    settings = {"PWC_MCP_LOCAL_TIMEOUT": "10", **WHOLE_MODEL}
-    with serve_module(tmp_path, LiveSession, **settings) as session:
+    with serve_module(tmp_path, LiveSession, PWC_MCP_LOCAL_TIMEOUT="10") as session:
         yield session
 
 
@@ -55,33 +50,34 @@ def test_one_slow_answer_after_the_catalog_returned_is_not_a_false_unreachable(
 ) -> None:
     _ok(live.call("watch", kind="paper", target=ATTENTION))
     live.fake.faults.refuse_connections()
-    (down,) = _ok(live.call("whats_new", mark_seen=False))["watches"]
+    (down,) = looks(_ok(live.call("whats_new", mark_seen=False)))
     assert down["status"] == "not_checked"  # the server now remembers an outage
     live.fake.faults.reset()
     # Back, but one request of the paper's look (its Markdown version) answers only
     # after more than the outage budget (1 s), as a fresh connection whose first
     # packet was lost does; the look's other requests answer at once.
     live.fake.faults.slow(prefix=f"research/papers/{ATTENTION}/read", seconds=2.5, times=1)
-    (back,) = _ok(live.call("whats_new", mark_seen=False))["watches"]
+    (back,) = looks(_ok(live.call("whats_new", mark_seen=False)))
     assert (back["status"], back["reason"]) == ("unchanged", None)
     assert live.fake.faults.blocked == 0
 
 
 def _leader(live: LiveSession) -> str:
     board = _ok(live.call("get_benchmark", benchmark="ImageNet-1k", limit=3))
-    assert board["cache"] is None  # a current answer, not a stale one
-    return board["evaluations"][0]["model_name"]
+    assert "stale" not in board  # a current answer, not a stale one
+    return str(rows(board["evaluations"])[0]["model"])
 
 
 def _hits(live: LiveSession) -> list[str]:
+    """The papers found, by the reference the record gives (arXiv ID where there is one)."""
     found = _ok(live.call("search_papers", query="vision transformer", limit=5))
-    return [row["id"] for row in found["data"]["results"]]
+    return [str(row["paper"]) for row in rows(found["papers"])]
 
 
 def _models_of(live: LiveSession, paper: str) -> list[str]:
     info = _ok(live.call("get_paper_info", paper=paper, include_evaluations=True))
-    assert info["cache"] is None
-    return [row["model_name"] for row in info["evaluations"]]
+    assert "stale" not in info
+    return [str(row["model"]) for row in rows(info["evaluations"])]
 
 
 def test_after_whats_new_reports_a_change_the_cached_answers_agree_with_it(
@@ -94,12 +90,12 @@ def test_after_whats_new_reports_a_change_the_cached_answers_agree_with_it(
     _ok(live.call("watch", kind="query", target="vision transformer"))
     live.fake.apply(NEW_LEADER)
     live.fake.apply(NewPaper(NEW_PAPER))
-    board, search = _ok(live.call("whats_new"))["watches"]
+    board, search = looks(_ok(live.call("whats_new")))
     assert ("new_leader", "ViT-G/14") in [(c["type"], c.get("model")) for c in board["changes"]]
-    assert [c["paper"]["id"] for c in search["changes"]] == [NEW_PAPER.id]
+    assert [c["paper"] for c in search["changes"]] == [NEW_PAPER.arxiv_id]
     # The answers a model asks for next agree with the report, well within the
     # lifetimes of the entries cached before.
-    assert NEW_PAPER.id in _hits(live) and NEW_PAPER.id not in before
+    assert NEW_PAPER.arxiv_id in _hits(live) and NEW_PAPER.arxiv_id not in before
     assert _leader(live) == "ViT-G/14"
     assert "ViT-G/14" in _models_of(live, "2432")  # its evaluations are those rows too
 
@@ -130,14 +126,14 @@ def test_a_saved_paper_with_a_newer_catalog_version_is_labelled_then_refreshed(
     assert live.command("library", "add", ATTENTION).returncode == 0
     _ok(live.call("watch", kind="paper", target=ATTENTION))
     live.fake.apply(NewVersion(ATTENTION, REVISED))
-    (report,) = _ok(live.call("whats_new"))["watches"]
+    (report,) = looks(_ok(live.call("whats_new")))
     assert [change["type"] for change in report["changes"]] == ["new_version"]
 
     # The saved copy is still what the library serves, and says it is behind.
     old = live.call("read_paper", paper=ATTENTION)
     answer = _ok(old)
     assert "zebracorn" not in answer["markdown"]
-    assert answer["cache"]["stale"] is False and answer["cache"]["newer_version_seen"]
+    assert "stale" not in answer and answer["newer_version_seen"]
     assert "newer version" in old.content[0].text.splitlines()[0]
     assert _passages(live, "zebracorn") == []
 
@@ -145,7 +141,7 @@ def test_a_saved_paper_with_a_newer_catalog_version_is_labelled_then_refreshed(
     assert added.returncode == 0, added.stderr
     assert added.stdout.startswith(f"refreshed {ATTENTION}"), added.stdout
     new = _ok(live.call("read_paper", paper=ATTENTION))
-    assert "zebracorn" in new["markdown"] and new["cache"] is None
+    assert "zebracorn" in new["markdown"] and "newer_version_seen" not in new
     assert _passages(live, "zebracorn") == [ATTENTION]
     # Up to date now: adding again keeps it.
     assert live.command("library", "add", ATTENTION).stdout.startswith(f"kept      {ATTENTION}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pwc_local.present.watch import WhatsNewResult, whats_new_text
+from pwc_local.present.watch import WhatsNewResult, whats_new_record, whats_new_text
 from pwc_local.queries.watch import WINDOW, baseline_of, compare
 
 
@@ -185,6 +185,9 @@ def test_the_text_carries_every_change_and_no_terminal_escapes() -> None:
     )
     text = whats_new_text(result)
     assert "\x1b" not in text and "\x07" not in text
+    # The record's look time says its zone, as the text does (on main a bare minute).
+    looks = whats_new_record(result, None, None).watches
+    assert looks is not None and looks.rows[0][3] == "2026-12-01 09:30 UTC"
     assert text.splitlines() == [
         "ImageNet-1k (benchmark, last look 2026-12-01 09:30 UTC):",
         "  new leader    G  Top-1 90.1  (was H, 88.55)",

@@ -8,7 +8,7 @@ Against the loopback fake, through the installed command and server:
   the 2 MiB bound, and every change arrives exactly once, past any per-watch cap;
 * two looks at once (the tool and the command) report each change once;
 * an unreadable baseline is reported as reset;
-* stored targets come out of `--json` with their controls escaped, and a read-only
+* stored targets come out of `--json` printable (controls and bidi overrides gone), and a read-only
   library is still listed and peeked at (issue 28).
 """
 
@@ -34,17 +34,10 @@ from pwc_local.store.library import Library
 from pwc_local.store.watchlist import Watchlist
 from tests.fake_catalog import FakeCatalog, NewPaper, NewResult
 from tests.fake_catalog.data_papers import Paper
-from tests.installed import EXECUTABLE, InstalledServer, call
+from tests.installed import EXECUTABLE, InstalledServer, call, looks
 from tests.test_library_read_only import in_namespace, needs_namespaces, read_only_mount
 
 pytestmark = pytest.mark.e2e
-
-
-# Still the hosted profile: these assertions read whats_new's whole model (checked_at,
-# previous values, paper IDs), which the default record leaves out; to convert (issue 34).
-@pytest.fixture(autouse=True)
-def whole_model(installed_server: InstalledServer) -> None:
-    installed_server.set(PWC_MCP_LOCAL_STRUCTURED="hosted")
 
 
 NEW_LEADER = NewResult("72", paper="2432", model="ViT-G/14", metrics={"Top-1 Accuracy": 90.1})
@@ -70,6 +63,11 @@ def _json(home: InstalledServer, *args: str) -> Any:
     return json.loads(done.stdout)
 
 
+def _looks(home: InstalledServer, *args: str) -> list[dict[str, Any]]:
+    """`whats-new ARGS --json`, one dict per watch (`tests.installed.looks`)."""
+    return looks(_json(home, "whats-new", *args))
+
+
 def _one_line_error(done: Any) -> str:
     assert done.returncode == 1, (done.stdout, done.stderr)
     lines = done.stderr.strip().splitlines()
@@ -78,7 +76,7 @@ def _one_line_error(done: Any) -> str:
 
 
 def _papers(report: dict[str, Any]) -> list[str]:
-    return [change["paper"]["id"] for change in report["changes"] if change.get("paper")]
+    return [change["paper"] for change in report["changes"] if change.get("paper")]
 
 
 def test_a_report_that_cannot_be_written_moves_nothing(
@@ -100,9 +98,9 @@ def test_a_report_that_cannot_be_written_moves_nothing(
         os.close(writer)
     assert "its reader went away" in line
 
-    (report,) = _json(home, "whats-new")["watches"]  # the same change, now written
+    (report,) = _looks(home)  # the same change, now written
     assert [change["type"] for change in report["changes"]] == ["new_leader", "new_result"]
-    (after,) = _json(home, "whats-new")["watches"]
+    (after,) = _looks(home)
     assert after["status"] == "unchanged"
 
 
@@ -121,7 +119,7 @@ def _flood(
 ) -> set[tuple[str, str]]:
     """New papers matching each target, IDs from `first` on, with long multi-byte titles.
 
-    Returns `(target, paper ID)` of each.
+    Returns `(target, arXiv ID)` of each: the reference a change row names.
     """
     made = set()
     number = first
@@ -129,9 +127,10 @@ def _flood(
         for index in range(per_watch.get(target, 20)):
             number += 1
             title = f"{target} " + "視覚変換器による大規模画像認識の研究 " * 14 + str(index)
+            arxiv_id = f"2611.{number - 90000:05d}"
             paper = Paper(
                 id=str(number),
-                arxiv_id=f"2611.{number - 90000:05d}",
+                arxiv_id=arxiv_id,
                 title=title,
                 authors=("Watch Flood",),
                 published=f"2026-11-{1 + index % 28:02d}",
@@ -139,7 +138,7 @@ def _flood(
                 points=("Added by a test.",),
             )
             fake.apply(NewPaper(paper))
-            made.add((target, paper.id))
+            made.add((target, arxiv_id))
     return made
 
 
@@ -158,9 +157,9 @@ def test_a_report_too_large_for_one_answer_comes_in_pages_and_loses_nothing(
             answer = await call(session, "whats_new")
             while True:
                 sizes.append(len(json.dumps(answer, ensure_ascii=False).encode()))
-                for report in answer["watches"]:
+                for report in looks(answer):
                     seen.extend((report["target"], paper) for paper in _papers(report))
-                if answer["next_cursor"] is None:
+                if answer.get("next_cursor") is None:
                     break
                 assert f"cursor={answer['next_cursor']}" in answer["_text"]
                 answer = await call(session, "whats_new", cursor=answer["next_cursor"])
@@ -172,7 +171,7 @@ def test_a_report_too_large_for_one_answer_comes_in_pages_and_loses_nothing(
     assert not doubled, doubled[:5]
     assert set(seen) == made
     assert len(sizes) > 1 and max(sizes) < 3 * PAGE_BYTES < ANSWER_LIMIT, sizes
-    assert {report["status"] for report in again["watches"]} == {"unchanged"}
+    assert {report["status"] for report in looks(again)} == {"unchanged"}
 
 
 def test_two_looks_at_once_report_each_change_once(
@@ -219,7 +218,7 @@ def test_two_looks_at_once_report_each_change_once(
                 fake_catalog.faults.reset()
                 assert command.returncode == 0, err
                 for answer in [*answers, json.loads(out)]:
-                    for report in answer["watches"]:
+                    for report in looks(answer):
                         seen.extend((report["target"], paper) for paper in _papers(report))
 
     anyio.run(scenario)
@@ -237,16 +236,16 @@ def test_an_unreadable_baseline_is_reported_as_reset(
         db.execute("UPDATE watch_baselines SET digest = 'damaged'")
     fake_catalog.apply(NEW_LEADER)
 
-    (report,) = _json(home, "whats-new", "--peek")["watches"]
+    (report,) = _looks(home, "--peek")
     assert report["status"] == "reset" and "could not be read" in report["reason"]
     text = _run(home, "whats-new").stdout
     assert "ImageNet-1k (benchmark, last look" in text and ": baseline reset (" in text
     assert "1 baselines reset" in text
-    (after,) = _json(home, "whats-new")["watches"]
+    (after,) = _looks(home)
     assert after["status"] == "unchanged"
 
 
-def test_stored_targets_come_out_of_json_escaped(installed_server: InstalledServer) -> None:
+def test_stored_targets_come_out_of_json_printable(installed_server: InstalledServer) -> None:
     home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     target = "vision \x1b]0;PWNED\x07 \x9b2J transformer \u202etxt.exe"
     done = _run(home, "watch", "add", "query", target)
@@ -256,10 +255,11 @@ def test_stored_targets_come_out_of_json_escaped(installed_server: InstalledServ
         out = _run(home, *args).stdout
         for raw in ("\x1b", "\x07", "\x9b", "\u202e"):
             assert raw not in out, (args, raw)
-        (entry,) = json.loads(out)["watches"]
-        # The list: the same JSON, escaped; whats-new: the tool's structured result,
-        # printable as every structured half is (issue 34, F5).
-        assert entry["target"] == (target if args[0] == "watch" else printable(target))
+        document = json.loads(out)
+        (entry,) = document["watches"] if args[0] == "watch" else looks(document)
+        # The tool's structured result, printable as every structured half is (issue 34,
+        # F5); on main `watch list --json` kept the controls (escaped as JSON).
+        assert entry["target"] == printable(target), args
 
 
 @needs_namespaces
@@ -280,12 +280,12 @@ def test_a_read_only_library_still_lists_and_peeks(
     assert [item["name"] for item in json.loads(listed.stdout)["watches"]] == ["ImageNet-1k"]
     peeked = read_only("whats-new", "--peek", "--json")
     assert peeked.returncode == 0, peeked.stderr
-    (report,) = json.loads(peeked.stdout)["watches"]
+    (report,) = looks(json.loads(peeked.stdout))
     assert report["changes"][0]["type"] == "new_leader"
     marking = _one_line_error(read_only("whats-new"))
     assert marking.startswith("pwc-mcp-local: library_read_only: ") and "--peek" in marking
 
-    (after,) = _json(home, "whats-new")["watches"]  # writable again: nothing was lost
+    (after,) = _looks(home)  # writable again: nothing was lost
     assert after["changes"][0]["type"] == "new_leader"
 
 

@@ -23,12 +23,8 @@ import anyio
 import pytest
 
 from tests.fake_catalog import FakeCatalog, NewResult
-from tests.installed import EXECUTABLE, InstalledServer, call
+from tests.installed import EXECUTABLE, InstalledServer, call, looks
 from tests.test_watch_delivery_e2e import _flood, _query_watches
-
-# The hosted profile where whats_new's answer is read: its whole model (statuses, claims),
-# as the other watch modules (issue 34 leaves the watch modules' flip for later).
-HOSTED = {"PWC_MCP_LOCAL_STRUCTURED": "hosted"}
 
 pytestmark = pytest.mark.e2e
 
@@ -40,14 +36,15 @@ def _paged_watches(home: InstalledServer, fake: FakeCatalog, count: int = 10) ->
     _flood(fake, _query_watches(home, count), {})
 
 
-def _look(home: InstalledServer, *args: str) -> dict[str, Any]:
+def _look(home: InstalledServer, *args: str) -> list[dict[str, Any]]:
+    """`whats-new --json ARGS`, one dict per watch (`tests.installed.looks`)."""
     done = home.command("whats-new", "--json", *args)
     assert done.returncode in (0, 1), done.stderr
-    return json.loads(done.stdout)
+    return looks(json.loads(done.stdout))
 
 
-def _statuses(answer: dict[str, Any]) -> set[str]:
-    return {report["status"] for report in answer["watches"]}
+def _statuses(reports: list[dict[str, Any]]) -> set[str]:
+    return {report["status"] for report in reports}
 
 
 def _first_page(peer: Any) -> dict[str, Any]:
@@ -64,7 +61,7 @@ def _first_page(peer: Any) -> dict[str, Any]:
 def test_a_server_that_exits_mid_look_frees_its_watches_at_once(
     fake_catalog: FakeCatalog, installed_server: InstalledServer, ending: str, moment: str
 ) -> None:
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="20", **HOSTED)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="20")
     _paged_watches(home, fake_catalog)
     with home.peer() as peer:
         if moment == "between pages":
@@ -83,7 +80,7 @@ def test_a_server_that_exits_mid_look_frees_its_watches_at_once(
     # On main the watches stayed claimed for up to 5 minutes: `library_busy`.
     after = _look(home)
     assert _statuses(after) <= {"changed", "unchanged"}, [
-        (report["target"], report["status"], report["reason"]) for report in after["watches"]
+        (report["target"], report["status"], report["reason"]) for report in after
     ]
     assert "changed" in _statuses(after)  # the changes nobody read come again
 
@@ -91,7 +88,7 @@ def test_a_server_that_exits_mid_look_frees_its_watches_at_once(
 def test_a_reader_that_stops_early_marks_nothing_seen(
     fake_catalog: FakeCatalog, installed_server: InstalledServer
 ) -> None:
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5", **HOSTED)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
     assert home.command("watch", "add", "benchmark", "imagenet-1k").returncode == 0
     fake_catalog.apply(NEW_LEADER)
     head = subprocess.Popen(
@@ -116,12 +113,12 @@ def test_a_reader_that_stops_early_marks_nothing_seen(
     # On main: exit 0, and every change marked seen although the reader saw 10 bytes.
     assert look.returncode == 1, look.stderr
     assert "reader went away" in look.stderr and "nothing was marked seen" in look.stderr
-    (report,) = _look(home, "--peek")["watches"]
+    (report,) = _look(home, "--peek")
     assert [change["type"] for change in report["changes"]] == ["new_leader", "new_result"]
 
     whole = home.command("whats-new")  # a reader that takes it all (capture_output)
     assert whole.returncode == 0 and "ViT-G/14" in whole.stdout, whole.stderr
-    (after,) = _look(home)["watches"]
+    (after,) = _look(home)
     assert after["status"] == "unchanged"
 
 
@@ -150,7 +147,7 @@ def _board_shows_leader(answer: dict[str, Any]) -> bool:
 def test_history_agrees_with_the_look(
     fake_catalog: FakeCatalog, installed_server: InstalledServer, where: str
 ) -> None:
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="20", **HOSTED)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="20")
 
     async def scenario() -> None:
         async with home.session() as session:
@@ -175,7 +172,7 @@ def test_history_agrees_with_a_look_made_while_the_cache_was_locked(
 ) -> None:
     """Another process holds the cache's write lock while the command looks, and lets it
     go only once the whole report was written (the look itself could store nothing)."""
-    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="20", **HOSTED)
+    home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="20")
     assert "ViT-G/14" not in home.command("sota", "imagenet-1k").stdout  # cached now
     assert home.command("watch", "add", "benchmark", "imagenet-1k").returncode == 0
     fake_catalog.apply(NEW_LEADER)

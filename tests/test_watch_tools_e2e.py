@@ -9,6 +9,7 @@ and the text block. A restart is a second server process with the same home.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,9 @@ import pytest
 from mcp import Client
 from mcp_types import CallToolResult
 
-from pwc_local.present.watch import WatchChange, change_line
+from pwc_local.present.watch import row_line
 from tests.fake_catalog import NEW_PAPER, NewPaper, NewResult
-from tests.installed import LiveSession, serve_module
+from tests.installed import LiveSession, looks, serve_module
 
 pytestmark = pytest.mark.e2e
 
@@ -32,16 +33,14 @@ RECOVERY_POLLS = 50  # whats_new calls (each answers at once) until the catalog 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveSession]:
     """A server per test (each changes watches and baselines), driven synchronously."""
-    # Still the hosted profile: these assertions read whats_new's whole model (checked_at,
-    # previous values), which the default record leaves out; to convert (issue 34).
-    with serve_module(tmp_path, LiveSession, PWC_MCP_LOCAL_STRUCTURED="hosted") as session:
+    with serve_module(tmp_path, LiveSession) as session:
         yield session
 
 
 def _ok(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, result.content[0].text
     assert result.structured_content is not None
-    assert result.structured_content["schema_version"] == "v1"
+    assert "schema_version" not in result.structured_content  # the default profile
     return result.structured_content
 
 
@@ -50,8 +49,20 @@ def _text(result: CallToolResult) -> str:
     return block.text
 
 
+def _looks(result: CallToolResult) -> list[dict[str, Any]]:
+    return looks(_ok(result))
+
+
 def _changes(report: dict[str, Any]) -> list[tuple[str, str | None]]:
     return [(change["type"], change.get("model")) for change in report["changes"]]
+
+
+def _last_looks(live: LiveSession) -> list[str]:
+    """Each watch's last look, to the second, as the `watch` tool lists them (adding a
+    watched target again keeps it and moves nothing)."""
+    listed = _ok(live.call("watch", kind="benchmark", target="ImageNet-1k"))
+    assert listed["status"] == "kept"
+    return [watch["last_look"] for watch in listed["watches"]]
 
 
 def _in_another_process(live: LiveSession, name: str, **arguments: Any) -> CallToolResult:
@@ -74,16 +85,16 @@ def test_a_new_result_and_a_new_leader_then_mark_seen_both_ways(live: LiveSessio
     ]
     assert _text(added).startswith("Watching benchmark imagenet-1k; baseline taken now.")
     assert "ImageNet-1k  (as imagenet-1k)" in _text(added)
-    assert _ok(live.call("watch", kind="benchmark", target="ImageNet-1k"))["status"] == "kept"
-    quiet = _ok(live.call("whats_new", mark_seen=False))
-    assert [report["status"] for report in quiet["watches"]] == ["unchanged"]
+    baseline = _last_looks(live)
+    quiet = _looks(live.call("whats_new", mark_seen=False))
+    assert [report["status"] for report in quiet] == ["unchanged"]
 
     live.fake.apply(LOWER_ROW)
     live.fake.apply(NEW_LEADER)
     peeked = live.call("whats_new", mark_seen=False)
-    first = _ok(peeked)
-    assert _ok(live.call("whats_new", mark_seen=False))["watches"] == first["watches"]
-    (report,) = first["watches"]
+    first = _looks(peeked)
+    assert _looks(live.call("whats_new", mark_seen=False)) == first
+    (report,) = first
     assert report["status"] == "changed" and report["more"] == 0 and report["reason"] is None
     assert _changes(report) == [
         ("new_leader", "ViT-G/14"),
@@ -91,25 +102,31 @@ def test_a_new_result_and_a_new_leader_then_mark_seen_both_ways(live: LiveSessio
         ("new_result", "Plain ResNet"),
     ]
     leader = report["changes"][0]
-    assert (leader["metric"], leader["value"]) == ("Top-1 Accuracy", 90.1)
-    assert (leader["previous_model"], leader["previous_value"]) == ("ViT-H/14", 88.55)
+    assert (leader["metric"], leader["value"], leader["was"]) == (
+        "Top-1 Accuracy",
+        90.1,
+        "ViT-H/14, 88.55",
+    )
     lower = report["changes"][2]
-    # Added at rank 4, then moved down one by the new leader.
-    assert (lower["rank"], lower["value"], lower["paper"]["id"]) == (5, 80.5, "755")
+    # Added at rank 4, then moved down one by the new leader; paper 755 is 1706.03762.
+    assert (lower["rank"], lower["value"], lower["paper"]) == (5, 80.5, "1706.03762")
     # The text carries the same changes, each as its line, and the count.
     text = _text(peeked)
     for change in report["changes"]:
-        assert change_line(WatchChange.model_validate(change)) in text
+        assert row_line(change) in text
     assert "new leader    ViT-G/14  Top-1 Accuracy 90.1  (was ViT-H/14, 88.55)" in text
     assert text.endswith("1 changed, 0 unchanged")
 
-    assert report["previous_look"] == quiet["watches"][0]["previous_look"]  # nothing moved
+    assert _last_looks(live) == baseline  # nothing moved
 
-    seen = _ok(live.call("whats_new"))  # mark_seen=true, the default
-    assert seen["watches"][0]["changes"] == report["changes"]
-    after = _ok(live.call("whats_new"))
-    assert [r["status"] for r in after["watches"]] == ["unchanged"]
-    assert after["watches"][0]["previous_look"] == seen["checked_at"]  # the baseline moved
+    marked = datetime.now(timezone.utc).replace(microsecond=0)
+    seen = _looks(live.call("whats_new"))  # mark_seen=true, the default
+    assert seen[0]["changes"] == report["changes"]
+    after = _looks(live.call("whats_new"))
+    assert [r["status"] for r in after] == ["unchanged"]
+    (moved,) = _last_looks(live)  # the baseline moved to the look that marked them seen
+    assert datetime.fromisoformat(moved) >= marked
+    assert after[0]["previous_look"] == moved[:16].replace("T", " ") + " UTC"
 
 
 def test_a_new_server_process_sees_the_same_watches_and_baselines(live: LiveSession) -> None:
@@ -117,17 +134,17 @@ def test_a_new_server_process_sees_the_same_watches_and_baselines(live: LiveSess
     _ok(live.call("watch", kind="task", target="Image Classification"))
     live.fake.apply(NEW_LEADER)
     live.fake.apply(NewPaper(NEW_PAPER))
-    restarted = _ok(_in_another_process(live, "whats_new", mark_seen=True))
-    assert [(r["name"], r["status"]) for r in restarted["watches"]] == [
+    restarted = _looks(_in_another_process(live, "whats_new", mark_seen=True))
+    assert [(r["name"], r["status"]) for r in restarted] == [
         ("ImageNet-1k", "changed"),
         ("Image Classification", "changed"),
     ]
-    assert [(c["type"], c["paper"]["id"]) for c in restarted["watches"][1]["changes"]] == [
-        ("new_paper", NEW_PAPER.id)
+    assert [(c["type"], c["paper"]) for c in restarted[1]["changes"]] == [
+        ("new_paper", NEW_PAPER.arxiv_id)
     ]
     # That process moved the baselines; this one reads them from the same database.
-    here = _ok(live.call("whats_new", mark_seen=False))
-    assert [r["status"] for r in here["watches"]] == ["unchanged", "unchanged"]
+    here = _looks(live.call("whats_new", mark_seen=False))
+    assert [r["status"] for r in here] == ["unchanged", "unchanged"]
     again = _ok(_in_another_process(live, "watch", kind="task", target="image classification"))
     assert again["status"] == "kept" and len(again["watches"]) == 2
 
@@ -142,9 +159,9 @@ def test_offline_every_watch_is_not_checked_and_back_the_change_is_reported(
     live.fake.apply(NEW_LEADER)  # made during the outage
     live.fake.apply(NewPaper(NEW_PAPER))
     offline = live.call("whats_new")  # mark_seen=true: still nothing may move
-    answer = _ok(offline)
-    assert [r["status"] for r in answer["watches"]] == ["not_checked", "not_checked"]
-    for report in answer["watches"]:
+    answer = _looks(offline)
+    assert [r["status"] for r in answer] == ["not_checked", "not_checked"]
+    for report in answer:
         assert report["reason"].startswith("upstream_error: ") and report["changes"] == []
     assert "0 changed, 0 unchanged, 2 not checked (their baselines stay):" in _text(offline)
     assert "(2 watches)" in _text(offline)  # the reason is said once, for both
@@ -154,14 +171,14 @@ def test_offline_every_watch_is_not_checked_and_back_the_change_is_reported(
 
     live.fake.start()
     for _ in range(RECOVERY_POLLS):  # the outage memory lets a probe through
-        back = _ok(live.call("whats_new", mark_seen=False))
-        if all(r["status"] != "not_checked" for r in back["watches"]):
+        back = _looks(live.call("whats_new", mark_seen=False))
+        if all(r["status"] != "not_checked" for r in back):
             break
     else:
         pytest.fail("whats_new did not reach the catalog again")
-    assert [r["status"] for r in back["watches"]] == ["changed", "changed"]
-    assert ("new_leader", "ViT-G/14") in _changes(back["watches"][0])
-    assert [c["paper"]["id"] for c in back["watches"][1]["changes"]] == [NEW_PAPER.id]
+    assert [r["status"] for r in back] == ["changed", "changed"]
+    assert ("new_leader", "ViT-G/14") in _changes(back[0])
+    assert [c["paper"] for c in back[1]["changes"]] == [NEW_PAPER.arxiv_id]
 
 
 def test_bad_input_is_refused_and_stores_nothing(live: LiveSession) -> None:
@@ -179,7 +196,7 @@ def test_bad_input_is_refused_and_stores_nothing(live: LiveSession) -> None:
         "not_found: Watch not found: benchmark COCO"
     )
     empty = live.call("whats_new")
-    assert _ok(empty)["watches"] == []
+    assert _ok(empty)["note"].startswith("No watches yet") and _looks(empty) == []
     assert _text(empty).startswith("No watches yet")
 
 

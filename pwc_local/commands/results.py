@@ -7,8 +7,9 @@ chain (`commands.history`'s runner) and the same presentation:
     pwc-mcp-local check "Vision History" 1605.99005 --sota --as-of 2016-12-31
 
 `table` prints the table alone on stdout (so it can be redirected into a document)
-and what it is of on stderr; `--bib FILE` writes the BibTeX of its `\\cite` keys, and
-never replaces a file without `--force`. `check` prints the verdict, its reason and
+and what it is of on stderr; `--bib FILE` writes the BibTeX of its `\\cite` keys as
+every file written for the user is (`settings.write_output`: never through a link, a
+file replaced only with `--force`). `check` prints the verdict, its reason and
 the evidence; its exit status is the verdict: 0 supported, 3 contradicted, 4 not
 comparable, 5 unknown (1 is a failure, 2 a usage error). `--json` prints the tool's
 structured result.
@@ -16,18 +17,17 @@ structured result.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from pwc_local.commands.history import Progress
 from pwc_local.commands.history import _run as run_on_catalog
 from pwc_local.commands.history import _stale_note as stale_note
-from pwc_local.commands.settings import settings_for
+from pwc_local.commands.settings import check_output, settings_for, write_output
 from pwc_local.contract import MAX_TABLE_ROWS, TABLE_FORMATS
 from pwc_local.safe_text import shown
 from pwc_local.store.freshness import Freshness
@@ -39,10 +39,14 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 EXIT_STATUS = {"supported": 0, "contradicted": 3, "not_comparable": 4, "unknown": 5}
 
 
-def _answer(ctx: click.Context, query: Callable[[CatalogSource, Progress], Awaitable[T]]) -> T:
+def _answer(
+    ctx: click.Context,
+    query: Callable[[CatalogSource, Progress], Awaitable[T]],
+    freshness: Freshness,
+) -> T:
     """Run `query` on the tools' catalog chain with a progress line on the terminal; an
     answer from stale cache entries says so on stderr (stdout keeps the output alone)."""
-    progress, freshness = Progress(), Freshness()
+    progress = Progress()
     answer = run_on_catalog(
         settings_for(ctx), lambda catalog: query(catalog, progress), progress, freshness
     )
@@ -51,32 +55,14 @@ def _answer(ctx: click.Context, query: Callable[[CatalogSource, Progress], Await
     return answer
 
 
-def _check_bib(path: Path, force: bool) -> None:
-    """Refuse a BibTeX file that cannot or may not be written, before any request."""
-    if not path.parent.is_dir():
-        raise click.UsageError(f"--bib: no directory {shown(str(path.parent))} to write in")
-    if path.exists() and not force:
-        raise click.UsageError(f"--bib: {shown(str(path))} exists; --force replaces it")
+def _tool_json(
+    ctx: click.Context, name: str, answer: Any, arguments: dict[str, Any], freshness: Freshness
+) -> str:
+    """Tool `name`'s JSON for `answer`, as `call NAME --json` prints it: the settings'
+    profile, catalog text as printable as the text's."""
+    from pwc_local.commands.settings import structured_json, tool_output
 
-
-def _write_bib(path: Path, text: str, force: bool) -> None:
-    """Write the BibTeX: with `force` in one step over the file (`write_atomic`), without
-    only as a new file (created exclusively: a file made meanwhile is not replaced)."""
-    from pwc_local.clients.files import write_atomic
-
-    data = text.encode("utf-8")
-    try:
-        if force:
-            write_atomic(path, data)
-        else:
-            with open(path, "xb") as out:
-                out.write(data)
-    except FileExistsError:
-        click.echo(f"pwc-mcp-local: {shown(str(path))} exists; --force replaces it", err=True)
-        sys.exit(1)
-    except OSError as exc:
-        click.echo(f"pwc-mcp-local: cannot write {shown(str(path))}: {exc.strerror}", err=True)
-        sys.exit(1)
+    return structured_json(tool_output(name, answer, arguments, settings_for(ctx), freshness))
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -120,10 +106,12 @@ def table(
     default, the largest; --settings all shows every group with a settings column.
     """
     from pwc_local.present.results import table_model, table_text
+    from pwc_local.present.words import plural
     from pwc_local.queries.results_table import results_table
 
-    if bib is not None:
-        _check_bib(bib, force)
+    if bib is not None:  # refused now (a link, a file without --force), before any request
+        check_output(bib, force=force, option="--bib")
+    freshness = Freshness()
     answer = _answer(
         ctx,
         lambda catalog, progress: results_table(
@@ -138,20 +126,20 @@ def table(
             max_parameters=max_parameters,
             limit=limit,
         ),
+        freshness,
     )
     model = table_model(answer, {"format": fmt})
     if as_json:
-        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        click.echo(_tool_json(ctx, "results_table", answer, {"format": fmt}, freshness))
     else:
         head = table_text(model.model_copy(update={"table": "", "bib": ""}))
         click.echo(head, err=True)
         if model.table:
             click.echo(model.table.rstrip("\n"))
     if bib is not None:
-        _write_bib(bib, model.bib, force)
-        click.echo(
-            f"BibTeX of {len(answer.citations)} papers written to {shown(str(bib))}", err=True
-        )
+        write_output(bib, model.bib.encode("utf-8"), force=force)
+        cited = plural(len(answer.citations), "paper")
+        click.echo(f"BibTeX of {cited} written to {shown(str(bib))}", err=True)
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
@@ -184,6 +172,7 @@ def check(
 
     if sum((sota, bool(beats.strip()), value is not None)) > 1:
         raise click.UsageError("claim one thing: --sota, --beats OTHER or --value V")
+    freshness = Freshness()
     answer = _answer(
         ctx,
         lambda catalog, progress: check_claim(
@@ -196,10 +185,11 @@ def check(
             metric=metric,
             as_of=as_of,
         ),
+        freshness,
     )
     model = claim_model(answer)
     if as_json:
-        click.echo(json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        click.echo(_tool_json(ctx, "check_claim", answer, {}, freshness))
     else:
         click.echo(claim_text(model))
     sys.exit(EXIT_STATUS[model.verdict])

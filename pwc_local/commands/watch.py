@@ -87,17 +87,19 @@ def add(ctx: click.Context, kind: str, target: tuple[str, ...]) -> None:
 @click.pass_context
 def list_watches(ctx: click.Context, as_json: bool) -> None:
     """List the watches, oldest first."""
-    from pwc_local.present.watch import WatchListResult, watch_list_text
     from pwc_local.queries.watch import SCHEMA_VERSION, watch_list
 
-    outcome = _run(settings_for(ctx), lambda _, watchlist: watch_list(watchlist))
-    result = WatchListResult.model_validate({"schema_version": SCHEMA_VERSION, **outcome})
-    if as_json:
-        from pwc_local.present.render import printable_json
+    settings = settings_for(ctx)
+    outcome = _run(settings, lambda _, watchlist: watch_list(watchlist))
+    payload = {"schema_version": SCHEMA_VERSION, **outcome}
+    if as_json:  # the `watch` tool's JSON in the settings' profile, as printable as the text
+        from pwc_local.commands.settings import structured_json, tool_output
 
-        click.echo(printable_json(result.model_dump(mode="json"), indent=2))
+        click.echo(structured_json(tool_output("watch", payload, {}, settings)))
         return
-    click.echo(watch_list_text(result))
+    from pwc_local.present.watch import WatchListResult, watch_list_text
+
+    click.echo(watch_list_text(WatchListResult.model_validate(payload)))
 
 
 @watch.command("remove", context_settings=CONTEXT_SETTINGS)

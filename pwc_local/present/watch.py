@@ -113,8 +113,8 @@ WATCH_COLUMNS = ("kind", "target", "name", "previous_look", "status", "reason", 
 
 class WhatsNew(Record):
     """A look: one row per watch (`WATCH_COLUMNS`: `target` only where it is not the name,
-    `previous_look` to the minute) and one row per change, its `watch` the watch's row
-    number (from 1), the columns of `CHANGE_COLUMNS` it has."""
+    `previous_look` to the minute, saying UTC) and one row per change, its `watch` the
+    watch's row number (from 1), the columns of `CHANGE_COLUMNS` it has."""
 
     next_cursor: str | None = None
     watches: Table | None = None
@@ -131,7 +131,7 @@ def whats_new_record(result: WhatsNewResult, _answer: Any, _arguments: Any) -> W
                 report.kind,
                 report.target if report.target != report.name else None,
                 report.name,
-                _when(report.previous_look).removesuffix(" UTC"),
+                _when(report.previous_look),
                 report.status,
                 report.reason,
                 report.more or None,
@@ -189,7 +189,7 @@ def whats_new_record_text(record: WhatsNew, _shown: Shown | None) -> str:
         look = dict(zip(record.watches.columns, row, strict=True))
         status, reason = str(look["status"]), look.get("reason")
         counts[status] += 1
-        head = f"{shown(str(look['name']))} ({look['kind']}, last look {look['previous_look']} UTC)"
+        head = f"{shown(str(look['name']))} ({look['kind']}, last look {look['previous_look']})"
         if status == "not_checked":
             said = one_line(str(reason or "unknown reason"), MAX_REASON_CHARS, cut="…")
             reasons[said] = reasons.get(said, 0) + 1
@@ -232,7 +232,10 @@ def status_line(status: str | None, kind: str, target: str) -> str:
 
 
 def watch_text(result: WatchListResult, arguments: Mapping[str, Any]) -> str:
-    """The `watch` tool's text: what it did (to `arguments`' target), then the watch list."""
+    """The `watch` tool's text: what it did (to `arguments`' target), then the watch list
+    (alone when nothing was done: `watch list`)."""
+    if result.status is None:
+        return watch_list_text(result)
     head = status_line(result.status, arguments["kind"], arguments["target"])
     return head + "\n\n" + watch_list_text(result)
 
