@@ -19,7 +19,6 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -367,6 +366,10 @@ def parse_size(raw: Any) -> int:
         number, prefix, binary = match.groups()
         power = _SIZE_POWERS[prefix.lower()] if prefix else 0
         # Decimal, not float: exact for any number of digits, and it cannot overflow.
+        # (Imported here: sizes are rare, and the serving path's first answer waits on
+        # every module this one imports.)
+        from decimal import Decimal
+
         value = int(Decimal(number) * (1024 if binary else 1000) ** power)
     if value < 1024 * 1024:
         raise ConfigError(f"{raw!r} is below the 1 MiB minimum")

@@ -38,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -381,7 +380,8 @@ def write_file(
             raise refused
         if mode is None:
             mode = stat.S_IMODE(before.st_mode) if before is not None else 0o666 & ~_umask()
-        temp = f".{name}.{secrets.token_hex(6)}.tmp"
+        # Unique, not secret: `secrets` would load OpenSSL on the way to the first answer.
+        temp = f".{name}.{os.urandom(6).hex()}.tmp"
         fd = os.open(
             temp,
             os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC,
