@@ -112,11 +112,10 @@ def serve(ctx: click.Context, **flags: Any) -> None:
 
 
 def _serve(settings: Settings) -> None:
-    from pwc_local.logs import configure_logging
-    from pwc_local.server.launch import serve
+    from pwc_local.server.launch import open_log, serve
 
     try:
-        configure_logging(settings.log_level, settings.log_file)
+        open_log(settings)
     except ConfigError as exc:
         refuse(exc)
     sys.exit(serve(settings))

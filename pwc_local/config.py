@@ -7,8 +7,11 @@ then built-in defaults. Any bad value raises `ConfigError`, whose message is one
 line a person can act on; the command line turns it into exit status 2 before any
 protocol traffic.
 
-This module is imported before the MCP handshake, so it imports nothing heavy:
-platformdirs and the TOML parser load only when they are needed.
+This module is imported before the MCP handshake, so it imports nothing the first
+answer does not need: not platformdirs, the TOML parser or the tool contract, and
+not even `typing`, `dataclasses` or `pathlib` (tens of milliseconds together, more
+than the rest of the way to the first answer; `test_early` lists them). A
+`pathlib.Path` is made only for a path that is set or a settings file that exists.
 """
 
 from __future__ import annotations
@@ -17,14 +20,15 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
-from pwc_local import contract
 from pwc_local.failures import CodedError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from pathlib import Path
+    from typing import Any
 
 APP_NAME = "pwc-mcp-local"
 DEFAULT_API_URL = "https://paperswithcode.co/api/v1"
@@ -46,6 +50,7 @@ STRUCTURED = ("compact", "hosted")
 # (docs/benchmarks.md, real clients); the hosted profile keeps the catalog's 64 KiB.
 DEFAULT_READ_CHUNK = 8192
 MIN_READ_CHUNK = 1024
+MAX_READ_CHUNK = 65536  # the catalog's chunk, `contract.CHUNK_BYTES` (test_config checks)
 CONFIG_FILE_NAME = "mcp-local.toml"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -81,29 +86,78 @@ class ConfigError(CodedError, ValueError):
     shown = True
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Resolved configuration of one process. `sources` names each value's origin."""
+# The settings' names, in order: what `Settings` holds besides `sources`.
+FIELDS = (*ENV_NAMES, "config_file")
 
-    api_url: str = DEFAULT_API_URL
-    timeout: float = DEFAULT_TIMEOUT
-    log_level: str = DEFAULT_LOG_LEVEL
-    log_file: Path | None = None
-    cache_dir: Path | None = None
-    cache_size: int = DEFAULT_CACHE_SIZE
-    cursor_ttl: int = DEFAULT_CURSOR_TTL
-    tools: str = DEFAULT_TOOLS
-    outage_budget: float = DEFAULT_OUTAGE_BUDGET
-    result_text: str = DEFAULT_RESULT_TEXT
-    structured: str | None = None  # None: `hosted` with `tools = "hosted"`, else `compact`
-    read_chunk: int | None = None  # None: the profile's (64 KiB hosted, 8 KiB compact)
-    config_file: Path | None = None
-    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+class Settings:
+    """Resolved configuration of one process. `sources` names each value's origin.
+
+    Read-only once made; equal when every value is (whatever their sources). A plain
+    class: a dataclass would import `dataclasses` and `inspect` before the first answer.
+    """
+
+    __slots__ = (*FIELDS, "sources")
+    api_url: str
+    timeout: float
+    log_level: str
+    log_file: Path | None
+    cache_dir: Path | None
+    cache_size: int
+    cursor_ttl: int
+    tools: str
+    outage_budget: float
+    result_text: str
+    structured: str | None  # None: `hosted` with `tools = "hosted"`, else `compact`
+    read_chunk: int | None  # None: the profile's (64 KiB hosted, 8 KiB compact)
+    config_file: Path | None
+    sources: Mapping[str, str]
+
+    def __init__(
+        self,
+        *,
+        api_url: str = DEFAULT_API_URL,
+        timeout: float = DEFAULT_TIMEOUT,
+        log_level: str = DEFAULT_LOG_LEVEL,
+        log_file: Path | None = None,
+        cache_dir: Path | None = None,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+        cursor_ttl: int = DEFAULT_CURSOR_TTL,
+        tools: str = DEFAULT_TOOLS,
+        outage_budget: float = DEFAULT_OUTAGE_BUDGET,
+        result_text: str = DEFAULT_RESULT_TEXT,
+        structured: str | None = None,
+        read_chunk: int | None = None,
+        config_file: Path | None = None,
+        sources: Mapping[str, str] | None = None,
+    ) -> None:
+        given = locals()
+        for name in FIELDS:
+            object.__setattr__(self, name, given[name])
+        object.__setattr__(self, "sources", dict(sources or {}))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"settings are read-only ({name})")
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Settings) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in FIELDS)
+        return f"Settings({values})"
 
     def resolved_cache_dir(self) -> Path:
         """The cache directory: the configured one, else platformdirs' user cache dir."""
         if self.cache_dir is not None:
             return self.cache_dir
+        from pathlib import Path
+
         from platformdirs import user_cache_dir
 
         return Path(user_cache_dir(APP_NAME, appauthor=False))
@@ -120,7 +174,7 @@ class Settings:
         """read_paper's chunk size: the `read_chunk` setting, else the profile's."""
         if self.read_chunk is not None:
             return self.read_chunk
-        return contract.CHUNK_BYTES if self.profile == "hosted" else DEFAULT_READ_CHUNK
+        return MAX_READ_CHUNK if self.profile == "hosted" else DEFAULT_READ_CHUNK
 
     def origin(self, name: str) -> str:
         """Where setting `name` comes from, in words: `set in the environment`, `the default` ..."""
@@ -146,9 +200,15 @@ class Settings:
 
 def pwc_config_dir(environ: Mapping[str, str] | None = None) -> Path:
     """The `pwc` CLI's configuration directory: `$XDG_CONFIG_HOME/pwc` or `~/.config/pwc`."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "pwc"
+    from pathlib import Path
+
+    return Path(_pwc_config_location(os.environ if environ is None else environ))
+
+
+def _pwc_config_location(env: Mapping[str, str]) -> str:
+    """`pwc_config_dir` as a string: no `pathlib` on the way to the first answer."""
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "pwc")
 
 
 def load_settings(
@@ -173,14 +233,16 @@ def load_settings(
     """
     env = os.environ if environ is None else environ
     given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
-    path, required = config_file_path(config_file, env)
-    try:
-        file_values = _read_config_file(path, required=required)
-    except ConfigError as exc:
-        if problems is None:
-            raise
-        problems.append(str(exc))
-        file_values = {}
+    path: Path | None = None
+    file_values: dict[str, Any] = {}
+    if config_file is not None or env.get(ENV_CONFIG_FILE) or _default_file_present(env):
+        path, required = config_file_path(config_file, env)
+        try:
+            file_values = _read_config_file(path, required=required)
+        except ConfigError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
 
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -209,6 +271,8 @@ def load_settings(
 
 def config_file_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Path, bool]:
     """The settings file to read, and whether it must exist (named, not the default)."""
+    from pathlib import Path
+
     if explicit is not None:
         return Path(explicit).expanduser(), True
     if env.get(ENV_CONFIG_FILE):
@@ -217,6 +281,11 @@ def config_file_path(explicit: Path | None, env: Mapping[str, str]) -> tuple[Pat
 
 
 MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def _default_file_present(env: Mapping[str, str]) -> bool:
+    """Whether anything is at the default settings file's place (a missing one is fine)."""
+    return os.path.lexists(os.path.join(_pwc_config_location(env), CONFIG_FILE_NAME))
 
 
 def _read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
@@ -345,6 +414,8 @@ def parse_log_level(raw: Any) -> str:
 def parse_path(raw: Any) -> Path:
     if not isinstance(raw, str) or not raw.strip():
         raise ConfigError("expected a file system path")
+    from pathlib import Path
+
     return Path(raw.strip()).expanduser()
 
 
@@ -453,10 +524,10 @@ def parse_read_chunk(raw: Any) -> int:
         value = int(str(raw).strip()) if not isinstance(raw, bool) else None
     except ValueError:
         value = None
-    if value is None or not MIN_READ_CHUNK <= value <= contract.CHUNK_BYTES:
+    if value is None or not MIN_READ_CHUNK <= value <= MAX_READ_CHUNK:
         raise ConfigError(
             f"{str(raw)[:64]!r} is not a whole number of bytes from {MIN_READ_CHUNK} to "
-            f"{contract.CHUNK_BYTES} (default {DEFAULT_READ_CHUNK}; 65536 in the hosted profile)"
+            f"{MAX_READ_CHUNK} (default {DEFAULT_READ_CHUNK}; 65536 in the hosted profile)"
         )
     return value
 
@@ -495,6 +566,8 @@ def parse_tools(raw: Any) -> str:
 
 def known_tool_names() -> frozenset[str]:
     """Every tool name the server declares (`pwc_local.contract`)."""
+    from pwc_local import contract
+
     return frozenset(contract.names())
 
 

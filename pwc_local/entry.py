@@ -55,10 +55,9 @@ def main() -> None:
 
 def serve(flags: dict[str, str]) -> None:
     """Serve with these flags; on a settings error, return (click says it, exit 2)."""
-    from pathlib import Path
-
     from pwc_local.config import LOG_LEVELS, ConfigError, load_settings
-    from pwc_local.logs import configure_logging
+    from pwc_local.server.launch import open_log
+    from pwc_local.server.launch import serve as serve_stdio
 
     if "log_level" in flags:  # as click's choice takes it: any case
         flags["log_level"] = flags["log_level"].lower()
@@ -66,10 +65,13 @@ def serve(flags: dict[str, str]) -> None:
             return
     config_file = flags.pop("config_file", None)
     try:
-        settings = load_settings(flags, config_file=Path(config_file) if config_file else None)
-        configure_logging(settings.log_level, settings.log_file)
+        if config_file:
+            from pathlib import Path
+
+            settings = load_settings(flags, config_file=Path(config_file))
+        else:
+            settings = load_settings(flags)
+        open_log(settings)
     except ConfigError:
         return
-    from pwc_local.server.launch import serve as serve_stdio
-
     sys.exit(serve_stdio(settings))

@@ -26,9 +26,11 @@ This module imports only `safe_text` (which imports nothing), so any layer can u
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pwc_local.safe_text import one_line
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up: test_early)
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 
 class CodedError(Exception):

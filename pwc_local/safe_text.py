@@ -28,7 +28,10 @@ imports nothing of the project, so every layer can use it.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up: test_early)
+if TYPE_CHECKING:
+    from typing import Any
 
 # 7-bit and 8-bit spellings; an unterminated string runs to the end, as it would on
 # a terminal. Sequence grammar: ECMA-48 (CSI parameters 0x30-0x3F, intermediates

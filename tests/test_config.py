@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
+from pwc_local import contract
 from pwc_local.config import (
     DEFAULT_API_URL,
+    MAX_READ_CHUNK,
     ConfigError,
+    Settings,
     load_settings,
     parse_size,
     pwc_config_dir,
@@ -37,6 +40,19 @@ def test_defaults_without_any_source(tmp_path: Path) -> None:
     assert settings.cursor_ttl == 24 * 3600
     assert settings.config_file is None
     assert set(settings.sources.values()) == {"default"}
+
+
+def test_settings_are_read_only_values() -> None:
+    # A plain class (start-up: no `dataclasses`), with a frozen dataclass's behaviour.
+    one = Settings(timeout=5.0, sources={"timeout": "command line"})
+    same = Settings(timeout=5.0)
+    assert one == same and hash(one) == hash(same)  # whatever the sources say
+    assert one != Settings(timeout=6.0) and one != "Settings"
+    assert {one, same} == {one}
+    with pytest.raises(AttributeError, match="read-only"):
+        one.timeout = 9.0
+    assert "timeout=5.0" in repr(one) and "sources" not in repr(one)
+    assert Settings(tools="hosted").chunk_bytes == MAX_READ_CHUNK == contract.CHUNK_BYTES
 
 
 def test_precedence_flags_env_file_default(tmp_path: Path) -> None:

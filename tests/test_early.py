@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import site
 import subprocess
 import sys
 import threading
@@ -152,15 +153,15 @@ def test_a_request_reusing_a_queued_id_waits_for_the_full_server(tmp_path: Path)
     assert answers.take(json.dumps(request("7", "tools/list")).encode()) is not None
 
 
-def test_a_stale_or_foreign_file_is_not_used(tmp_path: Path, caplog: Any) -> None:
-    data = json.loads(early.DATA_FILE.read_bytes())
+def test_a_stale_or_foreign_file_is_not_used(tmp_path: Path) -> None:
+    data = json.loads(Path(early.DATA_FILE).read_bytes())
     data["sdk"] = {"mcp": "0.0.1"}
     foreign = tmp_path / "early.json"
     foreign.write_text(json.dumps(data))
-    assert early.load(settings_for(tmp_path), foreign) is None
-    assert early.load(settings_for(tmp_path), tmp_path / "missing.json") is None
-    reasons = [record.getMessage() for record in caplog.records]
-    assert len(reasons) == 2 and "another version of the MCP SDK" in reasons[0]
+    with pytest.raises(early.Unusable, match="another version of the MCP SDK"):
+        early.load(settings_for(tmp_path), str(foreign))
+    with pytest.raises(early.Unusable, match=r"cannot read missing\.json \(FileNotFoundError\)"):
+        early.load(settings_for(tmp_path), str(tmp_path / "missing.json"))
 
 
 def test_the_loaded_server_lists_the_early_tools_and_generates_no_schema(
@@ -366,25 +367,34 @@ def test_ending_while_loading_is_clean(tmp_path: Path, ending: str) -> None:
 
 @pytest.mark.e2e
 def test_the_serving_path_imports_nothing_heavy_before_its_first_answer(tmp_path: Path) -> None:
-    # Everything `entry.main` imports on its way to the first answer, in a fresh
-    # interpreter: none of the third-party packages may be among the modules loaded,
-    # nor the standard library's slow ones (OpenSSL's `_hashlib` behind `secrets`, 15 ms).
+    # What `entry.main` runs on its way to the first answer, in a fresh interpreter
+    # without `site` (whose `.pth` files, an editable install's among them, import
+    # modules of their own): none of the third-party packages may be loaded, nor the
+    # standard library's slow ones: OpenSSL's `_hashlib` behind `secrets` (15 ms),
+    # `logging` (15 ms), `dataclasses` with `inspect` (15 ms), `pathlib`, `typing`.
     heavy = {"click", "pydantic", "pydantic_core", "httpx", "mcp", "mcp_types", "anyio"}
-    heavy |= {"secrets", "_hashlib", "decimal"}
+    heavy |= {"secrets", "_hashlib", "decimal", "logging", "dataclasses", "inspect"}
+    heavy |= {"pathlib", "typing"}
+    import pwc_local
+
+    places = [str(Path(pwc_local.__file__).parents[1]), *site.getsitepackages()]
+    first = json.dumps(opening("first", 1, "2025-11-25")[0])
     code = (
-        "import sys\n"
-        "import pwc_local.entry, pwc_local.config, pwc_local.logs\n"
-        "import pwc_local.server.launch, pwc_local.server.early\n"
-        # What `entry.serve` and `launch.serve` run before answering: the settings and
-        # the early answers.
-        "settings = pwc_local.config.load_settings({})\n"
-        "assert pwc_local.server.early.load(settings) is not None\n"
-        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}))"
+        f"import sys; sys.path[:0] = {places!r}; before = set(sys.modules)\n"
+        "from pwc_local.entry import serving_flags\n"
+        "from pwc_local.config import load_settings\n"
+        "from pwc_local.server import early, launch, leaving\n"
+        "leaving.quit_on_signals()\n"
+        "settings = load_settings(serving_flags([]))\n"
+        "launch.open_log(settings)\n"
+        f"assert early.load(settings).take({first.encode()!r}) is not None\n"
+        "loaded = {m.split('.')[0] for m in set(sys.modules) - before}\n"
+        f"print(sorted(loaded & {heavy!r}))"
     )
     env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     env["PWC_API_URL"] = "http://127.0.0.1:9/api/v1"
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, env=env
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

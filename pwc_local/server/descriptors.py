@@ -10,14 +10,14 @@ Standard library only.
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
 import sys
 from contextlib import suppress
-from typing import BinaryIO, cast
 
-logger = logging.getLogger(__name__)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up: test_early)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 class ClaimedDescriptor:
@@ -71,9 +71,10 @@ class ClaimedDescriptor:
             os.close(private)
             raise
         _rebind_windows_handle(fd)
-        mode = "rb" if fd == 0 else "wb"
         # closefd=False: the descriptor is closed by release(), never by the file object.
-        return cls(fd, private, cast(BinaryIO, open(private, mode, closefd=False)))
+        if fd == 0:
+            return cls(fd, private, open(private, "rb", closefd=False))
+        return cls(fd, private, open(private, "wb", closefd=False))
 
     def release(self, *, close: bool) -> None:
         """Point `fd` at the pipe again; close the duplicate unless a thread may use it."""
@@ -84,6 +85,9 @@ class ClaimedDescriptor:
             os.dup2(self.private, self.fd)
             _rebind_windows_handle(self.fd)
         except OSError as exc:
+            import logging  # only now: not on the way to the first answer
+
+            logger = logging.getLogger(__name__)
             logger.warning("could not restore fd %d: %s", self.fd, type(exc).__name__)
             return
         if close:

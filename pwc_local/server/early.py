@@ -28,20 +28,20 @@ queued as well, for the full server to refuse.
 from __future__ import annotations
 
 import json
-import logging
 import os
-from dataclasses import dataclass, field
 from importlib.util import find_spec
-from pathlib import Path
-from typing import Any
 
 from pwc_local import __version__
-from pwc_local.config import Settings
 from pwc_local.server.lines import LineSplitter, LineTooLong
 
-logger = logging.getLogger(__name__)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING; this module imports neither typing nor pathlib
+if TYPE_CHECKING:
+    from typing import Any
 
-DATA_FILE = Path(__file__).with_name("early.json")
+    from pwc_local.config import Settings
+
+DATA_NAME = "early.json"
+DATA_FILE = os.path.join(os.path.dirname(__file__), DATA_NAME)
 FORMAT = 1  # the layout of early.json; a file of another format is not read
 
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
@@ -59,7 +59,6 @@ HANDSHAKE, MODERN = "handshake", "modern"
 _LINE_BREAKING = (("\u2028", "\\u2028"), ("\u2029", "\\u2029"), ("\u0085", "\\u0085"))
 
 
-@dataclass
 class Handover:
     """What the early path leaves to the full transport when the SDK has loaded.
 
@@ -71,44 +70,55 @@ class Handover:
     `server/discover` while the era is undecided.
     """
 
-    lines: list[bytes | LineTooLong] = field(default_factory=list)
-    splitter: LineSplitter = field(default_factory=LineSplitter)
-    ended: bool = False
-    replay: list[tuple[dict[str, Any], bytes]] = field(default_factory=list)
-    era: bool | None = None
-    early: EarlyAnswers | None = None
+    def __init__(
+        self,
+        lines: list[bytes | LineTooLong] | None = None,
+        splitter: LineSplitter | None = None,
+        ended: bool = False,
+        replay: list[tuple[dict[str, Any], bytes]] | None = None,
+        era: bool | None = None,
+        early: EarlyAnswers | None = None,
+    ) -> None:
+        self.lines = lines if lines is not None else []
+        self.splitter = splitter if splitter is not None else LineSplitter()
+        self.ended = ended
+        self.replay = replay if replay is not None else []
+        self.era = era
+        self.early = early
 
 
-def load(settings: Settings, path: Path = DATA_FILE) -> EarlyAnswers | None:
-    """The early answers for `settings`, or None (logged, once) when the file cannot serve.
+class Unusable(Exception):
+    """`early.json` cannot answer for these settings; the message says why."""
+
+
+def load(settings: Settings, path: str = DATA_FILE) -> EarlyAnswers:
+    """The early answers for `settings`; `Unusable` when the file cannot serve them.
 
     It cannot when it is missing or unreadable, of another format, made for another
     version of this package or of the SDK, or holds no data for the settings'
     profile. The server then starts as it would without it, only slower.
     """
-    problem: str | None
     try:
-        data = json.loads(path.read_bytes())
+        with open(path, "rb") as file:
+            data = json.loads(file.read())
     except (OSError, ValueError) as exc:
-        data, problem = None, f"cannot read {path.name} ({type(exc).__name__})"
-    else:
-        problem = _problem(data, settings)
+        raise Unusable(f"cannot read {os.path.basename(path)} ({type(exc).__name__})") from None
+    problem = _problem(data, settings)
     if problem is not None:
-        logger.warning("starting without early answers: %s; the first answer is slower", problem)
-        return None
+        raise Unusable(problem)
     return EarlyAnswers(data, data["profiles"][settings.profile], settings)
 
 
 def _problem(data: Any, settings: Settings) -> str | None:
     """Why `data` (early.json's content) cannot answer for `settings`, or None."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        return f"{DATA_FILE.name} is of another format"
+        return f"{DATA_NAME} is of another format"
     if data.get("version") != __version__:
-        return f"{DATA_FILE.name} was made for version {data.get('version')}"
+        return f"{DATA_NAME} was made for version {data.get('version')}"
     if not all(_installed(name, version) for name, version in data.get("sdk", {}).items()):
-        return f"{DATA_FILE.name} was made with another version of the MCP SDK"
+        return f"{DATA_NAME} was made with another version of the MCP SDK"
     if not isinstance(data.get("profiles", {}).get(settings.profile), dict):
-        return f"{DATA_FILE.name} has no answers for the {settings.profile} profile"
+        return f"{DATA_NAME} has no answers for the {settings.profile} profile"
     return None
 
 
@@ -120,7 +130,8 @@ def _installed(distribution: str, version: str) -> bool:
         return False
     locations = list(spec.submodule_search_locations or []) if spec else []
     name = f"{distribution.replace('-', '_')}-{version}.dist-info"
-    return any(os.path.isdir(Path(location).parent / name) for location in locations)
+    places = [os.path.join(os.path.dirname(location), name) for location in locations]
+    return any(os.path.isdir(place) for place in places)
 
 
 class EarlyAnswers:

@@ -22,28 +22,32 @@ does. Reading stops while `MAX_QUEUED` lines (or
 
 POSIX only: Windows, and any problem with `early.json` (`early.load`), start the
 full server directly, as before.
+
+Logging is set up late: `logging` costs some 15 ms the first answer need not wait
+for. The caller opens a log file first (`open_log`: one that cannot be opened is a
+`ConfigError`, before any answer); without one, the loader thread sets logging up
+before it imports the SDK. Nothing on the early path logs before then.
 """
 
 from __future__ import annotations
 
 import gc
-import logging
 import os
 import select
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
 
-from pwc_local.config import Settings
 from pwc_local.server import early
 from pwc_local.server.descriptors import ClaimedDescriptor
 from pwc_local.server.leaving import leave_now, quit_on_signals
 from pwc_local.server.lines import READ_SIZE, LineSplitter, LineTooLong
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up: test_early)
 if TYPE_CHECKING:
-    from pwc_local.server.app import PwcServer
+    from typing import Any
 
-logger = logging.getLogger(__name__)
+    from pwc_local.config import Settings
+    from pwc_local.server.app import PwcServer
 
 MAX_QUEUED = 256  # lines waiting for the full server before stdin is no longer read
 MAX_QUEUED_BYTES = 8 * 1024 * 1024
@@ -56,8 +60,18 @@ TERMINAL_NOTICE = (
 )
 
 
+def open_log(settings: Settings) -> None:
+    """Set logging up now if a log file is set: `ConfigError` when it cannot be opened."""
+    if settings.log_file is not None:
+        _set_up_logging(settings)
+
+
 def serve(settings: Settings) -> int:
-    """Serve MCP on stdin/stdout until the client closes stdin; the exit status."""
+    """Serve MCP on stdin/stdout until the client closes stdin; the exit status.
+
+    A log file in `settings` has been opened (`open_log`); without one, logging is set
+    up here, after the first answers.
+    """
     quit_on_signals()
     if sys.stdin.isatty():
         # A person typed the command: say what it is instead of sitting silent.
@@ -66,8 +80,17 @@ def serve(settings: Settings) -> int:
     # cyclic collector would walk them again and again as they are made. `run_stdio`
     # freezes them and turns it on again.
     gc.disable()
-    answers = early.load(settings) if sys.platform != "win32" else None
+    answers, problem = None, None
+    if sys.platform != "win32":
+        try:
+            answers = early.load(settings)
+        except early.Unusable as exc:
+            problem = str(exc)
     if answers is None:
+        if settings.log_file is None:  # else open_log did
+            _set_up_logging(settings)
+        if problem is not None:
+            _warn("starting without early answers: %s; the first answer is slower", problem)
         from pwc_local.server.app import run_stdio
 
         return run_stdio(settings)
@@ -100,6 +123,8 @@ class _Loader:
 
     def _load(self, settings: Settings, listing: list[dict[str, Any]]) -> None:
         try:
+            if settings.log_file is None:  # else open_log did
+                _set_up_logging(settings)
             from pwc_local.server.app import build_server, preparation
 
             server = build_server(settings)
@@ -148,6 +173,18 @@ def _answer_while_loading(
     if loader.failure is not None:
         raise loader.failure
     return answers.handover(queued, splitter, ended)
+
+
+def _set_up_logging(settings: Settings) -> None:
+    from pwc_local.logs import configure_logging
+
+    configure_logging(settings.log_level, settings.log_file)
+
+
+def _warn(message: str, *values: object) -> None:
+    import logging
+
+    logging.getLogger(__name__).warning(message, *values)
 
 
 def _write_all(fd: int, data: bytes) -> None:

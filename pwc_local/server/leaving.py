@@ -16,7 +16,10 @@ import os
 import signal
 import sys
 from contextlib import suppress
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up: test_early)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def quit_on_signals() -> None:

@@ -7,8 +7,10 @@ first lines with it before the SDK is imported, and the full transport
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import BinaryIO
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up: test_early)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import BinaryIO
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """The longest message accepted on stdin, in bytes, not counting the line ending."""
