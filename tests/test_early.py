@@ -193,6 +193,42 @@ def test_the_loaded_server_lists_the_early_tools_and_generates_no_schema(
     assert answer["isError"] is False and answer["structuredContent"]
 
 
+def test_a_listed_server_registers_each_tool_on_its_first_call(
+    tmp_path: Path, fake_catalog: FakeCatalog
+) -> None:
+    # Registering all 33 tools with the SDK is a twentieth of a second of the first
+    # call; with the early listing only the tools called are, each on its first call.
+    from pwc_local.server.app import preparation
+
+    tools = "get_task,get_method,watch"
+    settings = Settings(api_url=fake_catalog.api_url, cache_dir=tmp_path / "cache", tools=tools)
+    answers = early.load(settings)
+    server = build_server(settings)
+    server.prepare_now(**preparation(settings), listing=answers.tools())
+    server.join_background(30)
+
+    def call(name: str, **arguments: Any) -> dict[str, Any]:
+        message = peer.request("tools/call", {"name": name, "arguments": arguments})
+        result: dict[str, Any] = message["result"]
+        return result
+
+    with InProcessPeer(server) as peer:
+        peer.initialize()
+        assert server.tool_names == set()
+        assert call("get_task", task="ocr")["isError"] is False
+        assert server.tool_names == {"get_task"}
+        unknown = call("get_task", task="ocr", page=2)  # refused as before: its schema
+        assert unknown["isError"] and "page" in unknown["content"][0]["text"]
+        assert call("get_method", method="adam")["isError"] is False
+        assert server.tool_names == {"get_task", "get_method"}
+        # A tool the settings leave out is not registered: it is unknown.
+        left_out = call("search_papers", query="ocr")
+        assert left_out["isError"] and "unknown tool" in left_out["content"][0]["text"].lower()
+        assert server.tool_names == {"get_task", "get_method"}
+        listed = peer.request("tools/list")["result"]["tools"]
+    assert listed == answers.tools() and len(listed) == 3
+
+
 class HeldLoader:
     """A loader the test releases: the server is "loading" until `release()`."""
 

@@ -37,7 +37,7 @@ import logging
 import threading
 import time
 import types
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -147,7 +147,7 @@ class PwcServer(MCPServer):
     def __init__(
         self,
         *args: Any,
-        register_tools: Callable[[MCPServer], None] | None = None,
+        register_tools: Callable[[MCPServer, Collection[str] | None], None] | None = None,
         register_templates: Callable[[MCPServer], None] | None = None,
         on_initialized: Callable[[], None] | None = None,
         versioned: bool = True,
@@ -158,7 +158,8 @@ class PwcServer(MCPServer):
         self._register_templates = register_templates
         self._registering_templates = threading.Lock()
         self.tool_names: set[str] = set()
-        self._register_tools: Callable[[MCPServer], None] | None = register_tools
+        # Registers the tools named, or (None) every one; dropped once all are registered.
+        self._register_tools = register_tools
         self._registering = threading.Lock()
         self._tools_ready = False
         # The bindings by tool name, loaded with the tools (`ensure_tools`).
@@ -184,6 +185,8 @@ class PwcServer(MCPServer):
         from pwc_local.server.listing import output_model_of
 
         name = name or fn.__name__
+        if name in self.tool_names:  # registered on its first call, before all the rest
+            return
         model = output_model_of(fn)
         # Given `Annotated[CallToolResult, Model]` the SDK generates the model's full JSON
         # schema for every tool (a third of registering them all), only to publish it, and
@@ -289,10 +292,18 @@ class PwcServer(MCPServer):
             thread.join(max(0.0, deadline - time.monotonic()))
 
     def _prepare(self) -> None:
-        """The listing and the tools; a failure is left for the first `tools/list`."""
+        """The listing and the bindings; a failure is left for the first `tools/list`.
+
+        With a listing (saved or the early answers'), each tool is registered with the
+        SDK on its first call (a twentieth of a second for all 33 at once); without
+        one, all are registered here, to generate the listing from.
+        """
         try:
             self._load_saved_listing()
-            self.ensure_tools()  # (generates the compact output schemas when no snapshot)
+            if self._listing is None:
+                self.ensure_tools()  # (generates the compact output schemas)
+            else:
+                self._load_bindings()
         except Exception as exc:  # the first tools/list tries again and reports it
             logger.debug("preparing the tool listing failed: %s", type(exc).__name__)
 
@@ -340,18 +351,32 @@ class PwcServer(MCPServer):
         if self._then is not None:
             self._then()
 
-    def ensure_tools(self) -> None:
-        """Load the bindings and register the tools once; later calls return at once."""
-        if self._tools_ready:
-            return
-        with self._registering:
-            if self._tools_ready:
-                return
+    def _load_bindings(self) -> None:
+        if not self._specs:
             from pwc_local.server.bindings import BY_NAME
 
             self._specs = BY_NAME
-            if self._register_tools is not None:
-                self._register_tools(self)
+
+    def ensure_tools(self, name: str | None = None) -> None:
+        """Load the bindings and register tool `name` with the SDK, once.
+
+        Without a `name`, or without a listing to say which tools are served, every
+        tool is registered. A name the listing leaves out is not registered: calling
+        it is an unknown tool.
+        """
+        if self._tools_ready or name in self.tool_names:
+            return
+        with self._registering:
+            if self._tools_ready or name in self.tool_names:
+                return
+            self._load_bindings()
+            register = self._register_tools
+            if name is not None and self._listing is not None:
+                if register is not None and any(tool.name == name for tool in self._listing):
+                    register(self, (name,))
+                return
+            if register is not None:
+                register(self, None)
                 self._register_tools = None
             self._tools_ready = True
 
@@ -415,7 +440,7 @@ class PwcServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> CallToolResult | InputRequiredResult:
-        self.ensure_tools()
+        self.ensure_tools(name)
         if name not in self.tool_names:
             raise ToolError(unknown_tool_message(name))
         spec = self._specs.get(name)  # tools added outside the table (tests) have no references
@@ -553,11 +578,13 @@ class _DeferredTools:
         return await self.get().call(name, given=given, **arguments)
 
 
-def _tool_registration(tools: _DeferredTools, settings: Settings) -> Callable[[MCPServer], None]:
-    def register(server: MCPServer) -> None:
+def _tool_registration(
+    tools: _DeferredTools, settings: Settings
+) -> Callable[[MCPServer, Collection[str] | None], None]:
+    def register(server: MCPServer, names: Collection[str] | None) -> None:
         from pwc_local.server.tools import register_tools
 
-        register_tools(server, tools.get(), settings)
+        register_tools(server, tools.get(), settings, names)
 
     return register
 

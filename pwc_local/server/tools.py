@@ -40,7 +40,7 @@ import functools
 import inspect
 import logging
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -397,15 +397,21 @@ def schema_type(declared: Any) -> Any:
 _CONTEXT = "mcp_context"  # no table parameter has this name (test_contract checks)
 
 
-def register_tools(server: MCPServer, tools: CatalogTools, settings: Settings) -> None:
-    """Add the tools of the contract table to `server`, in table order.
+def register_tools(
+    server: MCPServer,
+    tools: CatalogTools,
+    settings: Settings,
+    names: Collection[str] | None = None,
+) -> None:
+    """Add the tools of the contract table to `server`, in table order: those in `names`,
+    or without it every one the `tools` setting picks.
 
-    The `tools` setting picks which; the `structured` profile, each one's output model
-    and whether it names the leaderboard view (`views.tool_meta`).
+    The `structured` profile picks each one's output model and whether it names the
+    leaderboard view (`views.tool_meta`).
     """
     from pwc_local.server.views import tool_meta
 
-    for spec in TOOLS:
+    for spec in TOOLS if names is None else [BY_NAME[name] for name in names]:
         if not settings.tool_selected(spec.name, spec.group):
             continue
         server.add_tool(
