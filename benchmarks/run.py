@@ -312,7 +312,9 @@ def listing_budgets(listing: dict[str, Any], wire_bytes: int) -> Rows:
     is compact JSON, so a listing of fewer tools is the same answer with fewer
     entries. Checked here: re-encoding the whole answer must give the wire size.
     """
-    from pwc_local.server.bindings import TOOLS
+    from pwc_local.server.bindings import all_tools
+
+    TOOLS = all_tools()
 
     entries = {tool["name"]: tool for tool in listing["result"]["tools"]}
 

@@ -21,8 +21,10 @@ from pwc_local import __version__
 from pwc_local.config import Settings
 from pwc_local.contract import names
 from pwc_local.server.app import build_server
-from pwc_local.server.bindings import BY_NAME, TOOLS
+from pwc_local.server.bindings import BY_NAME, all_tools
 from tests.installed import InstalledServer
+
+TOOLS = all_tools()
 
 # The contract lives in the shared spec next to the repository; a copy is kept in the
 # repository so the test also runs from a clean clone (a drift test compares the two).
@@ -429,8 +431,10 @@ def test_call_query_fills_the_table_defaults(monkeypatch: pytest.MonkeyPatch) ->
 
     import dataclasses
 
+    from pwc_local.server.bindings import hosted
+
     patched = dataclasses.replace(BY_NAME["get_paper_info"], query=query)
-    monkeypatch.setitem(tools.BY_NAME, "get_paper_info", patched)
+    monkeypatch.setitem(hosted.BY_NAME, "get_paper_info", patched)  # its group's entries
 
     async def calls() -> str:
         with pytest.raises(TypeError, match="needs the parameter paper"):

@@ -29,7 +29,9 @@ from pwc_local.doctor import (
     check_cursor_key,
     check_self_test,
 )
-from pwc_local.server.bindings import TOOLS
+from pwc_local.server.bindings import all_tools
+
+TOOLS = all_tools()
 
 pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
 

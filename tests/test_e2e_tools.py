@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from pwc_local.server.bindings import TOOLS
+from pwc_local.server.bindings import all_tools
 from tests.fake_catalog import (
     ATTENTION_ID,
     BIG_MARKDOWN_ARXIV_ID,
@@ -32,6 +32,8 @@ from tests.fake_catalog import (
     big_document,
 )
 from tests.installed import LiveSession, module_session
+
+TOOLS = all_tools()
 
 pytestmark = pytest.mark.e2e
 

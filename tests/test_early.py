@@ -54,6 +54,9 @@ CASES = {
 }
 
 
+LOCAL_GROUPS = ("library", "reading", "watch", "history")
+
+
 def request(request_id: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
@@ -227,6 +230,39 @@ def test_a_listed_server_registers_each_tool_on_its_first_call(
         assert server.tool_names == {"get_task", "get_method"}
         listed = peer.request("tools/list")["result"]["tools"]
     assert listed == answers.tools() and len(listed) == 3
+
+
+@pytest.mark.e2e
+def test_a_first_call_imports_only_its_own_groups_bindings(tmp_path: Path) -> None:
+    # Built as the loader builds it, a server's first call to a hosted tool imports the
+    # hosted group's bindings alone: not the library's, reading's, watch list's or
+    # history's, nor their query modules (a tenth of the first call's CPU).
+    code = (
+        "import sys, anyio\n"
+        "from pwc_local.config import Settings\n"
+        "from pwc_local.server import early\n"
+        "from pwc_local.server.app import build_server, preparation\n"
+        f"settings = Settings(api_url='http://127.0.0.1:9/api/v1', cache_dir={str(tmp_path)!r})\n"
+        "server = build_server(settings)\n"
+        "server.prepare_now(**preparation(settings), listing=early.load(settings).tools())\n"
+        "server.join_background(30)\n"
+        "try:\n"
+        "    anyio.run(server.call_tool, 'get_paper_info', {'paper': '1706.03762'})\n"
+        "except Exception as exc:\n"  # nothing listens at that port: an upstream error
+        "    assert 'upstream_error' in str(exc), exc\n"
+        "print(' '.join(m for m in sys.modules if m.startswith('pwc_local')))\n"
+    )
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert "pwc_local.server.bindings.hosted" in loaded
+    others = {f"pwc_local.server.bindings.{group}" for group in LOCAL_GROUPS}
+    others |= {"pwc_local.queries.claims", "pwc_local.queries.history", "pwc_local.queries.looks"}
+    others |= {"pwc_local.present.watch", "pwc_local.present.history", "pwc_local.present.claims"}
+    assert loaded & others == set()
 
 
 class HeldLoader:

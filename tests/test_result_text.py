@@ -23,9 +23,11 @@ import pytest
 from pwc_local.config import ConfigError, Settings, load_settings
 from pwc_local.present.words import printable_json
 from pwc_local.safe_text import one_line
-from pwc_local.server.bindings import TOOLS
+from pwc_local.server.bindings import all_tools
 from tests.fake_catalog import BIG_MARKDOWN_ARXIV_ID, PUBLIC_ARXIV_ID, FakeCatalog
 from tests.installed import InstalledServer
+
+TOOLS = all_tools()
 
 pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
 

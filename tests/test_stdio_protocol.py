@@ -31,7 +31,7 @@ from mcp_types import CONNECTION_CLOSED, JSONRPCResponse
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 from pwc_local.server import stdio
-from pwc_local.server.bindings import TOOLS
+from pwc_local.server.bindings import all_tools
 from pwc_local.server.framing import (
     OVERSIZED_ANSWER,
     Accepted,
@@ -44,6 +44,8 @@ from tests import stdio_tiny_server
 from tests.fake_catalog import FakeCatalog
 from tests.installed import InstalledServer
 from tests.stdio_peer import InProcessPeer, StdioPeer, assert_jsonrpc_message
+
+TOOLS = all_tools()
 
 pytestmark = pytest.mark.slow  # a long file: starts first (conftest)
 

@@ -111,8 +111,9 @@ class PwcServer(MCPServer):
     when the client then says `notifications/initialized`, one thread does, in the
     order the client needs them: the listing, from this installation's saved
     snapshot when there is one (`listing.snapshot_path`, next to the cache); the
-    tools (`ensure_tools`); the runtime (`on_initialized`); the resource templates
-    and prompts (`ensure_templates`). So nothing competes with the answer to
+    tools (`ensure_tools`: with a listing in hand, only the bindings, each tool being
+    registered with the SDK on its first call); the runtime (`on_initialized`); the
+    resource templates and prompts (`ensure_templates`). So nothing competes with the answer to
     `initialize` for the interpreter. A request that needs any of it first waits
     for that part or does it itself.
 
@@ -304,6 +305,8 @@ class PwcServer(MCPServer):
                 self.ensure_tools()  # (generates the compact output schemas)
             else:
                 self._load_bindings()
+                if self._register_tools is not None:
+                    self._register_tools(self, ())  # the call path, no tool yet
         except Exception as exc:  # the first tools/list tries again and reports it
             logger.debug("preparing the tool listing failed: %s", type(exc).__name__)
 

@@ -1,4 +1,4 @@
-"""The machinery that turns the tool bindings (`bindings.TOOLS`) into MCP tools.
+"""The machinery that turns the tool bindings (`pwc_local.server.bindings`) into MCP tools.
 
 Written once for every tool:
 
@@ -29,9 +29,9 @@ because the catalog could not be reached. `tool_result` reads the record and add
 Cache writes need nothing here: the caching source stores an answer once its shape
 check passed, at the fetch.
 
-Start-up cost matters (clients spawn a server per session): this module imports
-the bindings, and with them the query modules, so the server imports it after
-`initialize` (`PwcServer.ensure_tools`, in the preparation thread).
+Start-up cost matters (clients spawn a server per session): the server imports this
+module after `initialize` (`PwcServer.ensure_tools`, in the preparation thread); the
+bindings import a group's query modules on the first use of one of its tools.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from pwc_local.present.words import call_hint
 from pwc_local.runtime import LazyRuntime, Runtime
 from pwc_local.safe_text import printable_tree
 from pwc_local.server import named
-from pwc_local.server.bindings import BY_NAME, TOOLS, Arguments, ToolSpec
+from pwc_local.server.bindings import BY_NAME, Arguments, ToolSpec, all_tools
 from pwc_local.server.errors import error_message
 from pwc_local.server.links import markdown_readable, resource_links
 from pwc_local.server.views import result_meta
@@ -411,7 +411,7 @@ def register_tools(
     """
     from pwc_local.server.views import tool_meta
 
-    for spec in TOOLS if names is None else [BY_NAME[name] for name in names]:
+    for spec in all_tools() if names is None else [BY_NAME[name] for name in names]:
         if not settings.tool_selected(spec.name, spec.group):
             continue
         server.add_tool(

@@ -1,48 +1,15 @@
-"""The tool bindings: what answers each tool of the contract, and how it is shown.
-
-`pwc_local.contract` says what each tool is (name, group, parameters, description,
-hints); each entry here binds one of them, in the same order, to:
-
-* `query`: the function that answers it (catalog logic in `pwc_local.queries`, no
-  MCP), called as `query(*needs, **arguments)` with the runtime services named in
-  `needs` and the parameters with `query=True`;
-* `output` and `project(answer, arguments)`: the output model, from the query's
-  answer and the validated arguments (defaults filled in);
-* `text`: the pieces of the text block in the default `markdown` mode
-  (`present/render.py`, `present/pieces.py`); by default `generic`, the model as Markdown;
-* `summary(model, answer)`: the text block of a hosted tool in the `summary` mode,
-  the hosted server's template; `None` (the field or the return value) means the
-  model's JSON dump, as the hosted server sends (local tools have no hosted text to
-  match: their `summary` mode is their Markdown);
-* `links(model)`: the papers the result names, which then get `resource_link`
-  items after the text block (`pwc_local.server.links`).
-
-The machinery in `pwc_local.server.tools` derives the rest. This module imports the
-query modules, so the server loads it after `initialize`, in its preparation thread
-(`PwcServer.ensure_tools`), never on the way to the handshake.
-"""
+"""The hosted server's 21 tools: papers, the taxonomy, benchmarks (see `bindings`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
-from mcp_types import ToolAnnotations
-
-from pwc_local import contract
-from pwc_local.contract import Group, Param, Tool
 from pwc_local.present import benchmarks as shown_benchmarks
-from pwc_local.present import claims as shown_claims
-from pwc_local.present import history, projections, summaries
-from pwc_local.present import library as shown_library
 from pwc_local.present import papers as shown_papers
 from pwc_local.present import pieces as piece
+from pwc_local.present import projections, summaries
 from pwc_local.present import reading as shown_reading
-from pwc_local.present import results as shown_results
 from pwc_local.present import taxonomy as shown_taxonomy
-from pwc_local.present import watch as shown_watch
 from pwc_local.present.generic import generic
 from pwc_local.present.hosted import (
     BenchmarkPage,
@@ -55,84 +22,12 @@ from pwc_local.present.hosted import (
     PaperReadResult,
     QueryResult,
     TaskResult,
-    ToolOutput,
 )
 from pwc_local.present.record import Presenter
 from pwc_local.present.render import Piece, of_model
-from pwc_local.queries import (
-    benchmarks,
-    citing,
-    claims,
-    library,
-    looks,
-    papers,
-    public,
-    reading,
-    results_table,
-    sections,
-    taxonomy,
-    watch,
-)
-from pwc_local.queries import history as history_queries
+from pwc_local.queries import benchmarks, papers, public, reading, taxonomy
 from pwc_local.server import links
-from pwc_local.server.errors import error_message
-
-Arguments = Mapping[str, Any]
-QueryFunction = Callable[..., Awaitable[Any]]
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One tool: its contract entry (`tool`) and what answers and shows it."""
-
-    tool: Tool
-    query: QueryFunction
-    output: type[ToolOutput]
-    project: Callable[[Any, Arguments], ToolOutput]
-    summary: Callable[[Any, Any], str | None] | None = None
-    text: tuple[Piece, ...] = (generic,)
-    needs: tuple[str, ...] = ("catalog",)
-    links: Callable[[Any], list[links.PaperLink]] | None = None
-    compact: Presenter | None = None
-
-    @property
-    def name(self) -> str:
-        return self.tool.name
-
-    @property
-    def group(self) -> Group:
-        return self.tool.group
-
-    @property
-    def params(self) -> tuple[Param, ...]:
-        return self.tool.params
-
-    @property
-    def description(self) -> str:
-        return self.tool.description
-
-    @cached_property
-    def annotations(self) -> ToolAnnotations:
-        """The MCP annotations the hosted profile sends: the contract's hints."""
-        return ToolAnnotations.model_validate(dict(self.tool.hints))
-
-    @cached_property
-    def compact_annotations(self) -> ToolAnnotations:
-        """The compact profile's: only what MCP's defaults do not say (`contract.unsaid`)."""
-        return ToolAnnotations.model_validate(contract.unsaid(self.tool.hints))
-
-    @cached_property  # asked on every tools/call; the params never change
-    def references(self) -> frozenset[str]:
-        """Parameters naming a paper or an entity: a JSON number there is read as text."""
-        return frozenset(p.name for p in self.params if p.reference)
-
-
-def _bind(name: str, **binding: Any) -> ToolSpec:
-    return ToolSpec(contract.BY_NAME[name], **binding)
-
-
-def _history_links(model: Any) -> list[links.PaperLink]:
-    return [links.PaperLink(key, title) for key, title in history.linked(model)]
+from pwc_local.server.bindings import Arguments, QueryFunction, ToolSpec, bind, group_tools
 
 
 def _data(answer: Any, _arguments: Arguments) -> QueryResult:
@@ -179,7 +74,7 @@ def _taxonomy(name: str, query: QueryFunction, *, noun: str | None = None) -> To
     With a `noun`, a listing of them (`text`: rows of `noun`s); without, one entry.
     """
     listed = name in ("list_tasks", "list_methods")  # answered as an `AreaListing`
-    return _bind(
+    return bind(
         name,
         query=query,
         output=QueryResult,
@@ -191,7 +86,7 @@ def _taxonomy(name: str, query: QueryFunction, *, noun: str | None = None) -> To
 
 TOOLS: tuple[ToolSpec, ...] = (
     # -- papers ---------------------------------------------------------------------------
-    _bind(
+    bind(
         "search_papers",
         query=papers.search_papers,
         output=PaperPage,
@@ -201,7 +96,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         compact=PAPER_LIST,
         links=links.page_links,
     ),
-    _bind(
+    bind(
         "get_paper_info",
         query=public.paper_info_or_public,
         output=PaperInfoResult,
@@ -218,7 +113,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             shown_papers.PaperFacts, shown_papers.paper_facts, shown_papers.paper_facts_text
         ),
     ),
-    _bind(
+    bind(
         "get_paper_evaluations",
         query=papers.get_paper_evaluations,
         output=EvaluationPage,
@@ -231,7 +126,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             shown_papers.paper_evaluations_text,
         ),
     ),
-    _bind(
+    bind(
         "read_paper",
         query=reading.read_paper,
         needs=("catalog", "codec", "read_chunk"),
@@ -243,7 +138,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             shown_reading.PaperChunk, shown_reading.paper_chunk, shown_reading.paper_chunk_text
         ),
     ),
-    _bind(
+    bind(
         "list_papers",
         query=papers.list_papers,
         output=PaperPage,
@@ -252,7 +147,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         compact=PAPER_LIST,
         links=links.page_links,
     ),
-    _bind(
+    bind(
         "list_recent_papers",
         query=papers.list_recent_papers,
         output=PaperPage,
@@ -260,7 +155,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         text=PAPERS,
         compact=PAPER_LIST,
     ),
-    _bind(
+    bind(
         "list_trending_papers",
         query=papers.list_trending_papers,
         output=PaperPage,
@@ -268,7 +163,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         text=PAPERS,
         compact=PAPER_LIST,
     ),
-    _bind(
+    bind(
         "get_related_papers",
         query=public.related_or_public,
         output=PaperPage,
@@ -277,7 +172,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         text=PAPERS,
         compact=PAPER_LIST,
     ),
-    _bind(
+    bind(
         "get_paper_lineage",
         query=papers.get_paper_lineage,
         output=PaperLineageResult,
@@ -286,7 +181,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         compact=Presenter(shown_papers.Lineage, shown_papers.lineage, shown_papers.lineage_text),
     ),
     # -- taxonomy ---------------------------------------------------------------------------
-    _bind(
+    bind(
         "get_task",
         query=taxonomy.get_task,
         needs=("catalog", "names"),
@@ -301,7 +196,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
     ),
     _taxonomy("list_tasks", taxonomy.list_tasks, noun="task"),
-    _bind(
+    bind(
         "get_method",
         query=taxonomy.get_method,
         output=MethodResult,
@@ -320,7 +215,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     _taxonomy("get_framework", taxonomy.get_framework),
     _taxonomy("list_frameworks", taxonomy.list_frameworks, noun="framework"),
     # -- benchmarks -------------------------------------------------------------------------
-    _bind(
+    bind(
         "get_benchmark",
         query=benchmarks.get_benchmark,
         needs=("catalog", "names"),
@@ -336,7 +231,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             shown_benchmarks.leaderboard_text,
         ),
     ),
-    _bind(
+    bind(
         "list_benchmarks",
         query=benchmarks.list_benchmarks,
         output=BenchmarkPage,
@@ -351,116 +246,6 @@ TOOLS: tuple[ToolSpec, ...] = (
             shown_benchmarks.benchmark_list_text,
         ),
     ),
-    # -- the reading library (local additions; tools=hosted leaves them out) -------------
-    _bind(
-        "save_papers",
-        query=library.save_papers,
-        needs=("catalog", "library", "progress"),
-        output=shown_library.SavePapersResult,
-        project=lambda answer, _: shown_library.saved_result(answer, error_message),
-        text=(of_model(shown_library.saved_text),),
-        links=links.row_links,
-    ),
-    _bind(
-        "list_library",
-        query=library.list_library,
-        needs=("library",),
-        output=shown_library.LibraryPage,
-        project=shown_library.library_page,
-        text=(of_model(shown_library.library_text), piece.next_page()),
-        links=links.row_links,
-    ),
-    _bind(
-        "search_library",
-        query=library.search_library,
-        needs=("library", "codec"),
-        output=shown_library.LibrarySearchResult,
-        project=shown_library.search_result,
-        text=(of_model(shown_library.search_text),),
-        links=links.row_links,
-    ),
-    # -- reading (local additions: read less, cite more) ------------------------------------
-    _bind(
-        "get_paper_outline",
-        query=sections.get_paper_outline,
-        output=shown_reading.PaperOutlineResult,
-        project=shown_reading.paper_outline,
-        text=(of_model(shown_reading.outline_model_text),),
-        compact=Presenter(shown_reading.Outline, shown_reading.outline, shown_reading.outline_text),
-    ),
-    _bind(
-        "read_paper_section",
-        query=sections.read_paper_section,
-        needs=("catalog", "codec"),
-        output=shown_reading.PaperSectionResult,
-        project=shown_reading.paper_section,
-        text=(of_model(shown_reading.section_text),),
-    ),
-    _bind(
-        "cite_paper",
-        query=citing.cite_paper,
-        output=shown_reading.CitationResult,
-        project=shown_reading.citation,
-        text=(of_model(shown_reading.citation_text),),
-    ),
-    # -- the watch list (local additions): what changed since the last look ------------------
-    _bind(
-        "watch",
-        query=watch.watch,
-        needs=("live", "watchlist"),
-        output=shown_watch.WatchListResult,
-        project=shown_watch.watch_list_result,
-        text=(lambda call: shown_watch.watch_text(call.model, call.arguments),),
-    ),
-    _bind(
-        "whats_new",
-        query=looks.whats_new,
-        needs=("live", "watchlist", "timeout"),
-        output=shown_watch.WhatsNewResult,
-        project=shown_watch.whats_new_result,
-        text=(of_model(shown_watch.whats_new_text),),
-        compact=Presenter(
-            shown_watch.WhatsNew, shown_watch.whats_new_record, shown_watch.whats_new_record_text
-        ),
-    ),
-    # -- leaderboards through time (local additions) ----------------------------------------
-    _bind(
-        "sota_history",
-        query=history_queries.state_of_the_art,
-        needs=("catalog", "progress"),
-        output=history.SotaResult,
-        project=history.project,
-        text=(of_model(history.text),),
-        links=_history_links,
-    ),
-    _bind(
-        "who_beat_paper",
-        query=history_queries.beaten,
-        needs=("catalog", "progress"),
-        output=history.BeatenResult,
-        project=history.project,
-        text=(of_model(history.text),),
-        links=_history_links,
-    ),
-    _bind(
-        "results_table",
-        query=results_table.results_table,
-        needs=("catalog", "progress"),
-        output=shown_results.ResultsTableResult,
-        project=shown_results.table_model,
-        text=(of_model(shown_results.table_text),),
-    ),
-    _bind(
-        "check_claim",
-        query=claims.check_claim,
-        needs=("catalog", "progress"),
-        output=shown_claims.ClaimResult,
-        project=shown_claims.claim_model,
-        text=(of_model(shown_claims.claim_text),),
-    ),
 )
 
-BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
-
-if tuple(BY_NAME) != contract.names():  # one binding per contract entry, in its order
-    raise RuntimeError("pwc_local.server.bindings does not bind pwc_local.contract's tools")
+BY_NAME = group_tools("hosted", TOOLS)
