@@ -5,7 +5,8 @@ whoever needs to know the tools reads it without the weight of what answers them
 `config` (the `tools` setting), `doctor` (the tool count a server must list), the
 command line, `install/build_mcpb.py` (the bundle's manifest) and the server. What
 answers each tool, its output model, projection and text, is bound to it in
-`pwc_local.server.bindings`, one entry per entry here, in the same order.
+`pwc_local.server.bindings` (a module per group), one entry per entry here, in the
+same order.
 
 A parameter's `type` is a Python type or a `Kind`: a type with the bounds and the
 description the input schema states (`pwc_local.server.tools` turns a `Kind` into
