@@ -12,6 +12,7 @@ import gc
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +96,8 @@ def test_the_listing_is_prepared_after_initialized_and_saved_for_the_next_server
     second.prepare_after_initialize(snapshot_dir, tools=SETTINGS.tools)
     assert _wire(anyio.run(session, second)) == built  # from the snapshot
     second.join_background(timeout=30)
-    # Listed from the snapshot, a tool is registered with the SDK on its first call.
-    assert second.tool_names == {"get_paper_info"}
+    # Listed from the snapshot: each registered on its first call or in the background.
+    assert second.tool_names == first.tool_names
 
 
 def test_a_first_tools_list_before_initialized_prepares_the_listing_itself(
@@ -156,3 +157,43 @@ def test_the_warm_up_hands_out_the_runtime_before_loading_what_few_calls_need(
     assert built.codec is not None
     assert "pwc_local.queries.reading" in sys.modules
     anyio.run(lazy.aclose)
+
+
+def test_a_listed_server_registers_a_called_tool_first_and_the_rest_once_no_call_runs() -> None:
+    # Registering all 33 tools is a twentieth of a second: with a listing in hand, a
+    # call registers its own tool, and the preparation thread registers the others one
+    # by one, only while no tool call is running (a fresh server's first call does not
+    # share the interpreter with it).
+    registered: list[tuple[str, ...] | None] = []
+
+    def register(server: Any, names: Any) -> None:
+        registered.append(None if names is None else tuple(names))
+        server.tool_names.update(names or ())
+
+    server = PwcServer(name="t", register_tools=register)
+    listing = [{"name": name, "inputSchema": {"type": "object"}} for name in ("a", "b", "c")]
+    server.prepare_now(listing=listing)
+    server.join_background(30)
+    assert registered == [(), ("a",), ("b",), ("c",)]  # the call path first, then each
+
+    registered.clear()
+    server = PwcServer(name="t", register_tools=register)
+    waiting = threading.Event()
+
+    class Watched(threading.Condition):
+        def wait_for(self, predicate: Any, timeout: float | None = None) -> Any:
+            if not predicate():
+                waiting.set()
+            return super().wait_for(predicate, timeout)
+
+    server._calls_changed = Watched()
+    server._count_call(1)  # a call is running
+    server.prepare_now(listing=listing)
+    assert waiting.wait(30)  # the preparation thread waits for the call
+    server.ensure_tools("b")  # the call's tool, registered at once
+    assert registered == [(), ("b",)]
+    server._count_call(-1)
+    server.join_background(30)
+    assert registered == [(), ("b",), ("a",), ("c",)]
+    server.ensure_tools("d")  # not listed: never registered
+    assert server.tool_names == {"a", "b", "c"}

@@ -90,6 +90,10 @@ logger = logging.getLogger(__name__)
 # The services (`tools.SERVICES`) through which a tool may wait on the catalog.
 CATALOG_NEEDS = frozenset({"catalog", "live"})
 
+# How long the background registration of the listed tools lets a running tool call go
+# first, per tool (a call waiting on the catalog leaves the interpreter free anyway).
+CALLS_FIRST_SECONDS = 1.0
+
 HOUR_MS = 3_600_000
 # Clients may cache listings for an hour (they never change while serving) and resource
 # contents for five minutes, as the hosted server advertises.
@@ -176,6 +180,10 @@ class PwcServer(MCPServer):
         self._then: Callable[[], None] | None = None
         self._on_initialized = on_initialized
         self._background: list[threading.Thread] = []
+        # Tool calls running: the listed tools are registered in the background only
+        # while none is, so that a client's first call does not share the interpreter.
+        self._calls_running = 0
+        self._calls_changed = threading.Condition()
         super().__init__(*args, **kwargs)
         sdk.on_initialized(self, self._initialized)
 
@@ -345,12 +353,17 @@ class PwcServer(MCPServer):
         self._prepare_rest(prepare)
 
     def _prepare_rest(self, prepare: bool) -> None:
-        """The resource templates and prompts, then `then()`."""
+        """The resource templates and prompts, the listed tools not yet registered, then
+        `then()`: what a client's first call after its first look would otherwise wait for."""
         if prepare:
             try:
                 self.ensure_templates()
+                for tool in self._listing or ():  # one at a time: a call waits for one at most
+                    with self._calls_changed:
+                        self._calls_changed.wait_for(self._no_call_running, CALLS_FIRST_SECONDS)
+                    self.ensure_tools(tool.name)
             except Exception as exc:  # the first request for one tries again
-                logger.debug("registering templates failed: %s", type(exc).__name__)
+                logger.debug("registering templates or tools failed: %s", type(exc).__name__)
         if self._then is not None:
             self._then()
 
@@ -440,8 +453,25 @@ class PwcServer(MCPServer):
                 self._snapshot = None
         return list(self._listing)
 
+    def _no_call_running(self) -> bool:
+        return self._calls_running == 0
+
+    def _count_call(self, change: int) -> None:
+        with self._calls_changed:
+            self._calls_running += change
+            self._calls_changed.notify_all()
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        self._count_call(1)
+        try:
+            return await self._call_tool(name, arguments, context)
+        finally:
+            self._count_call(-1)
+
+    async def _call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None
     ) -> CallToolResult | InputRequiredResult:
         self.ensure_tools(name)
         if name not in self.tool_names:
