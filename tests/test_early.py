@@ -167,6 +167,41 @@ def test_a_stale_or_foreign_file_is_not_used(tmp_path: Path) -> None:
         early.load(settings_for(tmp_path), str(tmp_path / "missing.json"))
 
 
+@pytest.mark.e2e
+def test_without_a_usable_early_json_the_server_says_why_once_and_answers(
+    tmp_path: Path,
+) -> None:
+    # Never wrong, only slower: the full server answers, and stderr has one line why.
+    code = (
+        "import sys\n"
+        "from pwc_local.server import early\n"
+        f"early.DATA_FILE = {str(tmp_path / 'early.json')!r}\n"
+        "sys.argv = ['pwc-mcp-local']\n"
+        "from pwc_local.entry import main\n"
+        "main()\n"
+    )
+    first = json.dumps(opening("fallback", 1, "2025-11-25")[0]) + "\n"
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env["PWC_API_URL"] = "http://127.0.0.1:9/api/v1"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=first,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"]["protocolVersion"] == "2025-11-25"
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert (
+        "WARNING" in lines[0]
+        and "starting without early answers: cannot read early.json" in lines[0]
+    )
+    assert "(FileNotFoundError); the first answer is slower" in lines[0]
+
+
 def test_the_loaded_server_lists_the_early_tools_and_generates_no_schema(
     tmp_path: Path, fake_catalog: FakeCatalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -91,13 +91,15 @@ class Unusable(Exception):
     """`early.json` cannot answer for these settings; the message says why."""
 
 
-def load(settings: Settings, path: str = DATA_FILE) -> EarlyAnswers:
-    """The early answers for `settings`; `Unusable` when the file cannot serve them.
+def load(settings: Settings, path: str | None = None) -> EarlyAnswers:
+    """The early answers for `settings` (from `path`, by default `DATA_FILE`); `Unusable`
+    when the file cannot serve them.
 
     It cannot when it is missing or unreadable, of another format, made for another
     version of this package or of the SDK, or holds no data for the settings'
     profile. The server then starts as it would without it, only slower.
     """
+    path = DATA_FILE if path is None else path
     try:
         with open(path, "rb") as file:
             data = json.loads(file.read())
