@@ -2,9 +2,9 @@
 
 A second process holds an exclusive transaction on the cache database (as a long
 `cache prune` or another server's burst of writes would) while five calls go out
-together from the installed server: each answers within 3 s with the same result
-as without the lock, and every entry cached before is still there and verifies.
-The lock holder is released by the test (an event), never after a sleep.
+together from the installed server: each answers while the lock is still held, with
+the same result as without the lock, and every entry cached before is still there and
+verifies. The lock holder is released by the test (an event), never after a sleep.
 """
 
 from __future__ import annotations
@@ -23,6 +23,12 @@ from tests.installed import InstalledServer, call
 from tests.test_cache_resilience import lock_held_by_another_process
 
 pytestmark = pytest.mark.e2e
+
+# The five answer in about 1 s on an idle machine. A server that waited for the lock
+# would wait until it is released, which happens only after all five answered: it
+# would sit out sqlite's busy timeout that diskcache sets (60 s). 15 s is a quarter of
+# that, and leaves a loaded 2-core machine (load 8-9) room for the five requests.
+BOUND = 15.0
 
 SEEDED = [("get_task", {"task": "object-detection"}), ("read_paper", {"paper": "1706.03762"})]
 FIVE = [
@@ -50,7 +56,7 @@ def verified_entries(directory: Path) -> dict[str, bytes]:
     return entries
 
 
-def test_five_calls_during_a_siblings_long_write_lock_answer_within_3_s(
+def test_five_calls_during_a_siblings_long_write_lock_are_not_held_up(
     tmp_path: Path, installed_server: InstalledServer
 ) -> None:
     home = installed_server.set(PWC_MCP_LOCAL_TIMEOUT="5")
@@ -93,4 +99,4 @@ def test_five_calls_during_a_siblings_long_write_lock_answer_within_3_s(
 
     expected = anyio.run(scenario)
     assert answers == expected
-    assert max(took.values()) < 3, took
+    assert max(took.values()) < BOUND, took

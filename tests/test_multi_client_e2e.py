@@ -18,12 +18,21 @@ from typing import Any
 
 import pytest
 
+from pwc_local.queries.looks import CLAIM_WAIT
 from tests.multi_client import BUDGET, TIMEOUT, run_clients, while_up, worst_calls
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SECONDS = 40.0
 SLACK = 3.0  # three servers, a library add and the fake on two shared cores
+# A look waits for another process's look at most CLAIM_WAIT s (then says
+# `library_busy`), and checks each watch within TIMEOUT; a `whats-new` run also starts
+# a Python process first. Idle, every look ends within 2 * TIMEOUT; at load 8-9 on two
+# cores a `whats-new` run took 17 s, its start alone several seconds. The bound leaves
+# that room: it is there to catch a look that hangs or waits without end. What a look
+# is made of is asserted by the counts whatever the clock says: a claim never released,
+# a change lost or doubled.
+LOOK_BOUND = CLAIM_WAIT + 2 * TIMEOUT + 3 * SLACK  # 29 s
 
 
 def test_three_servers_a_library_add_and_a_prune_on_a_flapping_network(
@@ -52,10 +61,11 @@ def test_three_servers_a_library_add_and_a_prune_on_a_flapping_network(
     assert outcome.missing_papers == []
     assert outcome.cache_entries > 0 and outcome.damaged_entries == 0
     # The watch list: no change lost or doubled, every look answered within its bounds
-    # (waiting at most for another look of at most one timeout, then its own).
+    # (waiting at most for another look, then its own; LOOK_BOUND).
     assert len(outcome.published) > 20 and len(outcome.looks) > 20
     assert not [look for look in outcome.looks if look.error], outcome.looks[:3]
     reported = Counter(item for look in outcome.looks for item in look.reported)
     assert not [item for item, count in reported.items() if count > 1]
     assert set(reported) == set(outcome.published), set(outcome.published) - set(reported)
-    assert max(look.took for look in outcome.looks) < 2 * TIMEOUT + SLACK
+    slowest = sorted(outcome.looks, key=lambda look: -look.took)[:3]
+    assert slowest[0].took < LOOK_BOUND, slowest
