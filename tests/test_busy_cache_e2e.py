@@ -24,10 +24,12 @@ from tests.test_cache_resilience import lock_held_by_another_process
 
 pytestmark = pytest.mark.e2e
 
-# The five answer in about 1 s on an idle machine. A server that waited for the lock
+# The five answer within 1 s on an idle machine. A server that waited for the lock
 # would wait until it is released, which happens only after all five answered: it
-# would sit out sqlite's busy timeout that diskcache sets (60 s). 15 s is a quarter of
-# that, and leaves a loaded 2-core machine (load 8-9) room for the five requests.
+# sits out the busy timeout diskcache gives sqlite (60 s; LOCK_TIMEOUT set to 60 fails
+# here). 15 s is a quarter of that and leaves a loaded 2-core machine (load 8-9) room.
+# That the busy cache costs at most one wait, not one per write, is proved in-process
+# (test_cache_resilience: ten writes after the first take less than one LOCK_TIMEOUT).
 BOUND = 15.0
 
 SEEDED = [("get_task", {"task": "object-detection"}), ("read_paper", {"paper": "1706.03762"})]
