@@ -117,7 +117,7 @@ def test_the_view_metadata_costs_at_most_300_bytes(monkeypatch: pytest.MonkeyPat
     from pwc_local.server import views
 
     with_view = _listing_bytes(SETTINGS)
-    monkeypatch.setattr(views, "tool_meta", lambda name, profile: None)
+    monkeypatch.setattr(views, "tool_meta", lambda spec, profile: None)
     assert 0 < with_view - _listing_bytes(SETTINGS) <= 300
 
 

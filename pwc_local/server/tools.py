@@ -258,7 +258,7 @@ def tool_result(
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=structured,
-        _meta=result_meta(spec.name, model, answer, settings.profile),
+        _meta=result_meta(spec, model, answer, settings.profile),
     )
 
 
@@ -421,5 +421,5 @@ def register_tools(
             annotations=spec.annotations
             if settings.profile == "hosted"
             else spec.compact_annotations,
-            meta=tool_meta(spec.name, settings.profile),
+            meta=tool_meta(spec, settings.profile),
         )

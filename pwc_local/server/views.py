@@ -11,10 +11,10 @@ same either way.
 | `VIEW_URI`                 | the one view, for `sota_history` (a step chart of the   |
 |                            | running best), `get_benchmark` and `results_table`      |
 |                            | (sortable tables)                                       |
-| `tool_meta(name, profile)` | `{"ui": {"resourceUri": VIEW_URI}}` for those tools in  |
-|                            | the compact profile; `None` otherwise (the hosted       |
-|                            | profile's listing stays the hosted server's, byte for   |
-|                            | byte)                                                   |
+| `tool_meta(spec, profile)` | `{"ui": {"resourceUri": VIEW_URI}}` for those tools     |
+|                            | (their bindings say `viewed`) in the compact profile;   |
+|                            | `None` otherwise (the hosted profile's listing stays    |
+|                            | the hosted server's, byte for byte)                     |
 | `result_meta(...)`         | the result's `_meta` for the view: what neither half    |
 |                            | carries (below); `None` for other tools and profiles    |
 | `register_view(server)`    | the resource: `pwc_local/views/leaderboard.html`, one   |
@@ -22,12 +22,10 @@ same either way.
 |                            | fetched, so the extension's default content security    |
 |                            | policy holds), MIME type `text/html;profile=mcp-app`    |
 
-What the view needs beyond the halves goes in the result's `_meta` under `VIEW_DATA`:
-hosts hand a view the whole result and keep `_meta` out of the model's context (the
-extension's data passing), so the halves stay as they were. `get_benchmark`: each row's
-extra-data flag (`extra_data`, in row order), for the table's extra-data filter (the
-tool takes no such argument to ask again with). `results_table`: its rows as data
-(`present.results.view_rows`), whatever `format` wrote them in.
+What the view needs beyond the halves (a binding's `view_data`) goes in the result's
+`_meta` under `VIEW_DATA`: hosts hand a view the whole result and keep `_meta` out of the
+model's context (the extension's data passing), so the halves stay as they were:
+`get_benchmark`'s extra-data flag per row, `results_table`'s rows as data.
 
 The HTML is built from `apps/leaderboard/` (`npm ci && npm run build`, its README) and
 committed, so installing needs no Node. It reads the compact records of
@@ -37,44 +35,37 @@ committed, so installing needs no Node. It reads the compact records of
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
 
 from pwc_local.safe_text import printable_tree
+
+if TYPE_CHECKING:
+    from pwc_local.server.bindings import ToolSpec
 
 VIEW_URI = "ui://pwc/leaderboard"
 VIEW_MIME = "text/html;profile=mcp-app"
 VIEW_FILE = "leaderboard.html"
 VIEW_DATA = "pwc/view"  # the result's `_meta` key of what the view needs beyond the halves
 
-VIEWED = frozenset({"sota_history", "get_benchmark", "results_table"})
-"""The tools whose results the view shows (apps/leaderboard/src/main.js picks by shape)."""
 
+def tool_meta(spec: ToolSpec, profile: str) -> dict[str, Any] | None:
+    """A tool's `_meta` in `profile`: the view's URI, or nothing.
 
-def tool_meta(name: str, profile: str) -> dict[str, Any] | None:
-    """Tool `name`'s `_meta` in `profile`: the view's URI, or nothing."""
-    if profile != "compact" or name not in VIEWED:
+    The view (apps/leaderboard/src/main.js) picks how to draw a result by its shape.
+    """
+    if profile != "compact" or not spec.viewed:
         return None
     return {"ui": {"resourceUri": VIEW_URI}}
 
 
-def result_meta(name: str, model: Any, answer: Any, profile: str) -> dict[str, Any] | None:
-    """Tool `name`'s result `_meta` in `profile`, from its model and query answer: the
-    view's data under `VIEW_DATA`, or nothing."""
-    if profile != "compact" or name not in VIEWED:
+def result_meta(spec: ToolSpec, model: Any, answer: Any, profile: str) -> dict[str, Any] | None:
+    """A result's `_meta` in `profile`, from its model and query answer: the view's data
+    (`spec.view_data`) under `VIEW_DATA`, or nothing."""
+    if profile != "compact" or not spec.viewed or spec.view_data is None:
         return None
-    if name == "get_benchmark":
-        data: dict[str, Any] = {
-            "extra_data": [row.uses_additional_data for row in model.evaluations]
-        }
-    elif name == "results_table":
-        from pwc_local.present.results import view_rows
-
-        data = view_rows(answer)
-    else:
-        return None
-    return {VIEW_DATA: printable_tree(data)}
+    return {VIEW_DATA: printable_tree(spec.view_data(model, answer))}
 
 
 def view_html() -> str:

@@ -15,7 +15,9 @@ hints); each entry here binds one of them, in the same order, to:
   model's JSON dump, as the hosted server sends (local tools have no hosted text to
   match: their `summary` mode is their Markdown);
 * `links(model)`: the papers the result names, which then get `resource_link`
-  items after the text block (`pwc_local.server.links`).
+  items after the text block (`pwc_local.server.links`);
+* `viewed`: the leaderboard view shows its results (`pwc_local.server.views`), and
+  `view_data(model, answer)` what the view needs beyond the two halves (in `_meta`).
 
 The entries of each contract group live in the module of its name (`hosted.py`,
 `library.py`, `reading.py`, `watch.py`, `history.py`), which imports that group's
@@ -64,6 +66,8 @@ class ToolSpec:
     needs: tuple[str, ...] = ("catalog",)
     links: Callable[[Any], list[PaperLink]] | None = None
     compact: Presenter | None = None
+    viewed: bool = False
+    view_data: Callable[[Any, Any], dict[str, Any]] | None = None
 
     @property
     def name(self) -> str:

@@ -27,6 +27,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         project=history.project,
         text=(of_model(history.text),),
         links=_history_links,
+        viewed=True,
     ),
     bind(
         "who_beat_paper",
@@ -44,6 +45,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=shown_results.ResultsTableResult,
         project=shown_results.table_model,
         text=(of_model(shown_results.table_text),),
+        viewed=True,
+        view_data=lambda _, answer: shown_results.view_rows(answer),  # whatever the format
     ),
     bind(
         "check_claim",

@@ -230,6 +230,12 @@ TOOLS: tuple[ToolSpec, ...] = (
             shown_benchmarks.leaderboard_page,
             shown_benchmarks.leaderboard_text,
         ),
+        viewed=True,
+        # Each row's extra-data flag, in row order: the view's filter (the tool takes
+        # no such argument to ask again with).
+        view_data=lambda model, _: {
+            "extra_data": [row.uses_additional_data for row in model.evaluations]
+        },
     ),
     bind(
         "list_benchmarks",
