@@ -86,6 +86,25 @@ def raw_answers(peer: StdioPeer, script: list[dict[str, Any]]) -> dict[Any, byte
     return {json.loads(line)["id"]: line for line in lines}
 
 
+def run_python(
+    code: str, tmp_path: Path, *flags: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`code` run by a fresh interpreter (with `flags`), its home in `tmp_path`, the
+    catalog unreachable; it must exit 0."""
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env["PWC_API_URL"] = "http://127.0.0.1:9/api/v1"
+    done = subprocess.run(
+        [sys.executable, *flags, "-c", code],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def settings_for(tmp_path: Path, **values: str) -> Settings:
     return Settings(api_url="http://127.0.0.1:9/api/v1", cache_dir=tmp_path / "cache", **values)
 
@@ -181,17 +200,7 @@ def test_without_a_usable_early_json_the_server_says_why_once_and_answers(
         "main()\n"
     )
     first = json.dumps(opening("fallback", 1, "2025-11-25")[0]) + "\n"
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    env["PWC_API_URL"] = "http://127.0.0.1:9/api/v1"
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        input=first,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_python(code, tmp_path, stdin=first)
     assert json.loads(done.stdout)["result"]["protocolVersion"] == "2025-11-25"
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, lines
@@ -286,12 +295,7 @@ def test_a_first_call_imports_only_its_own_groups_bindings(tmp_path: Path) -> No
         "    assert 'upstream_error' in str(exc), exc\n"
         "print(' '.join(m for m in sys.modules if m.startswith('pwc_local')))\n"
     )
-    env = {**os.environ, "HOME": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
-    )
-    assert done.returncode == 0, done.stderr
-    loaded = set(done.stdout.split())
+    loaded = set(run_python(code, tmp_path).stdout.split())
     assert "pwc_local.server.bindings.hosted" in loaded
     others = {f"pwc_local.server.bindings.{group}" for group in LOCAL_GROUPS}
     others |= {"pwc_local.queries.claims", "pwc_local.queries.history", "pwc_local.queries.looks"}
@@ -497,10 +501,4 @@ def test_the_serving_path_imports_nothing_heavy_before_its_first_answer(tmp_path
         "loaded = {m.split('.')[0] for m in set(sys.modules) - before}\n"
         f"print(sorted(loaded & {heavy!r}))"
     )
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    env["PWC_API_URL"] = "http://127.0.0.1:9/api/v1"
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, env=env
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert run_python(code, tmp_path, "-S").stdout.strip() == "[]"
