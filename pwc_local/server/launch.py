@@ -87,8 +87,7 @@ def serve(settings: Settings) -> int:
         except early.Unusable as exc:
             problem = str(exc)
     if answers is None:
-        if settings.log_file is None:  # else open_log did
-            _set_up_logging(settings)
+        _log_late(settings)
         if problem is not None:
             _warn("starting without early answers: %s; the first answer is slower", problem)
         from pwc_local.server.app import run_stdio
@@ -123,8 +122,7 @@ class _Loader:
 
     def _load(self, settings: Settings, listing: list[dict[str, Any]]) -> None:
         try:
-            if settings.log_file is None:  # else open_log did
-                _set_up_logging(settings)
+            _log_late(settings)
             from pwc_local.server.app import build_server, preparation
 
             server = build_server(settings)
@@ -179,6 +177,12 @@ def _set_up_logging(settings: Settings) -> None:
     from pwc_local.logs import configure_logging
 
     configure_logging(settings.log_level, settings.log_file)
+
+
+def _log_late(settings: Settings) -> None:
+    """Set logging up, unless a log file made `open_log` do it already."""
+    if settings.log_file is None:
+        _set_up_logging(settings)
 
 
 def _warn(message: str, *values: object) -> None:
